@@ -1,0 +1,99 @@
+# nfsload build. User CFLAGS/LDFLAGS are added to ours, never replaced.
+#   make                 build ./nfsload (into build/, linked at ./nfsload)
+#   make test            install test deps (as root), unit + integration tests
+#   make demo            private nfs-ganesha on loopback, a 10 s run, report
+#   make bench           side-by-side benchmark (bench/run.sh)
+#   make SAN=address,undefined test     sanitizer build in build-san-*/
+#   make install PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+
+OPT ?= -O2 -g
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(OPT) \
+	-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+	-MMD -MP
+ifeq ($(CI),true)
+BASE_CFLAGS += -Werror
+endif
+ifneq ($(WERROR),)
+BASE_CFLAGS += -Werror
+endif
+
+ifneq ($(SAN),)
+BUILD := build-san-$(subst $(comma),-,$(SAN))
+BASE_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
+SAN_LDFLAGS := -fsanitize=$(SAN)
+else
+BUILD := build
+endif
+comma := ,
+
+NFS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libnfs 2>/dev/null)
+NFS_LIBS := $(shell $(PKG_CONFIG) --libs libnfs 2>/dev/null || echo -lnfs)
+ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(CFLAGS)
+LIBS := $(NFS_LIBS) -lev -lpthread -lm
+
+SRCS := $(wildcard src/*.c)
+LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
+UNIT_SRCS := $(wildcard tests/test_*.c)
+UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+HELPER_SRCS := $(wildcard tests/helper_*.c)
+HELPER_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(HELPER_SRCS))
+
+.PHONY: all test unit integration demo bench install uninstall clean deps-build deps-test
+all: $(BUILD)/nfsload nfsload
+
+nfsload: $(BUILD)/nfsload
+	@if [ "$(BUILD)" = build ]; then ln -sf build/nfsload nfsload; fi
+
+$(BUILD)/nfsload: $(BUILD)/main.o $(LIB_OBJS)
+	$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: src/%.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(LIB_OBJS) | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(LIBS)
+
+$(BUILD) $(BUILD)/tests:
+	mkdir -p $@
+
+deps-build:
+	@scripts/deps.sh build
+deps-test:
+	@scripts/deps.sh test
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+integration: $(BUILD)/nfsload $(HELPER_BINS)
+	NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests tests/integration.sh
+
+test: deps-test
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory integration
+
+demo: deps-test
+	@$(MAKE) --no-print-directory all
+	scripts/demo.sh $(BUILD)/nfsload
+
+bench: deps-test
+	@$(MAKE) --no-print-directory all
+	bench/run.sh $(BUILD)/nfsload
+
+install: $(BUILD)/nfsload
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BUILD)/nfsload $(DESTDIR)$(BINDIR)/nfsload
+	install -m 644 man/nfsload.1 $(DESTDIR)$(MANDIR)/man1/nfsload.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/nfsload $(DESTDIR)$(MANDIR)/man1/nfsload.1
+
+clean:
+	rm -rf build build-san-* nfsload
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)
