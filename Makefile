@@ -23,6 +23,7 @@ ifneq ($(WERROR),)
 BASE_CFLAGS += -Werror
 endif
 
+comma := ,
 ifneq ($(SAN),)
 BUILD := build-san-$(subst $(comma),-,$(SAN))
 BASE_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
@@ -30,8 +31,6 @@ SAN_LDFLAGS := -fsanitize=$(SAN)
 else
 BUILD := build
 endif
-comma := ,
-
 NFS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libnfs 2>/dev/null)
 NFS_LIBS := $(shell $(PKG_CONFIG) --libs libnfs 2>/dev/null || echo -lnfs)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(CFLAGS)

@@ -9,7 +9,7 @@
  * 2^sub_bits are exact; above, each power of two is split into 2^(sub_bits-1)
  * linear buckets, so a bucket's width is at most 1/2^(sub_bits-1) of its lower
  * bound. sub_bits = HIST_PRECISE_BITS gives <= 0.79% relative error;
- * HIST_COARSE_BITS (per-connection views) about 12.5%, in a tenth of the memory.
+ * HIST_COARSE_BITS (per-connection views) about 6.3%, in a tenth of the memory.
  * Values above HIST_MAX_VALUE (about 73 minutes in ns) are recorded as
  * HIST_MAX_VALUE and counted in `clamped`.
  */
@@ -22,7 +22,7 @@
 #define HIST_MAX_BITS 42
 #define HIST_MAX_VALUE ((UINT64_C(1) << HIST_MAX_BITS) - 1)
 #define HIST_PRECISE_BITS 8
-#define HIST_COARSE_BITS 4
+#define HIST_COARSE_BITS 5
 
 struct hist {
 	int sub_bits;

@@ -1,0 +1,71 @@
+/*
+ * config: the run's settings, parsed and validated from argv.
+ *
+ * Owns: option parsing, URL parsing and every check that can be made without
+ * a server. After config_parse succeeds the struct is read-only for the rest
+ * of the run and shared by all threads. No I/O besides --help/--version.
+ */
+#ifndef NFSLOAD_CONFIG_H
+#define NFSLOAD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "workload.h"
+
+enum cfg_format { CFG_FORMAT_TEXT, CFG_FORMAT_JSON };
+enum cfg_live { CFG_LIVE_AUTO, CFG_LIVE_ON, CFG_LIVE_OFF };
+
+/* libnfs 4.0 cannot encode an NFSv4 WRITE larger than this (fixed in 5.0). */
+#define CFG_V4_MAX_WRITE 3904
+/* libnfs drops an NFSv4 connection on a READ reply larger than this. */
+#define CFG_V4_MAX_READ (1024 * 1024)
+
+#define CFG_URL_MAX 1024
+
+struct config {
+	/* URL, split and checked */
+	char url[CFG_URL_MAX];		/* as given, for reports */
+	char host[256];
+	char path[CFG_URL_MAX];	/* export path and optional subdirectory */
+	char libnfs_url[CFG_URL_MAX];	/* canonical form handed to libnfs */
+	int nfs_version;		/* 3 or 4 */
+	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+
+	unsigned threads;
+	unsigned connections;
+	unsigned iodepth;
+	enum wl_mode rw;
+	unsigned rwmixread;
+	uint64_t bs;
+	uint64_t size;
+	unsigned nrfiles;
+	char dir[256];
+	uint64_t runtime_ns;		/* 0 = not time based */
+	uint64_t io_size;		/* 0 = not size based */
+	uint64_t ramp_ns;
+	uint64_t timeout_ns;
+	uint64_t seed;
+	bool skip_layout;
+	bool keep;
+	enum cfg_live live;
+	enum cfg_format format;
+	char output[CFG_URL_MAX];	/* "" = stdout */
+};
+
+enum cfg_result { CFG_RUN = 0, CFG_EXIT_OK = 1 };
+
+/*
+ * Fills cfg from argv. Returns CFG_RUN, CFG_EXIT_OK after printing --help or
+ * --version to stdout, or -EINVAL with one line in err (without the
+ * "nfsload: " prefix) naming the option or URL part and what is accepted.
+ */
+int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
+
+/* Validates and splits an nfs:// URL into cfg. Same return/err as above. */
+int config_parse_url(struct config *cfg, const char *url, char *err, size_t errlen);
+
+void config_usage(FILE *out);
+#endif

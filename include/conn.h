@@ -1,0 +1,112 @@
+/*
+ * conn: NFS connections through libnfs, the only module that includes
+ * <nfsc/libnfs.h>.
+ *
+ * Owns: libnfs contexts (one TCP connection each), their mount and file
+ * handles, the libev watcher of each socket, the libnfs 4.0 / >= 6 API shim,
+ * and the synchronous control connection that creates and removes the work
+ * directory. Does not own: which operation comes next (workload), timing and
+ * statistics (worker), threads.
+ *
+ * Threads: conn_setup_all runs on the calling thread with a private loop;
+ * afterwards a connection is attached to exactly one worker loop and touched
+ * only from that thread until conn_free.
+ */
+#ifndef NFSLOAD_CONN_H
+#define NFSLOAD_CONN_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "workload.h"
+
+struct conn;
+
+/* Caller-owned request; the caller embeds it in its own per-op slot. */
+struct conn_req {
+	struct conn *conn;
+};
+
+/*
+ * Completion: status is the bytes transferred (>= 0) or a negative errno.
+ * Called from inside the loop of the thread the connection is attached to.
+ */
+typedef void (*conn_done_fn)(void *owner, struct conn_req *req, int status);
+/* The connection died (socket error). Requests in flight get no callback. */
+typedef void (*conn_fail_fn)(void *owner, struct conn *c);
+
+/*
+ * A connection that will open the files named by ids[0..nfiles) (in this
+ * order: wl_op.range indexes them). Nothing is sent yet. 0 or -ENOMEM.
+ */
+int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+	     uint32_t nfiles, struct conn **out);
+/* Destroys the libnfs context (pending callbacks are dropped). NULL is a no-op. */
+void conn_free(struct conn *c);
+
+/*
+ * Mounts every connection and opens its files, all in parallel, on a private
+ * loop of the calling thread, for at most deadline_ns. Returns 0 when all are
+ * ready, else -EIO with err describing how many failed and the first reason.
+ * *elapsed_ns receives the time it took.
+ */
+int conn_setup_all(struct conn **conns, unsigned n, uint64_t deadline_ns,
+		   uint64_t *elapsed_ns, char *err, size_t errlen);
+
+/* Hands the connection to a worker loop. */
+void conn_attach(struct conn *c, struct ev_loop *loop, void *owner,
+		 conn_done_fn done, conn_fail_fn fail);
+/* Stops watching the socket (before the loop goes away). */
+void conn_detach(struct conn *c);
+
+/*
+ * Queues one READ or WRITE; it leaves when the loop next services the socket
+ * or at conn_flush. Write data comes from buf (len bytes, copied by libnfs).
+ * 0 or a negative errno (the request is not queued then).
+ */
+int conn_submit(struct conn *c, const struct wl_op *op, const void *buf, struct conn_req *req);
+/* Sends what is queued now, when called outside the socket's own callback. */
+void conn_flush(struct conn *c);
+/* Lets libnfs check its timeouts: call about once a second. */
+void conn_tick(struct conn *c);
+
+unsigned conn_id(const struct conn *c);
+bool conn_failed(const struct conn *c);
+const char *conn_error(const struct conn *c);
+
+/* Largest WRITE this libnfs can send for an NFS version. */
+uint64_t conn_max_write(int nfs_version);
+/* One line on the libnfs build limits, for the start-up banner ("" if none). */
+const char *conn_limits_note(int nfs_version);
+const char *conn_libnfs_api(void);
+
+/* The work directory, through a synchronous control connection. */
+struct ctl;
+
+struct fileset {
+	uint32_t n;
+	uint64_t *size;		/* size on the server before layout */
+	bool *created;		/* created by this run */
+	bool dir_created;
+	bool marker_created;
+};
+
+/* Mounts the export. 0, or -errno with a one-line reason in err. */
+int ctl_open(const struct config *cfg, struct ctl **out, char *err, size_t errlen);
+/*
+ * Creates (or adopts, when it carries nfsload's marker) the work directory and
+ * the files; fills fs. Refuses a directory that is not ours and not empty.
+ */
+int ctl_prepare(struct ctl *ctl, struct fileset *fs, char *err, size_t errlen);
+/* Removes what this run created (files, marker, directory). */
+int ctl_cleanup(struct ctl *ctl, const struct fileset *fs, char *err, size_t errlen);
+void ctl_free(struct ctl *ctl);
+void fileset_destroy(struct fileset *fs);
+
+/* "/<dir>/file.<id>": the path of file id below the mount, into buf. */
+void conn_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len);
+
+#endif

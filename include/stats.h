@@ -1,0 +1,47 @@
+/*
+ * stats: counters plus a latency histogram, per op type or per connection.
+ *
+ * Owns: the record/merge of one set of counters. A stats set belongs to one
+ * thread at a time; merging is exact (counts add).
+ */
+#ifndef NFSLOAD_STATS_H
+#define NFSLOAD_STATS_H
+
+#include <stdint.h>
+
+#include "clock.h"
+#include "hist.h"
+#include "workload.h"
+
+struct op_stats {
+	uint64_t ops;		/* completed without error */
+	uint64_t bytes;
+	uint64_t errors;
+	struct hist lat;	/* ns, successful operations only */
+};
+
+/* 0 or -ENOMEM. */
+int op_stats_init(struct op_stats *s, int sub_bits);
+void op_stats_destroy(struct op_stats *s);
+void op_stats_reset(struct op_stats *s);
+/* dst += src (exact). */
+void op_stats_add(struct op_stats *dst, const struct op_stats *src);
+
+static inline void op_stats_record(struct op_stats *s, int status, uint64_t lat_ns)
+{
+	if (status < 0) {
+		s->errors++;
+		return;
+	}
+	s->ops++;
+	s->bytes += (uint64_t)status;
+	hist_record(&s->lat, lat_ns);
+}
+
+/* The same for an array of OP_NTYPES. */
+int op_stats_init_all(struct op_stats *s, int sub_bits);
+void op_stats_destroy_all(struct op_stats *s);
+void op_stats_reset_all(struct op_stats *s);
+void op_stats_add_all(struct op_stats *dst, const struct op_stats *src);
+
+#endif

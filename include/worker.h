@@ -1,0 +1,103 @@
+/*
+ * worker: one thread, one libev loop, a share of the connections.
+ *
+ * Owns: its connections' streams and operation slots, the per-thread and
+ * per-connection statistics, the refill loop (iodepth ops in flight per
+ * connection) and the phase state. Nothing in the hot path locks: the only
+ * mutex guards the once-an-interval hand-over of interval statistics.
+ *
+ * The main thread drives workers with worker_command (through an ev_async)
+ * and learns of a finished phase through run->wake.
+ */
+#ifndef NFSLOAD_WORKER_H
+#define NFSLOAD_WORKER_H
+
+#include <ev.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "conn.h"
+#include "stats.h"
+#include "workload.h"
+
+enum worker_phase { PHASE_LAYOUT, PHASE_MAIN };
+
+enum worker_cmd {
+	WORKER_CMD_PHASE = 1 << 0,	/* start run->phase */
+	WORKER_CMD_STOP = 1 << 1,	/* stop issuing, drain, report done */
+	WORKER_CMD_EXIT = 1 << 2,	/* leave the loop */
+};
+
+/* Shared, read-only while a phase runs (set by the main thread before it). */
+struct run {
+	const struct config *cfg;
+	const struct fileset *files;
+	const uint8_t *pattern;		/* write data, see run_write_data */
+	enum worker_phase phase;
+	uint64_t layout_bs;
+	uint64_t measure_start_ns;	/* ops issued earlier are not recorded */
+	struct ev_loop *main_loop;
+	ev_async *wake;			/* a worker finished its phase */
+};
+
+#define RUN_PATTERN_PERIOD 65536
+/* Write data for file/offset: a pure function of both, see nfsload(1). */
+const uint8_t *run_write_data(const struct run *run, uint32_t file, uint64_t offset);
+/* Fills the shared pattern buffer (RUN_PATTERN_PERIOD + max block bytes). */
+uint8_t *run_pattern_new(uint64_t max_bs);
+
+struct wconn;
+
+struct worker {
+	unsigned id;
+	struct run *run;
+	pthread_t thread;
+	bool started;
+	struct ev_loop *loop;
+	ev_async cmd_async;
+	ev_timer tick;
+	atomic_uint cmds;
+	atomic_bool phase_done;
+
+	unsigned nconns;
+	struct wconn *conns;
+	unsigned active;	/* connections still running this phase */
+	bool stopping;
+
+	struct op_stats total[OP_NTYPES];	/* this phase, measured window */
+	struct op_stats ival[OP_NTYPES];	/* since the last tick */
+	pthread_mutex_t snap_mu;
+	struct op_stats snap[OP_NTYPES];	/* handed to the main thread */
+
+	uint64_t phase_start_ns, last_done_ns, cpu_ns;
+};
+
+/* Per-connection view for the report, read after the phase. */
+struct conn_report {
+	unsigned id;
+	unsigned worker;
+	uint64_t ops, bytes, errors;
+	uint64_t p50_ns, p99_ns;
+	const char *error;	/* "" unless the connection failed */
+};
+
+/*
+ * Creates connections first_id .. first_id + nconns - 1 and their streams.
+ * The connections are not set up yet: see worker_conn.
+ */
+int worker_init(struct worker *w, unsigned id, struct run *run, unsigned first_id,
+		unsigned nconns);
+struct conn *worker_conn(struct worker *w, unsigned i);
+/* Starts the thread and its loop (connections must be set up). */
+int worker_start(struct worker *w);
+void worker_command(struct worker *w, enum worker_cmd cmd);
+/* Adds and clears the statistics since the last call (takes the mutex). */
+void worker_take_interval(struct worker *w, struct op_stats *out);
+void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r);
+/* Joins the thread (after WORKER_CMD_EXIT) and frees everything. */
+void worker_destroy(struct worker *w);
+
+#endif

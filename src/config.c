@@ -1,0 +1,421 @@
+/*
+ * config: argv and URL -> struct config, with every check that needs no
+ * server. Messages name the option, the value and what would be accepted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "conn.h"
+#include "units.h"
+#include "version.h"
+
+#define MAX_CONNECTIONS 65536
+#define MAX_THREADS 1024
+#define MAX_IODEPTH 1024
+#define MAX_NRFILES 1000000
+#define MAX_BS (UINT64_C(16) << 20)
+
+enum {
+	OPT_RW = 256, OPT_RWMIXREAD, OPT_SIZE, OPT_NRFILES, OPT_DIR, OPT_RUNTIME,
+	OPT_IO_SIZE, OPT_RAMP, OPT_TIMEOUT, OPT_SEED, OPT_SKIP_LAYOUT, OPT_KEEP,
+	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT,
+};
+
+static const struct option long_opts[] = {
+	{ "threads", required_argument, NULL, 't' },
+	{ "connections", required_argument, NULL, 'c' },
+	{ "iodepth", required_argument, NULL, 'q' },
+	{ "bs", required_argument, NULL, 'b' },
+	{ "rw", required_argument, NULL, OPT_RW },
+	{ "rwmixread", required_argument, NULL, OPT_RWMIXREAD },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "nrfiles", required_argument, NULL, OPT_NRFILES },
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "runtime", required_argument, NULL, OPT_RUNTIME },
+	{ "io-size", required_argument, NULL, OPT_IO_SIZE },
+	{ "ramp-time", required_argument, NULL, OPT_RAMP },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "skip-layout", no_argument, NULL, OPT_SKIP_LAYOUT },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "live", no_argument, NULL, OPT_LIVE },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "output-format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void config_usage(FILE *out)
+{
+	fputs("usage: nfsload [options] nfs://server[:port]/export[/dir][?args]\n"
+	      "\n"
+	      "  -t, --threads N        worker threads, one event loop each (default: CPUs)\n"
+	      "  -c, --connections N    TCP connections in total, spread over threads (default 1)\n"
+	      "  -q, --iodepth N        operations in flight per connection (default 1)\n"
+	      "      --rw MODE          read write randread randwrite readwrite randrw (default randread)\n"
+	      "      --rwmixread PCT    reads in percent for readwrite/randrw (default 50)\n"
+	      "  -b, --bs SIZE          block size, e.g. 4k 64k 1m (default 4k)\n"
+	      "      --size SIZE        size of each file (default 64m)\n"
+	      "      --nrfiles N        files in the work directory (default 1)\n"
+	      "      --dir NAME         work directory under the URL path (default nfsload.work)\n"
+	      "      --runtime TIME     run this long, e.g. 30s 5m (default: one pass)\n"
+	      "      --io-size SIZE     stop after this much data in total\n"
+	      "      --ramp-time TIME   warm-up excluded from every statistic\n"
+	      "      --timeout TIME     RPC timeout, whole seconds (default 5s)\n"
+	      "      --seed N           random seed (default 1)\n"
+	      "      --skip-layout      use the files as they are, do not create or extend them\n"
+	      "      --keep             leave the files behind\n"
+	      "      --live / --quiet   force / suppress the once-a-second line on stderr\n"
+	      "      --output-format F  text or json (default text)\n"
+	      "      --output FILE      write the report to FILE instead of stdout\n"
+	      "  -h, --help             this text\n"
+	      "  -V, --version          version and the libnfs it was built for\n"
+	      "\n"
+	      "URL arguments: version=3|4 nfsport=N mountport=N uid=N gid=N tcp-syncnt=N if=NAME debug=N\n"
+	      "Example: nfsload -c 16 -q 4 --rw randread --runtime 30s 'nfs://10.0.0.5/vol1?version=3'\n",
+	      out);
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_count(const char *opt, const char *s, uint64_t max, unsigned *out,
+		       char *err, size_t len)
+{
+	uint64_t v;
+	int rc = units_parse_uint(s, 1, max, &v);
+
+	if (rc == -EINVAL)
+		return fail(err, len, "%s: '%s' is not a whole number (try 1 to %llu)", opt, s,
+			    (unsigned long long)max);
+	if (rc)
+		return fail(err, len, "%s: %s is out of range (1 to %llu)", opt, s,
+			    (unsigned long long)max);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_size(const char *opt, const char *s, uint64_t *out, char *err, size_t len)
+{
+	if (units_parse_size(s, out))
+		return fail(err, len, "%s: '%s' is not a size (try 4k, 64k, 1m, 2g)", opt, s);
+	if (*out == 0)
+		return fail(err, len, "%s: must be greater than 0", opt);
+	return 0;
+}
+
+static int parse_time(const char *opt, const char *s, uint64_t *out, char *err, size_t len)
+{
+	if (units_parse_duration(s, out))
+		return fail(err, len, "%s: '%s' is not a duration (try 500ms, 30s, 5m, 1h)", opt, s);
+	return 0;
+}
+
+static int parse_dir(const char *s, struct config *cfg, char *err, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= sizeof(cfg->dir) || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+		return fail(err, len, "--dir: '%s' is not a directory name "
+			    "(one path component of letters, digits, '.', '_', '-')", s);
+	memcpy(cfg->dir, s, n + 1);
+	return 0;
+}
+
+static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t len)
+{
+	static const char *const passed[] = { "uid", "gid", "tcp-syncnt", "if", "debug" };
+	uint64_t v;
+
+	if (strcmp(key, "version") == 0) {
+		if (strcmp(val, "3") && strcmp(val, "4"))
+			return fail(err, len, "URL: version=%s is not supported (3 or 4)", val);
+		cfg->nfs_version = val[0] - '0';
+		return 0;
+	}
+	if (strcmp(key, "nfsport") == 0 || strcmp(key, "mountport") == 0) {
+		if (units_parse_uint(val, 1, 65535, &v))
+			return fail(err, len, "URL: %s=%s is not a port (1 to 65535)", key, val);
+		if (key[0] == 'n') {
+			if (cfg->nfsport && cfg->nfsport != v)
+				return fail(err, len, "URL: nfsport=%s disagrees with the port in "
+					    "the server part (%u)", val, cfg->nfsport);
+			cfg->nfsport = (unsigned)v;
+		} else {
+			cfg->mountport = (unsigned)v;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
+		if (strcmp(key, passed[i]) == 0) {
+			if (strcmp(key, "if") && units_parse_uint(val, 0, UINT32_MAX, &v))
+				return fail(err, len, "URL: %s=%s is not a whole number", key, val);
+			if (*val == '\0')
+				return fail(err, len, "URL: %s= needs a value", key);
+			return 0;
+		}
+	}
+	return fail(err, len, "URL: unknown argument '%s' (accepted: version, nfsport, "
+		    "mountport, uid, gid, tcp-syncnt, if, debug)", key);
+}
+
+int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
+{
+	char buf[CFG_URL_MAX], extra[CFG_URL_MAX] = "";
+	char *host, *path, *query, *port, *tok, *save;
+	size_t n;
+
+	if (strlen(url) >= sizeof(buf))
+		return fail(err, len, "URL: longer than %d characters", CFG_URL_MAX - 1);
+	snprintf(cfg->url, sizeof(cfg->url), "%s", url);
+	if (strncmp(url, "nfs://", 6) != 0)
+		return fail(err, len, "URL: '%s' does not start with nfs:// "
+			    "(nfs://server[:port]/export[/dir][?args])", url);
+	snprintf(buf, sizeof(buf), "%s", url + 6);
+	query = strchr(buf, '?');
+	if (query)
+		*query++ = '\0';
+	path = strchr(buf, '/');
+	if (!path || path[1] == '\0')
+		return fail(err, len, "URL: no export path (nfs://server/export)");
+	host = buf;
+	n = (size_t)(path - buf);
+	if (n == 0)
+		return fail(err, len, "URL: no server (nfs://server/export)");
+	memmove(cfg->path, path, strlen(path) + 1);
+	host[n] = '\0';
+	port = strrchr(host, ':');
+	if (port && host[0] != '[') {
+		uint64_t p;
+
+		*port++ = '\0';
+		if (units_parse_uint(port, 1, 65535, &p))
+			return fail(err, len, "URL: port '%s' is not a port (1 to 65535)", port);
+		cfg->nfsport = (unsigned)p;
+	}
+	if (host[0] == '\0' || strlen(host) >= sizeof(cfg->host) ||
+	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+	    != strlen(host))
+		return fail(err, len, "URL: '%s' is not a server name or address", host);
+	memcpy(cfg->host, host, strlen(host) + 1);
+
+	n = strlen(cfg->path);
+	while (n > 1 && cfg->path[n - 1] == '/')
+		cfg->path[--n] = '\0';
+	if (strstr(cfg->path, "//") || strstr(cfg->path, "/./") || strstr(cfg->path, "/../") ||
+	    (n >= 2 && strcmp(cfg->path + n - 2, "/.") == 0) ||
+	    (n >= 3 && strcmp(cfg->path + n - 3, "/..") == 0) || strpbrk(cfg->path, "%#\\ \t"))
+		return fail(err, len, "URL: path '%s' is not a plain absolute path", cfg->path);
+
+	for (tok = query ? strtok_r(query, "&", &save) : NULL; tok;
+	     tok = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(tok, '=');
+		int rc;
+
+		if (!eq)
+			return fail(err, len, "URL: argument '%s' has no value (key=value)", tok);
+		*eq = '\0';
+		rc = url_arg(cfg, tok, eq + 1, err, len);
+		if (rc)
+			return rc;
+		if (strcmp(tok, "version") && strcmp(tok, "nfsport") && strcmp(tok, "mountport")) {
+			size_t used = strlen(extra);
+			snprintf(extra + used, sizeof(extra) - used, "&%s=%s", tok, eq + 1);
+		}
+	}
+	n = (size_t)snprintf(cfg->libnfs_url, sizeof(cfg->libnfs_url), "nfs://%s%s?version=%d%s",
+			     cfg->host, cfg->path, cfg->nfs_version, extra);
+	if (cfg->nfsport)
+		n += (size_t)snprintf(cfg->libnfs_url + n, sizeof(cfg->libnfs_url) - n,
+				      "&nfsport=%u", cfg->nfsport);
+	if (cfg->mountport && n < sizeof(cfg->libnfs_url))
+		n += (size_t)snprintf(cfg->libnfs_url + n, sizeof(cfg->libnfs_url) - n,
+				      "&mountport=%u", cfg->mountport);
+	if (n >= sizeof(cfg->libnfs_url))
+		return fail(err, len, "URL: too long");
+	return 0;
+}
+
+static void set_defaults(struct config *cfg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nfs_version = 3;
+	cfg->threads = ncpu > 0 ? (unsigned)ncpu : 1;
+	cfg->connections = 1;
+	cfg->iodepth = 1;
+	cfg->rw = WL_RANDREAD;
+	cfg->rwmixread = 50;
+	cfg->bs = 4096;
+	cfg->size = 64 << 20;
+	cfg->nrfiles = 1;
+	snprintf(cfg->dir, sizeof(cfg->dir), "nfsload.work");
+	cfg->timeout_ns = UINT64_C(5000000000);
+	cfg->seed = 1;
+}
+
+/* Cross-option checks, once every option is known. */
+static int validate(struct config *cfg, bool threads_set, char *err, size_t len)
+{
+	char a[32], b[32];
+	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
+
+	if (!threads_set && cfg->threads > cfg->connections)
+		cfg->threads = cfg->connections;
+	if (cfg->threads > cfg->connections)
+		return fail(err, len, "--threads: %u threads for %u connections would leave "
+			    "threads with nothing to do (at most --connections)",
+			    cfg->threads, cfg->connections);
+	if (cfg->bs > cfg->size)
+		return fail(err, len, "--bs: %s is larger than --size %s (a block must fit in a file)",
+			    units_format_size(cfg->bs, a, sizeof(a)),
+			    units_format_size(cfg->size, b, sizeof(b)));
+	if (read_pct < 100 && cfg->bs > conn_max_write(cfg->nfs_version))
+		return fail(err, len, "--bs: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
+			    "(at most %d bytes; use version=3 or a smaller --bs)",
+			    (unsigned long long)cfg->bs, CFG_V4_MAX_WRITE);
+	if (cfg->nfs_version == 4 && read_pct > 0 && cfg->bs > CFG_V4_MAX_READ)
+		return fail(err, len, "--bs: NFSv4 reads over 1 MiB break libnfs 4.0 connections "
+			    "(use version=3 or --bs 1m or less)");
+	if (cfg->runtime_ns && cfg->ramp_ns >= cfg->runtime_ns)
+		return fail(err, len, "--ramp-time: must be shorter than --runtime");
+	if (cfg->timeout_ns < UINT64_C(1000000000) || cfg->timeout_ns % UINT64_C(1000000000))
+		return fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
+	if (cfg->timeout_ns > UINT64_C(3600000000000))
+		return fail(err, len, "--timeout: at most 1h");
+	if (!cfg->runtime_ns && !cfg->io_size)
+		cfg->io_size = cfg->size * cfg->nrfiles;
+	return 0;
+}
+
+int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)
+{
+	bool threads_set = false;
+	uint64_t v;
+	int c, rc = 0;
+
+	set_defaults(cfg);
+	opterr = 0;
+	optind = 1;
+	while (rc == 0 && (c = getopt_long(argc, argv, ":t:c:q:b:hV", long_opts, NULL)) != -1) {
+		const char *arg = optarg;
+
+		switch (c) {
+		case 't':
+			threads_set = true;
+			rc = parse_count("--threads", arg, MAX_THREADS, &cfg->threads, err, len);
+			break;
+		case 'c':
+			rc = parse_count("--connections", arg, MAX_CONNECTIONS, &cfg->connections, err, len);
+			break;
+		case 'q':
+			rc = parse_count("--iodepth", arg, MAX_IODEPTH, &cfg->iodepth, err, len);
+			break;
+		case 'b':
+			rc = parse_size("--bs", arg, &cfg->bs, err, len);
+			if (rc == 0 && cfg->bs > MAX_BS)
+				rc = fail(err, len, "--bs: '%s' is larger than 16m", arg);
+			break;
+		case OPT_RW:
+			if (wl_mode_parse(arg, &cfg->rw))
+				rc = fail(err, len, "--rw: '%s' is not a mode (read, write, randread, "
+					  "randwrite, readwrite, randrw)", arg);
+			break;
+		case OPT_RWMIXREAD:
+			if (units_parse_uint(arg, 0, 100, &v))
+				rc = fail(err, len, "--rwmixread: '%s' is not a percentage (0 to 100)", arg);
+			cfg->rwmixread = (unsigned)v;
+			break;
+		case OPT_SIZE:
+			rc = parse_size("--size", arg, &cfg->size, err, len);
+			break;
+		case OPT_NRFILES:
+			rc = parse_count("--nrfiles", arg, MAX_NRFILES, &cfg->nrfiles, err, len);
+			break;
+		case OPT_DIR:
+			rc = parse_dir(arg, cfg, err, len);
+			break;
+		case OPT_RUNTIME:
+			rc = parse_time("--runtime", arg, &cfg->runtime_ns, err, len);
+			if (rc == 0 && cfg->runtime_ns == 0)
+				rc = fail(err, len, "--runtime: must be greater than 0");
+			break;
+		case OPT_IO_SIZE:
+			rc = parse_size("--io-size", arg, &cfg->io_size, err, len);
+			break;
+		case OPT_RAMP:
+			rc = parse_time("--ramp-time", arg, &cfg->ramp_ns, err, len);
+			break;
+		case OPT_TIMEOUT:
+			rc = parse_time("--timeout", arg, &cfg->timeout_ns, err, len);
+			break;
+		case OPT_SEED:
+			if (units_parse_uint(arg, 0, UINT64_MAX, &cfg->seed))
+				rc = fail(err, len, "--seed: '%s' is not a whole number", arg);
+			break;
+		case OPT_SKIP_LAYOUT:
+			cfg->skip_layout = true;
+			break;
+		case OPT_KEEP:
+			cfg->keep = true;
+			break;
+		case OPT_LIVE:
+			cfg->live = CFG_LIVE_ON;
+			break;
+		case OPT_QUIET:
+			cfg->live = CFG_LIVE_OFF;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(arg, "text") == 0)
+				cfg->format = CFG_FORMAT_TEXT;
+			else if (strcmp(arg, "json") == 0)
+				cfg->format = CFG_FORMAT_JSON;
+			else
+				rc = fail(err, len, "--output-format: '%s' is not a format (text, json)", arg);
+			break;
+		case OPT_OUTPUT:
+			if (*arg == '\0' || strlen(arg) >= sizeof(cfg->output))
+				rc = fail(err, len, "--output: needs a file name");
+			else
+				snprintf(cfg->output, sizeof(cfg->output), "%s", arg);
+			break;
+		case 'h':
+			config_usage(stdout);
+			return CFG_EXIT_OK;
+		case 'V':
+			printf("nfsload %s (built for the %s)\n", NFSLOAD_VERSION, conn_libnfs_api());
+			return CFG_EXIT_OK;
+		case ':':
+			rc = fail(err, len, "%s: needs a value (see nfsload --help)", argv[optind - 1]);
+			break;
+		default:
+			rc = fail(err, len, "unknown option '%s' (see nfsload --help)", argv[optind - 1]);
+			break;
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind == argc)
+		return fail(err, len, "no URL given (nfsload [options] nfs://server/export)");
+	if (optind + 1 < argc)
+		return fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
+	rc = config_parse_url(cfg, argv[optind], err, len);
+	return rc ? rc : validate(cfg, threads_set, err, len);
+}

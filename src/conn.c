@@ -1,0 +1,693 @@
+/*
+ * conn: libnfs connections on libev loops, and the control connection.
+ *
+ * libnfs 4.0 quirks handled here (see README): requests leave only when the
+ * socket is serviced with POLLOUT, so we flush right after each service call
+ * instead of waiting a loop turn; the fd can change while mounting (v3 talks
+ * to mountd first), so it is re-read after every service call; timeouts are
+ * only checked inside nfs_service, so workers call conn_tick.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+#include <nfsc/libnfs.h>
+
+#include "clock.h"
+#include "conn.h"
+
+#define SETUP_WINDOW 128	/* connections mounting at once */
+#define MARKER ".nfsload-owner"
+
+#ifdef LIBNFS_API_V2
+#define LIBNFS_NEEDS_READ_BUF 1
+#else
+#define LIBNFS_NEEDS_READ_BUF 0
+#endif
+
+enum conn_state { CONN_NEW, CONN_MOUNTING, CONN_OPENING, CONN_READY, CONN_FAILED };
+
+struct conn {
+	const struct config *cfg;
+	unsigned id;
+	enum conn_state state;
+	struct nfs_context *nfs;
+	struct ev_loop *loop;
+	ev_io io;
+	int fd;
+	int events;
+	bool in_service;
+	uint32_t nfiles;
+	uint32_t *file_ids;
+	struct nfsfh **fhs;
+	uint32_t opens_pending;
+	void *owner;
+	conn_done_fn done;
+	conn_fail_fn fail;
+	struct conn_setup *setup;
+	char *read_buf;		/* libnfs >= 6 reads into a caller buffer */
+	char error[160];
+};
+
+/* Shared by all connections of one conn_setup_all call. */
+struct conn_setup {
+	struct ev_loop *loop;
+	struct conn **conns;
+	unsigned n, next, pending, failed;
+	char first_error[200];
+};
+
+uint64_t conn_max_write(int nfs_version)
+{
+#ifdef LIBNFS_API_V2
+	(void)nfs_version;
+	return UINT64_MAX;
+#else
+	return nfs_version == 4 ? CFG_V4_MAX_WRITE : UINT64_MAX;
+#endif
+}
+
+const char *conn_limits_note(int nfs_version)
+{
+#ifdef LIBNFS_API_V2
+	(void)nfs_version;
+	return "";
+#else
+	return nfs_version == 4 ? "libnfs 4.x NFSv4.0: writes up to 3904 bytes, reads up to 1 MiB, "
+				  "no reconnect; layout uses 3584-byte writes" : "";
+#endif
+}
+
+const char *conn_libnfs_api(void)
+{
+#ifdef LIBNFS_API_V2
+	return "libnfs >= 6 API";
+#else
+	return "libnfs 4.x API";
+#endif
+}
+
+void conn_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, "/%s/file.%06u", cfg->dir, id);
+}
+
+static void set_error(struct conn *c, const char *what, const char *detail)
+{
+	snprintf(c->error, sizeof(c->error), "%s: %s", what,
+		 detail && *detail ? detail : "unknown error");
+}
+
+/* libev and poll(2) event bits are not the same numbers. */
+static int to_ev(int pollev)
+{
+	return ((pollev & POLLIN) ? EV_READ : 0) | ((pollev & POLLOUT) ? EV_WRITE : 0);
+}
+
+static void watch(struct conn *c)
+{
+	int fd = nfs_get_fd(c->nfs);
+	int events = to_ev(nfs_which_events(c->nfs));
+
+	if (fd == c->fd && events == c->events)
+		return;
+	ev_io_stop(c->loop, &c->io);
+	c->fd = fd;
+	c->events = events;
+	if (fd >= 0 && events) {
+		ev_io_set(&c->io, fd, events);
+		ev_io_start(c->loop, &c->io);
+	}
+}
+
+static void conn_die(struct conn *c, const char *what)
+{
+	if (c->state == CONN_FAILED)
+		return;
+	if (!c->error[0])
+		set_error(c, what, nfs_get_error(c->nfs));
+	c->state = CONN_FAILED;
+	ev_io_stop(c->loop, &c->io);
+	if (c->fail)
+		c->fail(c->owner, c);
+}
+
+static void service(struct conn *c, int revents)
+{
+	c->in_service = true;
+	if (nfs_service(c->nfs, revents) < 0) {
+		c->in_service = false;
+		conn_die(c, "connection lost");
+		return;
+	}
+	/* Send what the callbacks just queued without another loop turn. */
+	if (c->state == CONN_READY && (nfs_which_events(c->nfs) & POLLOUT) &&
+	    nfs_service(c->nfs, POLLOUT) < 0) {
+		c->in_service = false;
+		conn_die(c, "connection lost");
+		return;
+	}
+	c->in_service = false;
+	if (c->state != CONN_FAILED)
+		watch(c);
+}
+
+static void io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct conn *c = w->data;
+
+	(void)loop;
+	service(c, ((revents & EV_READ) ? POLLIN : 0) | ((revents & EV_WRITE) ? POLLOUT : 0));
+}
+
+int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+	     uint32_t nfiles, struct conn **out)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->cfg = cfg;
+	c->id = id;
+	c->fd = -1;
+	c->nfiles = nfiles;
+	c->file_ids = malloc(nfiles * sizeof(*c->file_ids) + 1);
+	c->fhs = calloc(nfiles + 1, sizeof(*c->fhs));
+#ifdef LIBNFS_API_V2
+	c->read_buf = malloc(cfg->bs);
+#endif
+	if (!c->file_ids || !c->fhs || (LIBNFS_NEEDS_READ_BUF && !c->read_buf)) {
+		conn_free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->file_ids, file_ids, nfiles * sizeof(*file_ids));
+	ev_init(&c->io, io_cb);
+	c->io.data = c;
+	*out = c;
+	return 0;
+}
+
+void conn_free(struct conn *c)
+{
+	if (!c)
+		return;
+	if (c->loop)
+		ev_io_stop(c->loop, &c->io);
+	c->done = NULL;
+	c->fail = NULL;
+	if (c->nfs)
+		nfs_destroy_context(c->nfs);	/* pending callbacks see done == NULL */
+	free(c->fhs);
+	free(c->file_ids);
+	free(c->read_buf);
+	free(c);
+}
+
+unsigned conn_id(const struct conn *c)
+{
+	return c->id;
+}
+
+bool conn_failed(const struct conn *c)
+{
+	return c->state == CONN_FAILED;
+}
+
+const char *conn_error(const struct conn *c)
+{
+	return c->error;
+}
+
+/* ---- parallel set-up: mount, then open every file ---- */
+
+static void setup_start_next(struct conn_setup *s);
+
+static void setup_finished(struct conn *c, bool ok)
+{
+	struct conn_setup *s = c->setup;
+
+	if (!ok) {
+		s->failed++;
+		if (!s->first_error[0])
+			snprintf(s->first_error, sizeof(s->first_error), "connection %u: %s",
+				 c->id, c->error);
+		c->state = CONN_FAILED;
+	}
+	ev_io_stop(s->loop, &c->io);
+	s->pending--;
+	setup_start_next(s);
+}
+
+static void open_cb(int err, struct nfs_context *nfs, void *data, void *priv)
+{
+	struct conn *c = priv;
+	uint32_t i = c->nfiles - c->opens_pending;
+
+	(void)nfs;
+	if (c->state != CONN_OPENING)
+		return;
+	if (err < 0) {
+		set_error(c, "open", data);
+		setup_finished(c, false);
+		return;
+	}
+	c->fhs[i] = data;
+	if (--c->opens_pending == 0) {
+		c->state = CONN_READY;
+		setup_finished(c, true);
+	}
+}
+
+static void mount_cb(int err, struct nfs_context *nfs, void *data, void *priv)
+{
+	struct conn *c = priv;
+	char path[300];
+	int one = 1;
+
+	if (err < 0) {
+		set_error(c, "mount", data);
+		setup_finished(c, false);
+		return;
+	}
+	setsockopt(nfs_get_fd(nfs), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->state = CONN_OPENING;
+	c->opens_pending = c->nfiles;
+	if (c->nfiles == 0) {
+		c->state = CONN_READY;
+		setup_finished(c, true);
+		return;
+	}
+	/* One at a time keeps the handles in the order of file_ids. */
+	for (uint32_t i = 0; i < c->nfiles; i++) {
+		conn_file_path(c->cfg, c->file_ids[i], path, sizeof(path));
+		if (nfs_open_async(nfs, path, O_RDWR, open_cb, c) < 0) {
+			set_error(c, "open", nfs_get_error(nfs));
+			setup_finished(c, false);
+			return;
+		}
+	}
+}
+
+static int conn_start_mount(struct conn *c)
+{
+	struct nfs_url *url;
+	char name[96];
+	int rc;
+
+	c->nfs = nfs_init_context();
+	if (!c->nfs) {
+		snprintf(c->error, sizeof(c->error), "cannot create a libnfs context");
+		return -ENOMEM;
+	}
+	url = nfs_parse_url_dir(c->nfs, c->cfg->libnfs_url);
+	if (!url) {
+		set_error(c, "URL", nfs_get_error(c->nfs));
+		return -EINVAL;
+	}
+	nfs_set_timeout(c->nfs, (int)(c->cfg->timeout_ns / 1000000));
+	/* Contexts made in the same second would share a v4 client id. */
+	snprintf(name, sizeof(name), "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
+		 (unsigned long long)now_ns());
+	nfs4_set_client_name(c->nfs, name);
+	c->state = CONN_MOUNTING;
+	rc = nfs_mount_async(c->nfs, url->server, url->path, mount_cb, c);
+	nfs_destroy_url(url);
+	if (rc < 0) {
+		set_error(c, "mount", nfs_get_error(c->nfs));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void setup_start_next(struct conn_setup *s)
+{
+	while (s->pending < SETUP_WINDOW && s->next < s->n) {
+		struct conn *c = s->conns[s->next++];
+
+		c->setup = s;
+		c->loop = s->loop;
+		s->pending++;
+		if (conn_start_mount(c) < 0) {
+			setup_finished(c, false);
+			continue;
+		}
+		watch(c);
+	}
+	if (s->pending == 0)
+		ev_break(s->loop, EVBREAK_ONE);
+}
+
+static void setup_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	ev_break(loop, EVBREAK_ONE);
+}
+
+static void setup_tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct conn_setup *s = w->data;
+
+	(void)loop;
+	(void)revents;
+	for (unsigned i = 0; i < s->next; i++) {
+		struct conn *c = s->conns[i];
+
+		if (c->state == CONN_MOUNTING || c->state == CONN_OPENING)
+			service(c, 0);
+	}
+}
+
+int conn_setup_all(struct conn **conns, unsigned n, uint64_t deadline_ns,
+		   uint64_t *elapsed_ns, char *err, size_t errlen)
+{
+	struct conn_setup s = { .conns = conns, .n = n };
+	uint64_t t0 = now_ns();
+	ev_timer deadline, tick;
+	unsigned stuck = 0;
+
+	s.loop = ev_loop_new(EVBACKEND_EPOLL);
+	if (!s.loop) {
+		snprintf(err, errlen, "cannot create an event loop");
+		return -ENOMEM;
+	}
+	ev_timer_init(&deadline, setup_deadline_cb, (double)deadline_ns / 1e9, 0.);
+	ev_timer_start(s.loop, &deadline);
+	ev_timer_init(&tick, setup_tick_cb, 0.5, 0.5);
+	tick.data = &s;
+	ev_timer_start(s.loop, &tick);
+	setup_start_next(&s);
+	if (s.pending)
+		ev_run(s.loop, 0);
+	for (unsigned i = 0; i < n; i++) {
+		struct conn *c = conns[i];
+
+		if (c->state != CONN_READY && c->state != CONN_FAILED) {
+			stuck++;
+			c->state = CONN_FAILED;
+			snprintf(c->error, sizeof(c->error), "not ready after %.0f s",
+				 (double)deadline_ns / 1e9);
+		}
+		if (c->loop)
+			ev_io_stop(s.loop, &c->io);
+		c->loop = NULL;
+		c->fd = -1;
+		c->events = 0;
+		c->setup = NULL;
+	}
+	ev_loop_destroy(s.loop);
+	*elapsed_ns = now_ns() - t0;
+	if (s.failed || stuck) {
+		snprintf(err, errlen, "%u of %u connections failed to set up%s%s%s",
+			 s.failed + stuck, n, s.first_error[0] ? " (" : "",
+			 s.first_error[0] ? s.first_error : "", s.first_error[0] ? ")" : "");
+		if (!s.first_error[0] && stuck)
+			snprintf(err, errlen, "%u of %u connections not ready after %.0f s "
+				 "(server too slow, or refusing connections)", stuck, n,
+				 (double)deadline_ns / 1e9);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- running ---- */
+
+void conn_attach(struct conn *c, struct ev_loop *loop, void *owner,
+		 conn_done_fn done, conn_fail_fn fail)
+{
+	c->loop = loop;
+	c->owner = owner;
+	c->done = done;
+	c->fail = fail;
+	c->fd = -1;
+	c->events = 0;
+	watch(c);
+}
+
+void conn_detach(struct conn *c)
+{
+	if (c->loop)
+		ev_io_stop(c->loop, &c->io);
+	c->loop = NULL;
+	c->done = NULL;
+	c->fail = NULL;
+}
+
+static void rw_cb(int status, struct nfs_context *nfs, void *data, void *priv)
+{
+	struct conn_req *req = priv;
+	struct conn *c = req->conn;
+
+	(void)nfs;
+	(void)data;
+	if (c->done)
+		c->done(c->owner, req, status);
+}
+
+int conn_submit(struct conn *c, const struct wl_op *op, const void *buf, struct conn_req *req)
+{
+	struct nfsfh *fh = c->fhs[op->range];
+	int rc;
+
+	if (c->state != CONN_READY)
+		return -ENOTCONN;
+	req->conn = c;
+#ifdef LIBNFS_API_V2
+	if (op->type == OP_READ)
+		rc = nfs_pread_async(c->nfs, fh, c->read_buf, op->len, op->offset, rw_cb, req);
+	else
+		rc = nfs_pwrite_async(c->nfs, fh, buf, op->len, op->offset, rw_cb, req);
+#else
+	if (op->type == OP_READ)
+		rc = nfs_pread_async(c->nfs, fh, op->offset, op->len, rw_cb, req);
+	else
+		rc = nfs_pwrite_async(c->nfs, fh, op->offset, op->len, buf, rw_cb, req);
+#endif
+	return rc < 0 ? -EIO : 0;
+}
+
+void conn_flush(struct conn *c)
+{
+	if (c->state != CONN_READY || c->in_service)
+		return;
+	if (nfs_which_events(c->nfs) & POLLOUT) {
+		c->in_service = true;
+		if (nfs_service(c->nfs, POLLOUT) < 0) {
+			c->in_service = false;
+			conn_die(c, "connection lost");
+			return;
+		}
+		c->in_service = false;
+	}
+	watch(c);
+}
+
+void conn_tick(struct conn *c)
+{
+	if (c->state == CONN_READY && !c->in_service)
+		service(c, 0);
+}
+
+/* ---- the control connection: work directory and files ---- */
+
+struct ctl {
+	const struct config *cfg;
+	struct nfs_context *nfs;
+};
+
+static int ctl_fail(struct ctl *ctl, char *err, size_t len, const char *what, int rc)
+{
+	const char *why = nfs_get_error(ctl->nfs);
+
+	snprintf(err, len, "%s: %s", what, why && *why ? why : strerror(-rc));
+	return rc < 0 ? rc : -EIO;
+}
+
+int ctl_open(const struct config *cfg, struct ctl **out, char *err, size_t len)
+{
+	struct ctl *ctl = calloc(1, sizeof(*ctl));
+	struct nfs_url *url;
+	char name[96];
+	int rc;
+
+	if (!ctl || !(ctl->nfs = nfs_init_context())) {
+		free(ctl);
+		snprintf(err, len, "cannot create a libnfs context");
+		return -ENOMEM;
+	}
+	ctl->cfg = cfg;
+	*out = ctl;
+	url = nfs_parse_url_dir(ctl->nfs, cfg->libnfs_url);
+	if (!url)
+		return ctl_fail(ctl, err, len, "URL", -EINVAL);
+	nfs_set_timeout(ctl->nfs, (int)(cfg->timeout_ns / 1000000));
+	snprintf(name, sizeof(name), "nfsload-%ld-ctl-%llx", (long)getpid(),
+		 (unsigned long long)now_ns());
+	nfs4_set_client_name(ctl->nfs, name);
+	rc = nfs_mount(ctl->nfs, url->server, url->path);
+	nfs_destroy_url(url);
+	if (rc < 0) {
+		char what[CFG_URL_MAX + 400];
+
+		snprintf(what, sizeof(what), "cannot mount %s:%s (NFSv%d%s)", cfg->host, cfg->path,
+			 cfg->nfs_version, cfg->nfsport ? ", port from URL" : ", port from rpcbind");
+		return ctl_fail(ctl, err, len, what, rc);
+	}
+	return 0;
+}
+
+/* 1 if the directory has entries besides "." and "..", 0 if not, or -errno. */
+static int dir_has_entries(struct ctl *ctl, const char *path)
+{
+	struct nfsdir *dir;
+	struct nfsdirent *e;
+	int found = 0;
+
+	if (nfs_opendir(ctl->nfs, path, &dir) < 0)
+		return -EIO;
+	while ((e = nfs_readdir(ctl->nfs, dir)))
+		if (strcmp(e->name, ".") && strcmp(e->name, ".."))
+			found = 1;
+	nfs_closedir(ctl->nfs, dir);
+	return found;
+}
+
+static int write_marker(struct ctl *ctl, const char *path)
+{
+	struct nfsfh *fh;
+	char text[160];
+	int n, rc;
+
+	n = snprintf(text, sizeof(text), "nfsload work directory: nfsload may create, write "
+		     "and delete files here.\npid %ld\n", (long)getpid());
+	rc = nfs_create(ctl->nfs, path, O_WRONLY, 0644, &fh);
+	if (rc < 0)
+		return rc;
+#ifdef LIBNFS_API_V2
+	rc = nfs_write(ctl->nfs, fh, text, (uint64_t)n);
+#else
+	rc = nfs_write(ctl->nfs, fh, (uint64_t)n, text);
+#endif
+	nfs_close(ctl->nfs, fh);
+	return rc < 0 ? rc : 0;
+}
+
+int ctl_prepare(struct ctl *ctl, struct fileset *fs, char *err, size_t len)
+{
+	const struct config *cfg = ctl->cfg;
+	struct nfs_stat_64 st;
+	char dir[300], path[320];
+	int rc;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->n = cfg->nrfiles;
+	fs->size = calloc(fs->n, sizeof(*fs->size));
+	fs->created = calloc(fs->n, sizeof(*fs->created));
+	if (!fs->size || !fs->created) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(dir, sizeof(dir), "/%s", cfg->dir);
+	snprintf(path, sizeof(path), "%s/" MARKER, dir);
+	if (nfs_stat64(ctl->nfs, dir, &st) < 0) {
+		rc = nfs_mkdir(ctl->nfs, dir);
+		if (rc < 0)
+			return ctl_fail(ctl, err, len, "cannot create the work directory", rc);
+		fs->dir_created = true;
+		fs->marker_created = true;
+		rc = write_marker(ctl, path);
+		if (rc < 0)
+			return ctl_fail(ctl, err, len, "cannot write the work directory marker", rc);
+	} else if (!S_ISDIR(st.nfs_mode)) {
+		snprintf(err, len, "--dir: '%s' exists on the server and is not a directory", cfg->dir);
+		return -EEXIST;
+	} else if (nfs_stat64(ctl->nfs, path, &st) < 0) {
+		/* Not marked as ours: only an empty directory may be adopted. */
+		rc = dir_has_entries(ctl, dir);
+		if (rc != 0) {
+			snprintf(err, len, "--dir: '%s' exists, is not empty and has no %s marker: "
+				 "not nfsload's, refusing to write there (choose another --dir)",
+				 cfg->dir, MARKER);
+			return -EEXIST;
+		}
+		fs->marker_created = true;
+		rc = write_marker(ctl, path);
+		if (rc < 0)
+			return ctl_fail(ctl, err, len, "cannot write the work directory marker", rc);
+	}
+
+	for (uint32_t i = 0; i < fs->n; i++) {
+		struct nfsfh *fh;
+
+		conn_file_path(cfg, i, path, sizeof(path));
+		if (nfs_stat64(ctl->nfs, path, &st) == 0) {
+			if (!S_ISREG(st.nfs_mode)) {
+				snprintf(err, len, "%s exists and is not a regular file", path);
+				return -EEXIST;
+			}
+			fs->size[i] = st.nfs_size;
+			continue;
+		}
+		/* libnfs 4.0 v4 treats O_CREAT as O_EXCL: create only what is missing. */
+		rc = nfs_create(ctl->nfs, path, O_RDWR, 0644, &fh);
+		if (rc < 0) {
+			char what[360];
+
+			snprintf(what, sizeof(what), "cannot create %s", path);
+			return ctl_fail(ctl, err, len, what, rc);
+		}
+		nfs_close(ctl->nfs, fh);
+		fs->created[i] = true;
+	}
+	return 0;
+}
+
+int ctl_cleanup(struct ctl *ctl, const struct fileset *fs, char *err, size_t len)
+{
+	char path[320];
+	int failed = 0;
+
+	for (uint32_t i = 0; i < fs->n; i++) {
+		if (!fs->created || !fs->created[i])
+			continue;
+		conn_file_path(ctl->cfg, i, path, sizeof(path));
+		if (nfs_unlink(ctl->nfs, path) < 0 && !failed++)
+			ctl_fail(ctl, err, len, "cannot remove a file", -EIO);
+	}
+	if (fs->marker_created && !failed) {
+		snprintf(path, sizeof(path), "/%s/" MARKER, ctl->cfg->dir);
+		nfs_unlink(ctl->nfs, path);
+	}
+	if (fs->dir_created && !failed) {
+		snprintf(path, sizeof(path), "/%s", ctl->cfg->dir);
+		if (nfs_rmdir(ctl->nfs, path) < 0 && !failed++)
+			ctl_fail(ctl, err, len, "cannot remove the work directory", -EIO);
+	}
+	return failed ? -EIO : 0;
+}
+
+void ctl_free(struct ctl *ctl)
+{
+	if (!ctl)
+		return;
+	if (ctl->nfs)
+		nfs_destroy_context(ctl->nfs);
+	free(ctl);
+}
+
+void fileset_destroy(struct fileset *fs)
+{
+	free(fs->size);
+	free(fs->created);
+	fs->size = NULL;
+	fs->created = NULL;
+}

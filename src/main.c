@@ -1,0 +1,444 @@
+/*
+ * main: parse, prepare the work directory, connect, run the phases (layout,
+ * then the workload), merge the per-thread statistics, report, clean up.
+ *
+ * The main thread owns its own libev loop: signals, the live line, the end
+ * of a time-based run and the workers' "phase done" notices all arrive there.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <ev.h>
+
+#include "config.h"
+#include "conn.h"
+#include "report.h"
+#include "units.h"
+#include "worker.h"
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+struct app {
+	struct config cfg;
+	FILE *out;
+	struct ctl *ctl;
+	struct fileset fs;
+	struct run run;
+	struct worker *workers;
+	unsigned nworkers;
+
+	struct ev_loop *loop;
+	ev_async wake;
+	ev_signal sigint, sigterm;
+	ev_timer live_timer, ramp_timer, end_timer, drain_timer;
+	bool live, live_tty;
+	bool stopping, interrupted, drain_timed_out;
+	uint64_t phase_start_ns, stop_ns;
+	int64_t start_unix_ns;
+	struct rusage ru_start, ru_end;
+	struct op_stats live_stats[OP_NTYPES];
+};
+
+static void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("nfsload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Room for every connection's socket, or a clear reason why not. */
+static void raise_nofile(unsigned connections)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)connections + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max < need) {
+		rl.rlim_max = need;	/* only root may raise the hard limit */
+		if (setrlimit(RLIMIT_NOFILE, &(struct rlimit){ need, need }) == 0)
+			return;
+		getrlimit(RLIMIT_NOFILE, &rl);
+		die(EXIT_RUNTIME, "--connections %u needs %llu open files, the limit is %llu "
+		    "(raise it with ulimit -n)", connections, (unsigned long long)need,
+		    (unsigned long long)rl.rlim_max);
+	}
+	rl.rlim_cur = need;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static bool all_done(const struct app *app)
+{
+	for (unsigned i = 0; i < app->nworkers; i++)
+		if (!atomic_load(&app->workers[i].phase_done))
+			return false;
+	return true;
+}
+
+static void begin_stop(struct app *app)
+{
+	if (app->stopping)
+		return;
+	app->stopping = true;
+	app->stop_ns = now_ns();
+	getrusage(RUSAGE_SELF, &app->ru_end);
+	for (unsigned i = 0; i < app->nworkers; i++)
+		worker_command(&app->workers[i], WORKER_CMD_STOP);
+	/* Operations stuck on a dead server time out in libnfs; don't wait longer. */
+	ev_timer_set(&app->drain_timer, (double)app->cfg.timeout_ns / 1e9 + 2.0, 0.);
+	ev_timer_start(app->loop, &app->drain_timer);
+}
+
+static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
+{
+	struct app *app = w->data;
+
+	(void)revents;
+	if (!all_done(app))
+		return;
+	if (!app->stopping) {
+		/* Size-based end: the measured window closes at the last completion. */
+		uint64_t last = 0;
+
+		for (unsigned i = 0; i < app->nworkers; i++)
+			if (app->workers[i].last_done_ns > last)
+				last = app->workers[i].last_done_ns;
+		app->stopping = true;
+		app->stop_ns = last;
+		getrusage(RUSAGE_SELF, &app->ru_end);
+	}
+	ev_break(loop, EVBREAK_ONE);
+}
+
+static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct app *app = w->data;
+
+	(void)revents;
+	if (app->stopping) {
+		ev_break(loop, EVBREAK_ONE);	/* a second ^C: stop waiting */
+		return;
+	}
+	app->interrupted = true;
+	begin_stop(app);
+}
+
+static void end_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	begin_stop(w->data);
+}
+
+static void drain_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct app *app = w->data;
+
+	(void)revents;
+	app->drain_timed_out = true;
+	ev_break(loop, EVBREAK_ONE);
+}
+
+static void ramp_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct app *app = w->data;
+
+	(void)loop;
+	(void)revents;
+	getrusage(RUSAGE_SELF, &app->ru_start);
+	app->start_unix_ns = realtime_ns();
+}
+
+static void live_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct app *app = w->data;
+	struct op_stats *s = app->live_stats;
+	uint64_t ops = 0, bytes = 0, errors = 0;
+	char p99[32];
+
+	(void)loop;
+	(void)revents;
+	for (unsigned i = 0; i < app->nworkers; i++)
+		worker_take_interval(&app->workers[i], s);
+	for (int t = 0; t < OP_NTYPES; t++) {
+		ops += s[t].ops;
+		bytes += s[t].bytes;
+		errors += s[t].errors;
+	}
+	if (app->live) {
+		struct hist *h = &s[OP_READ].lat;
+
+		/* p99 over both op types: merge write into read for the line. */
+		hist_add(h, &s[OP_WRITE].lat);
+		fprintf(stderr, "%s[%6.1fs] %s %9llu IOPS %9.1f MiB/s  p99 %9s  errors %llu%s",
+			app->live_tty ? "\r" : "", (double)(now_ns() - app->phase_start_ns) / 1e9,
+			app->run.phase == PHASE_LAYOUT ? "layout" : "run   ",
+			(unsigned long long)ops, (double)bytes / 1048576.0,
+			units_format_duration(hist_percentile(h, 99), p99, sizeof(p99)),
+			(unsigned long long)errors, app->live_tty ? "   " : "\n");
+		fflush(stderr);
+	}
+	op_stats_reset_all(s);
+}
+
+/* Runs one phase on every worker until it ends; returns its wall time. */
+static uint64_t run_phase(struct app *app, enum worker_phase phase)
+{
+	const struct config *cfg = &app->cfg;
+	double ramp = phase == PHASE_MAIN ? (double)cfg->ramp_ns / 1e9 : 0.;
+
+	app->stopping = false;
+	app->phase_start_ns = now_ns();
+	app->run.phase = phase;
+	app->run.measure_start_ns = app->phase_start_ns + (phase == PHASE_MAIN ? cfg->ramp_ns : 0);
+	getrusage(RUSAGE_SELF, &app->ru_start);
+	app->start_unix_ns = realtime_ns();
+	for (unsigned i = 0; i < app->nworkers; i++) {
+		atomic_store(&app->workers[i].phase_done, false);
+		worker_command(&app->workers[i], WORKER_CMD_PHASE);
+	}
+	if (ramp > 0) {
+		ev_timer_set(&app->ramp_timer, ramp, 0.);
+		ev_timer_start(app->loop, &app->ramp_timer);
+	}
+	if (phase == PHASE_MAIN && cfg->runtime_ns) {
+		ev_timer_set(&app->end_timer, ramp + (double)cfg->runtime_ns / 1e9, 0.);
+		ev_timer_start(app->loop, &app->end_timer);
+	}
+	ev_now_update(app->loop);
+	ev_timer_again(app->loop, &app->live_timer);
+	ev_run(app->loop, 0);
+	ev_timer_stop(app->loop, &app->end_timer);
+	ev_timer_stop(app->loop, &app->ramp_timer);
+	ev_timer_stop(app->loop, &app->drain_timer);
+	ev_timer_stop(app->loop, &app->live_timer);
+	if (app->live && app->live_tty)
+		fputc('\n', stderr);
+	return app->stop_ns > app->run.measure_start_ns ? app->stop_ns - app->run.measure_start_ns : 0;
+}
+
+/* The aggregator: exact merge of every thread's histograms for the phase. */
+static void collect(struct app *app, struct op_stats *ops)
+{
+	for (unsigned i = 0; i < app->nworkers; i++)
+		op_stats_add_all(ops, app->workers[i].total);
+}
+
+static void setup_loop(struct app *app)
+{
+	app->loop = ev_default_loop(EVBACKEND_EPOLL);
+	if (!app->loop)
+		die(EXIT_RUNTIME, "cannot create the main event loop");
+	ev_async_init(&app->wake, wake_cb);
+	app->wake.data = app;
+	ev_async_start(app->loop, &app->wake);
+	ev_signal_init(&app->sigint, signal_cb, SIGINT);
+	ev_signal_init(&app->sigterm, signal_cb, SIGTERM);
+	app->sigint.data = app->sigterm.data = app;
+	ev_signal_start(app->loop, &app->sigint);
+	ev_signal_start(app->loop, &app->sigterm);
+	ev_init(&app->end_timer, end_cb);
+	ev_init(&app->drain_timer, drain_cb);
+	ev_init(&app->ramp_timer, ramp_cb);
+	ev_init(&app->live_timer, live_cb);
+	app->live_timer.repeat = 1.;
+	app->end_timer.data = app->drain_timer.data = app->ramp_timer.data = app;
+	app->live_timer.data = app;
+	app->run.main_loop = app->loop;
+	app->run.wake = &app->wake;
+}
+
+static void start_workers(struct app *app)
+{
+	const struct config *cfg = &app->cfg;
+	unsigned first = 0;
+
+	app->nworkers = cfg->threads;
+	app->workers = calloc(app->nworkers, sizeof(*app->workers));
+	if (!app->workers)
+		die(EXIT_RUNTIME, "out of memory");
+	for (unsigned i = 0; i < app->nworkers; i++) {
+		/* The remainder goes to the first threads: none dropped. */
+		unsigned n = cfg->connections / app->nworkers + (i < cfg->connections % app->nworkers);
+
+		if (worker_init(&app->workers[i], i, &app->run, first, n))
+			die(EXIT_RUNTIME, "out of memory setting up %u connections", cfg->connections);
+		first += n;
+	}
+}
+
+static uint64_t connect_all(struct app *app)
+{
+	struct conn **all = calloc(app->cfg.connections, sizeof(*all));
+	unsigned k = 0;
+	uint64_t elapsed;
+	char err[400];
+	int rc;
+
+	if (!all)
+		die(EXIT_RUNTIME, "out of memory");
+	for (unsigned i = 0; i < app->nworkers; i++)
+		for (unsigned j = 0; j < app->workers[i].nconns; j++)
+			all[k++] = worker_conn(&app->workers[i], j);
+	rc = conn_setup_all(all, k, UINT64_C(60000000000), &elapsed, err, sizeof(err));
+	free(all);
+	if (rc) {
+		fprintf(stderr, "nfsload: %s\n", err);
+		return UINT64_MAX;
+	}
+	return elapsed;
+}
+
+int main(int argc, char **argv)
+{
+	static struct app app;
+	struct config *cfg = &app.cfg;
+	struct report rep = { 0 };
+	char err[512];
+	int rc, status = 0;
+	uint64_t max_bs;
+
+	rc = config_parse(cfg, argc, argv, err, sizeof(err));
+	if (rc == CFG_EXIT_OK)
+		return 0;
+	if (rc < 0)
+		die(EXIT_USAGE, "%s", err);
+	app.out = stdout;
+	if (cfg->output[0] && !(app.out = fopen(cfg->output, "w")))
+		die(EXIT_USAGE, "--output: cannot write '%s': %s", cfg->output, strerror(errno));
+	app.live_tty = isatty(STDERR_FILENO);
+	app.live = cfg->live == CFG_LIVE_ON || (cfg->live == CFG_LIVE_AUTO && app.live_tty);
+
+	/* libnfs mallocs 4 KiB + count per WRITE: keep those off mmap/munmap. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	raise_nofile(cfg->connections);
+	signal(SIGPIPE, SIG_IGN);
+
+	rep.cfg = cfg;
+	rep.limits_note = conn_limits_note(cfg->nfs_version);
+	if (rep.limits_note[0])
+		fprintf(stderr, "nfsload: note: %s\n", rep.limits_note);
+
+	rc = ctl_open(cfg, &app.ctl, err, sizeof(err));
+	if (rc)
+		die(EXIT_RUNTIME, "%s", err);
+	rc = ctl_prepare(app.ctl, &app.fs, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "nfsload: %s\n", err);
+		status = EXIT_RUNTIME;
+		goto cleanup;
+	}
+
+	app.run.cfg = cfg;
+	app.run.files = &app.fs;
+	app.run.layout_bs = conn_max_write(cfg->nfs_version) < (1u << 20) ? 3584 : (1u << 20);
+	max_bs = cfg->bs > app.run.layout_bs ? cfg->bs : app.run.layout_bs;
+	app.run.pattern = run_pattern_new(max_bs);
+	if (op_stats_init_all(app.live_stats, HIST_PRECISE_BITS) ||
+	    op_stats_init_all(rep.ops, HIST_PRECISE_BITS) ||
+	    op_stats_init(&rep.layout, HIST_PRECISE_BITS) || !app.run.pattern)
+		die(EXIT_RUNTIME, "out of memory");
+	setup_loop(&app);
+	start_workers(&app);
+	rep.connect_ns = connect_all(&app);
+	if (rep.connect_ns == UINT64_MAX) {
+		status = EXIT_RUNTIME;
+		goto stop_workers;
+	}
+	for (unsigned i = 0; i < app.nworkers; i++)
+		if (worker_start(&app.workers[i]))
+			die(EXIT_RUNTIME, "cannot start worker thread %u", i);
+
+	for (uint32_t i = 0; i < app.fs.n && !cfg->skip_layout; i++)
+		rep.layout_ran |= app.fs.size[i] < cfg->size;
+	if (rep.layout_ran) {
+		struct op_stats layout[OP_NTYPES];
+
+		if (app.live)
+			fprintf(stderr, "nfsload: laying out %u file%s of %llu bytes\n", cfg->nrfiles,
+				cfg->nrfiles == 1 ? "" : "s", (unsigned long long)cfg->size);
+		rep.layout_ns = run_phase(&app, PHASE_LAYOUT);
+		if (op_stats_init_all(layout, HIST_PRECISE_BITS))
+			die(EXIT_RUNTIME, "out of memory");
+		collect(&app, layout);
+		op_stats_add(&rep.layout, &layout[OP_WRITE]);
+		op_stats_destroy_all(layout);
+	}
+	if (!app.interrupted) {
+		rep.duration_ns = run_phase(&app, PHASE_MAIN);
+		collect(&app, rep.ops);
+	}
+	rep.interrupted = app.interrupted;
+	rep.start_unix_ns = app.start_unix_ns;
+	rep.user_s = tv_s(app.ru_end.ru_utime) - tv_s(app.ru_start.ru_utime);
+	rep.sys_s = tv_s(app.ru_end.ru_stime) - tv_s(app.ru_start.ru_stime);
+	rep.nthreads = app.nworkers;
+	rep.threads = calloc(app.nworkers, sizeof(*rep.threads));
+	rep.nconns = cfg->connections;
+	rep.conns = calloc(cfg->connections, sizeof(*rep.conns));
+	if (!rep.threads || !rep.conns)
+		die(EXIT_RUNTIME, "out of memory");
+	for (unsigned i = 0, k = 0; i < app.nworkers; i++) {
+		struct worker *w = &app.workers[i];
+		uint64_t wall = w->last_done_ns - w->phase_start_ns;
+
+		rep.threads[i].connections = w->nconns;
+		rep.threads[i].busy_pct = wall ? 100.0 * (double)w->cpu_ns / (double)wall : 0;
+		for (unsigned j = 0; j < w->nconns; j++)
+			worker_conn_report(w, j, &rep.conns[k++]);
+	}
+	if (cfg->format == CFG_FORMAT_JSON)
+		report_json(app.out, &rep);
+	else
+		report_text(app.out, &rep);
+	fflush(app.out);
+	if (app.interrupted)
+		status = EXIT_INTERRUPTED;
+	else if (report_total_ops(&rep) == 0)
+		status = EXIT_RUNTIME;
+	if (app.drain_timed_out)
+		fprintf(stderr, "nfsload: some operations never completed (server not answering)\n");
+
+stop_workers:
+	for (unsigned i = 0; i < app.nworkers; i++)
+		if (app.workers[i].started)
+			worker_command(&app.workers[i], WORKER_CMD_EXIT);
+	for (unsigned i = 0; i < app.nworkers; i++)
+		worker_destroy(&app.workers[i]);
+cleanup:
+	if (!cfg->keep && ctl_cleanup(app.ctl, &app.fs, err, sizeof(err)))
+		fprintf(stderr, "nfsload: cleanup: %s\n", err);
+	ctl_free(app.ctl);
+	fileset_destroy(&app.fs);
+	if (app.out != stdout)
+		fclose(app.out);
+	return status;
+}

@@ -1,0 +1,326 @@
+/*
+ * report: text and JSON renderings of a struct report. The JSON schema is
+ * documented in nfsload(1); keep the two in step.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+#include "units.h"
+#include "version.h"
+
+#define BUSY_WARN_PCT 90.0
+
+static const char *const op_names[OP_NTYPES] = { "read", "write" };
+
+static const struct {
+	const char *key;
+	double pct;
+} pcts[] = {
+	{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 }, { "p99.99", 99.99 },
+};
+#define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+uint64_t report_total_ops(const struct report *r)
+{
+	uint64_t n = 0;
+
+	for (int t = 0; t < OP_NTYPES; t++)
+		n += r->ops[t].ops;
+	return n;
+}
+
+bool report_client_bound(const struct report *r)
+{
+	for (unsigned i = 0; i < r->nthreads; i++)
+		if (r->threads[i].busy_pct >= BUSY_WARN_PCT)
+			return true;
+	return false;
+}
+
+static double per_sec(uint64_t n, uint64_t ns)
+{
+	return ns ? (double)n * 1e9 / (double)ns : 0.0;
+}
+
+static double mib_s(uint64_t bytes, uint64_t ns)
+{
+	return per_sec(bytes, ns) / (1024.0 * 1024.0);
+}
+
+static double cpu_us_per_op(const struct report *r)
+{
+	uint64_t n = report_total_ops(r);
+
+	return n ? (r->user_s + r->sys_s) * 1e6 / (double)n : 0.0;
+}
+
+static int by_p99_desc(const void *a, const void *b)
+{
+	const struct conn_report *x = a, *y = b;
+
+	return x->p99_ns < y->p99_ns ? 1 : x->p99_ns > y->p99_ns ? -1 : 0;
+}
+
+static void text_lat(FILE *out, uint64_t ns)
+{
+	char buf[32];
+
+	fprintf(out, " %9s", units_format_duration(ns, buf, sizeof(buf)));
+}
+
+static void text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
+{
+	fprintf(out, "%-6s %10" PRIu64 " %10.0f %9.1f %7" PRIu64, name, s->ops,
+		per_sec(s->ops, ns), mib_s(s->bytes, ns), s->errors);
+	if (s->ops == 0) {
+		fputc('\n', out);
+		return;
+	}
+	text_lat(out, s->lat.min);
+	text_lat(out, (uint64_t)hist_mean(&s->lat));
+	for (size_t i = 0; i < NPCTS; i++)
+		text_lat(out, hist_percentile(&s->lat, pcts[i].pct));
+	text_lat(out, s->lat.max);
+	fputc('\n', out);
+}
+
+static void text_connections(FILE *out, const struct report *r)
+{
+	struct conn_report *sorted;
+	uint64_t lo = UINT64_MAX, hi = 0, idle = 0, failed = 0;
+	char a[32], b[32];
+
+	for (unsigned i = 0; i < r->nconns; i++) {
+		const struct conn_report *c = &r->conns[i];
+
+		lo = c->ops < lo ? c->ops : lo;
+		hi = c->ops > hi ? c->ops : hi;
+		idle += c->ops == 0;
+		failed += c->error[0] != '\0';
+	}
+	fprintf(out, "\nconnections: %u, ops per connection %" PRIu64 "..%" PRIu64
+		", %" PRIu64 " without completions, %" PRIu64 " failed\n",
+		r->nconns, lo, hi, idle, failed);
+	sorted = malloc(r->nconns * sizeof(*sorted));
+	if (!sorted)
+		return;
+	memcpy(sorted, r->conns, r->nconns * sizeof(*sorted));
+	if (r->nconns > 16)
+		qsort(sorted, r->nconns, sizeof(*sorted), by_p99_desc);
+	fprintf(out, "  %-6s %-6s %10s %9s %7s %9s %9s\n", "conn", "thread", "ops", "MiB", "errors",
+		"p50", "p99");
+	for (unsigned i = 0; i < r->nconns; i++) {
+		const struct conn_report *c = &sorted[i];
+
+		/* Short for many connections: the slowest five and every troubled one. */
+		if (r->nconns > 16 && i >= 5 && c->ops && !c->errors && !c->error[0])
+			continue;
+		fprintf(out, "  %-6u %-6u %10" PRIu64 " %9.1f %7" PRIu64 " %9s %9s%s%s\n", c->id,
+			c->worker, c->ops, (double)c->bytes / 1048576.0, c->errors,
+			units_format_duration(c->p50_ns, a, sizeof(a)),
+			units_format_duration(c->p99_ns, b, sizeof(b)), c->error[0] ? "  " : "",
+			c->error);
+	}
+	if (r->nconns > 16)
+		fprintf(out, "  (the slowest 5 by p99 and any with errors or no completions; "
+			"all in --output-format json)\n");
+	free(sorted);
+}
+
+void report_text(FILE *out, const struct report *r)
+{
+	const struct config *cfg = r->cfg;
+	char a[32], b[32], c[32];
+	struct op_stats *tot = NULL;
+	uint64_t ops = report_total_ops(r);
+
+	fprintf(out, "nfsload %s, %s, NFSv%d, %s\n", NFSLOAD_VERSION, cfg->url, cfg->nfs_version,
+		wl_mode_name(cfg->rw));
+	if (r->limits_note[0])
+		fprintf(out, "note: %s\n", r->limits_note);
+	fprintf(out, "workload: %s, bs %s, iodepth %u", wl_mode_name(cfg->rw),
+		units_format_size(cfg->bs, a, sizeof(a)), cfg->iodepth);
+	if (cfg->rw == WL_READWRITE || cfg->rw == WL_RANDRW)
+		fprintf(out, ", %u%% reads", cfg->rwmixread);
+	fprintf(out, ", %u file%s of %s in /%s\n", cfg->nrfiles, cfg->nrfiles == 1 ? "" : "s",
+		units_format_size(cfg->size, b, sizeof(b)), cfg->dir);
+	fprintf(out, "connections: %u on %u thread%s (", cfg->connections, r->nthreads,
+		r->nthreads == 1 ? "" : "s");
+	for (unsigned i = 0; i < r->nthreads; i++)
+		fprintf(out, "%s%u", i ? "+" : "", r->threads[i].connections);
+	fprintf(out, "), all up in %s\n", units_format_duration(r->connect_ns, a, sizeof(a)));
+	if (r->layout_ran)
+		fprintf(out, "layout: %s written in %s (%.1f MiB/s), %" PRIu64 " errors\n",
+			units_format_size(r->layout.bytes, a, sizeof(a)),
+			units_format_duration(r->layout_ns, b, sizeof(b)),
+			mib_s(r->layout.bytes, r->layout_ns), r->layout.errors);
+	else
+		fprintf(out, "layout: not needed (files already at size) or skipped\n");
+	fprintf(out, "measured: %s%s%s%s\n\n", units_format_duration(r->duration_ns, a, sizeof(a)),
+		cfg->ramp_ns ? " after a ramp of " : "",
+		cfg->ramp_ns ? units_format_duration(cfg->ramp_ns, c, sizeof(c)) : "",
+		r->interrupted ? " (interrupted)" : "");
+
+	fprintf(out, "%-6s %10s %10s %9s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "op", "ops",
+		"IOPS", "MiB/s", "errors", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99",
+		"max");
+	for (int t = 0; t < OP_NTYPES; t++)
+		if (r->ops[t].ops || r->ops[t].errors)
+			text_op_row(out, op_names[t], &r->ops[t], r->duration_ns);
+	tot = calloc(1, sizeof(*tot));
+	if (tot && op_stats_init(tot, HIST_PRECISE_BITS) == 0) {
+		for (int t = 0; t < OP_NTYPES; t++)
+			op_stats_add(tot, &r->ops[t]);
+		text_op_row(out, "total", tot, r->duration_ns);
+		op_stats_destroy(tot);
+	}
+	free(tot);
+
+	text_connections(out, r);
+
+	fprintf(out, "\nclient CPU: user %.2f s, system %.2f s, %.2f us per operation; threads busy",
+		r->user_s, r->sys_s, cpu_us_per_op(r));
+	for (unsigned i = 0; i < r->nthreads; i++)
+		fprintf(out, " %.0f%%", r->threads[i].busy_pct);
+	fputc('\n', out);
+	if (report_client_bound(r))
+		fprintf(out, "warning: a worker thread was busy >= %.0f%% of the time: the client limited "
+			"this run, the figures describe nfsload, not the server (add --threads or cores)\n",
+			BUSY_WARN_PCT);
+	if (ops == 0)
+		fprintf(out, "warning: no operation completed\n");
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+	fprintf(out, isfinite(v) ? "%.3f" : "0", v);
+}
+
+static void json_lat(FILE *out, const struct hist *h)
+{
+	fprintf(out, "{\"min\": %" PRIu64 ", \"mean\": ", h->count ? h->min : 0);
+	json_num(out, hist_mean(h));
+	fputs(", \"stdev\": ", out);
+	json_num(out, hist_stdev(h));
+	for (size_t i = 0; i < NPCTS; i++)
+		fprintf(out, ", \"%s\": %" PRIu64, pcts[i].key, hist_percentile(h, pcts[i].pct));
+	fprintf(out, ", \"max\": %" PRIu64 "}", h->max);
+}
+
+static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, bool buckets)
+{
+	fprintf(out, "{\"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
+		", \"iops\": ", s->ops, s->bytes, s->errors);
+	json_num(out, per_sec(s->ops, ns));
+	fputs(", \"mib_s\": ", out);
+	json_num(out, mib_s(s->bytes, ns));
+	fputs(", \"lat_ns\": ", out);
+	json_lat(out, &s->lat);
+	if (buckets) {
+		bool first = true;
+
+		fputs(", \"buckets\": [", out);
+		for (int i = 0; i < s->lat.nbuckets; i++) {
+			uint64_t lo, hi;
+
+			if (!s->lat.counts[i])
+				continue;
+			hist_bucket_range(&s->lat, i, &lo, &hi);
+			fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", lo,
+				hi, s->lat.counts[i]);
+			first = false;
+		}
+		fputc(']', out);
+	}
+	fputc('}', out);
+}
+
+void report_json(FILE *out, const struct report *r)
+{
+	const struct config *cfg = r->cfg;
+	uint64_t ops = 0, bytes = 0, errors = 0;
+	char when[40];
+	time_t secs = (time_t)(r->start_unix_ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(out, "{\n\"nfsload_version\": \"%s\",\n\"start_time\": \"%s\",\n"
+		"\"start_unix_ns\": %" PRId64 ",\n", NFSLOAD_VERSION, when, r->start_unix_ns);
+	fputs("\"settings\": {\"url\": ", out);
+	json_str(out, cfg->url);
+	fprintf(out, ", \"nfs_version\": %d, \"threads\": %u, \"connections\": %u, \"iodepth\": %u, "
+		"\"rw\": \"%s\", \"rwmixread\": %u, \"bs\": %" PRIu64 ", \"size\": %" PRIu64
+		", \"nrfiles\": %u, \"dir\": ", cfg->nfs_version, r->nthreads, cfg->connections,
+		cfg->iodepth, wl_mode_name(cfg->rw), cfg->rwmixread, cfg->bs, cfg->size, cfg->nrfiles);
+	json_str(out, cfg->dir);
+	fprintf(out, ", \"runtime_ns\": %" PRIu64 ", \"io_size\": %" PRIu64 ", \"ramp_time_ns\": %"
+		PRIu64 ", \"timeout_ns\": %" PRIu64 ", \"seed\": %" PRIu64 "},\n", cfg->runtime_ns,
+		cfg->io_size, cfg->ramp_ns, cfg->timeout_ns, cfg->seed);
+	fputs("\"limits_note\": ", out);
+	json_str(out, r->limits_note);
+	fprintf(out, ",\n\"setup\": {\"connect_ns\": %" PRIu64 "},\n", r->connect_ns);
+	fprintf(out, "\"layout\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"stats\": ",
+		r->layout_ran ? "true" : "false", r->layout_ns);
+	json_op(out, &r->layout, r->layout_ns, false);
+	fprintf(out, "},\n\"duration_ns\": %" PRIu64 ",\n\"interrupted\": %s,\n\"ops\": {",
+		r->duration_ns, r->interrupted ? "true" : "false");
+	for (int t = 0; t < OP_NTYPES; t++) {
+		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_names[t]);
+		json_op(out, &r->ops[t], r->duration_ns, true);
+		ops += r->ops[t].ops;
+		bytes += r->ops[t].bytes;
+		errors += r->ops[t].errors;
+	}
+	fprintf(out, "\n},\n\"total\": {\"count\": %" PRIu64 ", \"bytes\": %" PRIu64
+		", \"errors\": %" PRIu64 ", \"iops\": ", ops, bytes, errors);
+	json_num(out, per_sec(ops, r->duration_ns));
+	fputs(", \"mib_s\": ", out);
+	json_num(out, mib_s(bytes, r->duration_ns));
+	fputs("},\n\"cpu\": {\"user_s\": ", out);
+	json_num(out, r->user_s);
+	fputs(", \"sys_s\": ", out);
+	json_num(out, r->sys_s);
+	fputs(", \"us_per_op\": ", out);
+	json_num(out, cpu_us_per_op(r));
+	fprintf(out, ", \"client_bound\": %s},\n\"threads\": [",
+		report_client_bound(r) ? "true" : "false");
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		fprintf(out, "%s{\"connections\": %u, \"busy_pct\": ", i ? ", " : "",
+			r->threads[i].connections);
+		json_num(out, r->threads[i].busy_pct);
+		fputc('}', out);
+	}
+	fputs("],\n\"connections\": [", out);
+	for (unsigned i = 0; i < r->nconns; i++) {
+		const struct conn_report *c = &r->conns[i];
+
+		fprintf(out, "%s\n  {\"id\": %u, \"thread\": %u, \"ops\": %" PRIu64 ", \"bytes\": %"
+			PRIu64 ", \"errors\": %" PRIu64 ", \"lat_ns\": {\"p50\": %" PRIu64
+			", \"p99\": %" PRIu64 "}, \"error\": ", i ? "," : "", c->id, c->worker, c->ops,
+			c->bytes, c->errors, c->p50_ns, c->p99_ns);
+		json_str(out, c->error);
+		fputc('}', out);
+	}
+	fputs("\n]\n}\n", out);
+}

@@ -1,0 +1,59 @@
+/* stats: counters + histogram sets, see include/stats.h. */
+#include <errno.h>
+
+#include "stats.h"
+
+int op_stats_init(struct op_stats *s, int sub_bits)
+{
+	s->ops = s->bytes = s->errors = 0;
+	return hist_init(&s->lat, sub_bits);
+}
+
+void op_stats_destroy(struct op_stats *s)
+{
+	hist_destroy(&s->lat);
+}
+
+void op_stats_reset(struct op_stats *s)
+{
+	s->ops = s->bytes = s->errors = 0;
+	hist_reset(&s->lat);
+}
+
+void op_stats_add(struct op_stats *dst, const struct op_stats *src)
+{
+	dst->ops += src->ops;
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+	hist_add(&dst->lat, &src->lat);
+}
+
+int op_stats_init_all(struct op_stats *s, int sub_bits)
+{
+	for (int t = 0; t < OP_NTYPES; t++) {
+		if (op_stats_init(&s[t], sub_bits)) {
+			while (t-- > 0)
+				op_stats_destroy(&s[t]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void op_stats_destroy_all(struct op_stats *s)
+{
+	for (int t = 0; t < OP_NTYPES; t++)
+		op_stats_destroy(&s[t]);
+}
+
+void op_stats_reset_all(struct op_stats *s)
+{
+	for (int t = 0; t < OP_NTYPES; t++)
+		op_stats_reset(&s[t]);
+}
+
+void op_stats_add_all(struct op_stats *dst, const struct op_stats *src)
+{
+	for (int t = 0; t < OP_NTYPES; t++)
+		op_stats_add(&dst[t], &src[t]);
+}

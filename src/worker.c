@@ -1,0 +1,366 @@
+/*
+ * worker: the per-thread event loop that keeps iodepth operations in flight
+ * on each of its connections and records their latency.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker.h"
+
+struct slot {
+	struct conn_req req;	/* first: conn callbacks hand it back */
+	uint64_t start_ns;
+	enum op_type type;
+	bool busy;
+};
+
+struct wconn {
+	struct worker *w;
+	struct conn *conn;
+	struct wl_stream main_stream, layout_stream, *stream;
+	struct slot *slots;
+	struct slot **free_slots;
+	unsigned nfree;
+	unsigned inflight;
+	bool finished;
+	struct op_stats stats;	/* coarse histogram, all op types */
+};
+
+uint8_t *run_pattern_new(uint64_t max_bs)
+{
+	uint8_t *p = malloc(RUN_PATTERN_PERIOD + max_bs);
+	uint64_t state = UINT64_C(0x6e66736c6f6164);	/* "nfsload" */
+
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < RUN_PATTERN_PERIOD; i += 8) {
+		uint64_t r = wl_rand(&state);
+
+		memcpy(p + i, &r, 8);
+	}
+	for (uint64_t i = 0; i < max_bs; i++)
+		p[RUN_PATTERN_PERIOD + i] = p[i % RUN_PATTERN_PERIOD];
+	return p;
+}
+
+const uint8_t *run_write_data(const struct run *run, uint32_t file, uint64_t offset)
+{
+	return run->pattern + (offset + UINT64_C(4099) * file) % RUN_PATTERN_PERIOD;
+}
+
+static void conn_finish(struct wconn *wc)
+{
+	struct worker *w = wc->w;
+
+	if (wc->finished)
+		return;
+	wc->finished = true;
+	if (--w->active == 0) {
+		w->last_done_ns = now_ns();
+		struct timespec ts;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - w->cpu_ns;
+		atomic_store(&w->phase_done, true);
+		ev_async_send(w->run->main_loop, w->run->wake);
+	}
+}
+
+/* Keeps the connection's queue full; t is "now" for the ops it issues. */
+static void refill(struct wconn *wc, uint64_t t)
+{
+	const struct run *run = wc->w->run;
+	struct wl_op op;
+
+	while (!wc->w->stopping && wc->nfree > 0 && wl_next(wc->stream, &op)) {
+		struct slot *s = wc->free_slots[--wc->nfree];
+		const void *buf = op.type == OP_WRITE ? run_write_data(run, op.file, op.offset) : NULL;
+
+		s->start_ns = t;
+		s->type = op.type;
+		s->busy = true;
+		if (conn_submit(wc->conn, &op, buf, &s->req) < 0) {
+			s->busy = false;
+			wc->free_slots[wc->nfree++] = s;
+			wc->w->ival[op.type].errors++;
+			if (t >= run->measure_start_ns) {
+				wc->w->total[op.type].errors++;
+				wc->stats.errors++;
+			}
+			break;
+		}
+		wc->inflight++;
+	}
+	if (wc->inflight == 0)
+		conn_finish(wc);
+}
+
+static void op_done(void *owner, struct conn_req *req, int status)
+{
+	struct slot *s = (struct slot *)req;
+	struct wconn *wc = owner;
+	uint64_t t = now_ns(), lat = t - s->start_ns;
+
+	s->busy = false;
+	wc->inflight--;
+	wc->free_slots[wc->nfree++] = s;
+	if (!wc->w->stopping) {
+		op_stats_record(&wc->w->ival[s->type], status, lat);
+		if (s->start_ns >= wc->w->run->measure_start_ns) {
+			op_stats_record(&wc->w->total[s->type], status, lat);
+			op_stats_record(&wc->stats, status, lat);
+		}
+	}
+	refill(wc, t);
+}
+
+static void conn_lost(void *owner, struct conn *c)
+{
+	struct wconn *wc = owner;
+	struct worker *w = wc->w;
+
+	(void)c;
+	/* Requests in flight will never complete: count them and free the slots. */
+	for (unsigned k = 0; k < w->run->cfg->iodepth; k++) {
+		struct slot *s = &wc->slots[k];
+
+		if (!s->busy)
+			continue;
+		s->busy = false;
+		w->ival[s->type].errors++;
+		if (!w->stopping && s->start_ns >= w->run->measure_start_ns) {
+			w->total[s->type].errors++;
+			wc->stats.errors++;
+		}
+		wc->free_slots[wc->nfree++] = s;
+	}
+	wc->inflight = 0;
+	conn_finish(wc);
+}
+
+static void start_phase(struct worker *w)
+{
+	enum worker_phase phase = w->run->phase;
+	struct timespec ts;
+	uint64_t t = now_ns();
+
+	w->stopping = false;
+	w->active = w->nconns;
+	w->phase_start_ns = t;
+	w->last_done_ns = t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	op_stats_reset_all(w->total);
+	for (unsigned i = 0; i < w->nconns; i++) {
+		struct wconn *wc = &w->conns[i];
+
+		op_stats_reset(&wc->stats);
+		wc->finished = false;
+		wc->stream = phase == PHASE_LAYOUT ? &wc->layout_stream : &wc->main_stream;
+		if (conn_failed(wc->conn)) {
+			conn_finish(wc);
+			continue;
+		}
+		refill(wc, t);
+		conn_flush(wc->conn);
+	}
+}
+
+static void cmd_cb(struct ev_loop *loop, ev_async *a, int revents)
+{
+	struct worker *w = a->data;
+	unsigned cmds = atomic_exchange(&w->cmds, 0);
+
+	(void)revents;
+	if (cmds & WORKER_CMD_PHASE)
+		start_phase(w);
+	if (cmds & WORKER_CMD_STOP) {
+		w->stopping = true;
+		for (unsigned i = 0; i < w->nconns; i++)
+			if (w->conns[i].inflight == 0)
+				conn_finish(&w->conns[i]);
+	}
+	if (cmds & WORKER_CMD_EXIT)
+		ev_break(loop, EVBREAK_ALL);
+}
+
+static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct worker *w = t->data;
+
+	(void)loop;
+	(void)revents;
+	for (unsigned i = 0; i < w->nconns; i++)
+		conn_tick(w->conns[i].conn);
+	pthread_mutex_lock(&w->snap_mu);
+	op_stats_add_all(w->snap, w->ival);
+	pthread_mutex_unlock(&w->snap_mu);
+	op_stats_reset_all(w->ival);
+}
+
+void worker_take_interval(struct worker *w, struct op_stats *out)
+{
+	pthread_mutex_lock(&w->snap_mu);
+	op_stats_add_all(out, w->snap);
+	op_stats_reset_all(w->snap);
+	pthread_mutex_unlock(&w->snap_mu);
+}
+
+static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
+{
+	const struct config *cfg = w->run->cfg;
+	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
+	uint32_t *ids;
+	int rc;
+
+	wc->w = w;
+	rc = wl_stream_init(&wc->main_stream, id, cfg->connections, cfg->nrfiles, cfg->size,
+			    cfg->bs, wl_mode_random(cfg->rw), read_pct, cfg->seed);
+	if (rc)
+		return rc;
+	/* Layout: the same files, written once, sequentially, skipping full files. */
+	rc = wl_stream_init(&wc->layout_stream, id, cfg->connections, cfg->nrfiles, cfg->size,
+			    w->run->layout_bs, false, 0, cfg->seed);
+	if (rc)
+		return rc;
+	for (uint32_t r = 0; r < wc->layout_stream.nranges; r++) {
+		struct wl_range *range = &wc->layout_stream.ranges[r];
+
+		if (w->run->files->size[range->file] >= cfg->size)
+			range->end = range->start;
+	}
+	wc->layout_stream.pos = wc->layout_stream.ranges ? wc->layout_stream.ranges[0].start : 0;
+	wc->layout_stream.budget = wl_stream_pass_bytes(&wc->layout_stream);
+	if (cfg->io_size) {
+		uint64_t share = cfg->io_size / cfg->connections;
+
+		wc->main_stream.budget = share + (id < cfg->io_size % cfg->connections ? 1 : 0);
+	}
+
+	wc->slots = calloc(cfg->iodepth, sizeof(*wc->slots));
+	wc->free_slots = calloc(cfg->iodepth, sizeof(*wc->free_slots));
+	ids = calloc(wc->main_stream.nranges + 1, sizeof(*ids));
+	if (!wc->slots || !wc->free_slots || !ids) {
+		free(ids);
+		return -ENOMEM;
+	}
+	for (unsigned k = 0; k < cfg->iodepth; k++) {
+		wc->free_slots[k] = &wc->slots[k];
+	}
+	wc->nfree = cfg->iodepth;
+	for (uint32_t r = 0; r < wc->main_stream.nranges; r++)
+		ids[r] = wc->main_stream.ranges[r].file;
+	rc = conn_new(cfg, id, ids, wc->main_stream.nranges, &wc->conn);
+	free(ids);
+	if (rc)
+		return rc;
+	return op_stats_init(&wc->stats, HIST_COARSE_BITS);
+}
+
+int worker_init(struct worker *w, unsigned id, struct run *run, unsigned first_id,
+		unsigned nconns)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->run = run;
+	w->nconns = nconns;
+	pthread_mutex_init(&w->snap_mu, NULL);
+	w->conns = calloc(nconns, sizeof(*w->conns));
+	if (!w->conns)
+		return -ENOMEM;
+	if (op_stats_init_all(w->total, HIST_PRECISE_BITS) ||
+	    op_stats_init_all(w->ival, HIST_PRECISE_BITS) ||
+	    op_stats_init_all(w->snap, HIST_PRECISE_BITS))
+		return -ENOMEM;
+	for (unsigned i = 0; i < nconns; i++) {
+		int rc = wconn_init(w, &w->conns[i], first_id + i);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+struct conn *worker_conn(struct worker *w, unsigned i)
+{
+	return w->conns[i].conn;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	ev_run(w->loop, 0);
+	return NULL;
+}
+
+int worker_start(struct worker *w)
+{
+	sigset_t all, old;
+	int rc;
+
+	w->loop = ev_loop_new(EVBACKEND_EPOLL);
+	if (!w->loop)
+		return -ENOMEM;
+	ev_async_init(&w->cmd_async, cmd_cb);
+	w->cmd_async.data = w;
+	ev_async_start(w->loop, &w->cmd_async);
+	ev_timer_init(&w->tick, tick_cb, 1., 1.);
+	w->tick.data = w;
+	ev_timer_start(w->loop, &w->tick);
+	for (unsigned i = 0; i < w->nconns; i++)
+		conn_attach(w->conns[i].conn, w->loop, &w->conns[i], op_done, conn_lost);
+	/* Signals belong to the main thread's loop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	w->started = true;
+	return 0;
+}
+
+void worker_command(struct worker *w, enum worker_cmd cmd)
+{
+	atomic_fetch_or(&w->cmds, (unsigned)cmd);
+	ev_async_send(w->loop, &w->cmd_async);
+}
+
+void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r)
+{
+	const struct wconn *wc = &w->conns[i];
+
+	r->id = conn_id(wc->conn);
+	r->worker = w->id;
+	r->ops = wc->stats.ops;
+	r->bytes = wc->stats.bytes;
+	r->errors = wc->stats.errors;
+	r->p50_ns = hist_percentile(&wc->stats.lat, 50);
+	r->p99_ns = hist_percentile(&wc->stats.lat, 99);
+	r->error = conn_error(wc->conn);
+}
+
+void worker_destroy(struct worker *w)
+{
+	if (w->started)
+		pthread_join(w->thread, NULL);
+	for (unsigned i = 0; w->conns && i < w->nconns; i++) {
+		struct wconn *wc = &w->conns[i];
+
+		conn_free(wc->conn);
+		wl_stream_destroy(&wc->main_stream);
+		wl_stream_destroy(&wc->layout_stream);
+		op_stats_destroy(&wc->stats);
+		free(wc->slots);
+		free(wc->free_slots);
+	}
+	free(w->conns);
+	op_stats_destroy_all(w->total);
+	op_stats_destroy_all(w->ival);
+	op_stats_destroy_all(w->snap);
+	if (w->loop)
+		ev_loop_destroy(w->loop);
+	pthread_mutex_destroy(&w->snap_mu);
+}

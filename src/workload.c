@@ -1,0 +1,169 @@
+/*
+ * workload: offsets, mix and file mapping for one connection's stream.
+ * See include/workload.h for the mapping rules.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload.h"
+
+static const char *const mode_names[] = {
+	[WL_READ] = "read", [WL_WRITE] = "write",
+	[WL_RANDREAD] = "randread", [WL_RANDWRITE] = "randwrite",
+	[WL_READWRITE] = "readwrite", [WL_RANDRW] = "randrw",
+};
+
+const char *wl_mode_name(enum wl_mode m)
+{
+	return mode_names[m];
+}
+
+int wl_mode_parse(const char *s, enum wl_mode *m)
+{
+	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
+		if (strcmp(s, mode_names[i]) == 0) {
+			*m = (enum wl_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+bool wl_mode_random(enum wl_mode m)
+{
+	return m == WL_RANDREAD || m == WL_RANDWRITE || m == WL_RANDRW;
+}
+
+unsigned wl_mode_read_pct(enum wl_mode m, unsigned rwmixread)
+{
+	switch (m) {
+	case WL_READ:
+	case WL_RANDREAD:
+		return 100;
+	case WL_WRITE:
+	case WL_RANDWRITE:
+		return 0;
+	default:
+		return rwmixread;
+	}
+}
+
+uint64_t wl_rand(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) without modulo bias worth measuring (Lemire). */
+static uint64_t rand_below(uint64_t *state, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)wl_rand(state) * n) >> 64);
+}
+
+static uint64_t nblocks(uint64_t bytes, uint64_t bs)
+{
+	return (bytes + bs - 1) / bs;
+}
+
+int wl_stream_init(struct wl_stream *s, uint32_t conn, uint32_t nconns,
+		   uint32_t nfiles, uint64_t file_size, uint64_t bs,
+		   bool random, unsigned read_pct, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	s->random = random;
+	s->read_pct = read_pct;
+	s->bs = bs;
+	s->file_size = file_size;
+	s->budget = UINT64_MAX;
+	s->rng = seed ^ (UINT64_C(0x6a09e667f3bcc909) * (conn + 1));
+	if (nfiles == 0 || nconns == 0 || conn >= nconns)
+		return 0;
+
+	if (nfiles >= nconns) {
+		uint32_t n = (nfiles - conn + nconns - 1) / nconns;
+
+		s->ranges = calloc(n, sizeof(*s->ranges));
+		if (!s->ranges)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < n; i++)
+			s->ranges[i] = (struct wl_range){ conn + i * nconns, 0, file_size };
+		s->nranges = n;
+		return 0;
+	}
+
+	s->ranges = calloc(1, sizeof(*s->ranges));
+	if (!s->ranges)
+		return -ENOMEM;
+	uint32_t file = conn % nfiles;
+	uint64_t sharers = (nconns - file + nfiles - 1) / nfiles;
+	uint64_t k = conn / nfiles, nb = nblocks(file_size, bs);
+	uint64_t start = k * nb / sharers * bs, end = (k + 1) * nb / sharers * bs;
+
+	if (end > file_size)
+		end = file_size;
+	/* More sharers than blocks: this one gets no slice of its own. */
+	if (random || start >= end) {
+		start = 0;
+		end = file_size;
+	}
+	s->ranges[0] = (struct wl_range){ file, start, end };
+	s->nranges = 1;
+	s->pos = start;
+	return 0;
+}
+
+void wl_stream_destroy(struct wl_stream *s)
+{
+	free(s->ranges);
+	s->ranges = NULL;
+	s->nranges = 0;
+}
+
+uint64_t wl_stream_pass_bytes(const struct wl_stream *s)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < s->nranges; i++)
+		sum += s->ranges[i].end - s->ranges[i].start;
+	return sum;
+}
+
+bool wl_next(struct wl_stream *s, struct wl_op *op)
+{
+	const struct wl_range *r;
+	uint64_t left;
+
+	if (s->nranges == 0 || s->budget == 0)
+		return false;
+	if (s->random) {
+		r = &s->ranges[s->nranges == 1 ? 0 : rand_below(&s->rng, s->nranges)];
+		op->offset = rand_below(&s->rng, nblocks(s->file_size, s->bs)) * s->bs;
+	} else {
+		/* Empty ranges (files the layout phase leaves alone) are skipped. */
+		for (uint32_t tries = 0; s->pos >= s->ranges[s->cur].end; tries++) {
+			if (tries == s->nranges)
+				return false;
+			s->cur = (s->cur + 1) % s->nranges;
+			s->pos = s->ranges[s->cur].start;
+		}
+		r = &s->ranges[s->cur];
+		op->offset = s->pos;
+		s->pos += s->bs;
+	}
+	left = (s->random ? s->file_size : r->end) - op->offset;
+	op->len = (uint32_t)(left < s->bs ? left : s->bs);
+	if (op->len > s->budget)
+		op->len = (uint32_t)s->budget;
+	if (s->budget != UINT64_MAX)
+		s->budget -= op->len;
+	op->file = r->file;
+	op->range = (uint32_t)(r - s->ranges);
+	op->type = OP_WRITE;
+	if (s->read_pct == 100 || (s->read_pct > 0 && rand_below(&s->rng, 100) < s->read_pct))
+		op->type = OP_READ;
+	return true;
+}
