@@ -230,6 +230,7 @@ const char *conn_error(const struct conn *c)
 /* ---- parallel set-up: mount, then open every file ---- */
 
 static void setup_start_next(struct conn_setup *s);
+static void open_cb(int err, struct nfs_context *nfs, void *data, void *priv);
 
 static void setup_finished(struct conn *c, bool ok)
 {
@@ -247,10 +248,26 @@ static void setup_finished(struct conn *c, bool ok)
 	setup_start_next(s);
 }
 
+/*
+ * Files open one after another: NFSv4.0 OPENs from one open-owner must not
+ * overlap (libnfs uses one owner per context; parallel OPENs fail with
+ * BAD_SEQID), and the handles stay in the order of file_ids.
+ */
+static int open_next(struct conn *c)
+{
+	char path[300];
+
+	conn_file_path(c->cfg, c->file_ids[c->nfiles - c->opens_pending], path, sizeof(path));
+	if (nfs_open_async(c->nfs, path, O_RDWR, open_cb, c) < 0) {
+		set_error(c, "open", nfs_get_error(c->nfs));
+		return -EIO;
+	}
+	return 0;
+}
+
 static void open_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 {
 	struct conn *c = priv;
-	uint32_t i = c->nfiles - c->opens_pending;
 
 	(void)nfs;
 	if (c->state != CONN_OPENING)
@@ -260,17 +277,18 @@ static void open_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 		setup_finished(c, false);
 		return;
 	}
-	c->fhs[i] = data;
+	c->fhs[c->nfiles - c->opens_pending] = data;
 	if (--c->opens_pending == 0) {
 		c->state = CONN_READY;
 		setup_finished(c, true);
+	} else if (open_next(c) < 0) {
+		setup_finished(c, false);
 	}
 }
 
 static void mount_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 {
 	struct conn *c = priv;
-	char path[300];
 	int one = 1;
 
 	if (err < 0) {
@@ -284,16 +302,8 @@ static void mount_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 	if (c->nfiles == 0) {
 		c->state = CONN_READY;
 		setup_finished(c, true);
-		return;
-	}
-	/* One at a time keeps the handles in the order of file_ids. */
-	for (uint32_t i = 0; i < c->nfiles; i++) {
-		conn_file_path(c->cfg, c->file_ids[i], path, sizeof(path));
-		if (nfs_open_async(nfs, path, O_RDWR, open_cb, c) < 0) {
-			set_error(c, "open", nfs_get_error(nfs));
-			setup_finished(c, false);
-			return;
-		}
+	} else if (open_next(c) < 0) {
+		setup_finished(c, false);
 	}
 }
 

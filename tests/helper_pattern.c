@@ -1,0 +1,46 @@
+/*
+ * helper_pattern FILE FILE_ID SIZE: checks that the first SIZE bytes of FILE
+ * (read straight from the export directory on disk, not through NFS) are the
+ * bytes nfsload writes for file FILE_ID. Prints the first difference.
+ * Exit 0 on a match, 1 on a difference or a short file, 2 on bad usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "worker.h"
+
+int main(int argc, char **argv)
+{
+	struct run run = { 0 };
+	unsigned long long size, off = 0;
+	unsigned file;
+	FILE *f;
+	int ch;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: helper_pattern FILE FILE_ID SIZE\n");
+		return 2;
+	}
+	file = (unsigned)strtoul(argv[2], NULL, 10);
+	size = strtoull(argv[3], NULL, 10);
+	run.pattern = run_pattern_new(1);
+	f = fopen(argv[1], "rb");
+	if (!f || !run.pattern) {
+		perror(argv[1]);
+		return 1;
+	}
+	for (; off < size && (ch = getc(f)) != EOF; off++) {
+		unsigned want = *run_write_data(&run, file, off);
+
+		if ((unsigned)ch != want) {
+			printf("%s: byte %llu is 0x%02x, expected 0x%02x\n", argv[1], off, ch, want);
+			return 1;
+		}
+	}
+	if (off < size) {
+		printf("%s: %llu bytes, expected %llu\n", argv[1], off, size);
+		return 1;
+	}
+	fclose(f);
+	return 0;
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Integration tests: nfsload against a real nfs-ganesha on loopback, data in a
+# real directory. Needs NFSLOAD (the binary) and HELPERS (build/tests).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+NFSLOAD=${NFSLOAD:-build/nfsload}
+HELPERS=${HELPERS:-build/tests}
+NFSLOAD=$(realpath "$NFSLOAD")
+
+# nl ARGS...: nfsload bounded in time; stdout to $OUT, stderr to $ERR, status in $RC.
+OUT=$TMP/out
+ERR=$TMP/err
+nl() {
+	RC=0
+	t_run_bounded 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+jqv() { jq -r "$1" "$OUT"; }
+
+# files_match NAME DIR N SIZE: every file on disk holds the bytes nfsload writes.
+files_match() {
+	local name=$1 dir=$2 n=$3 size=$4 i bad=""
+	for ((i = 0; i < n; i++)); do
+		"$HELPERS/helper_pattern" "$dir/$(printf 'file.%06u' "$i")" "$i" "$size" >>"$TMP/pattern" ||
+			bad="$bad $i"
+	done
+	check_eq "$name" "" "$bad"
+}
+
+t_start_server || exit 1
+echo "# nfsload: $("$NFSLOAD" --version)"
+
+for v in 3 4; do
+	url=$URL3
+	wbs=64k
+	if [[ $v == 4 ]]; then
+		url=$URL4
+		wbs=2k	# libnfs 4.0 cannot send larger NFSv4 writes
+	fi
+	d=v$v.seq
+
+	# Sequential write over 4 connections sharing 2 files: data lands byte-exact.
+	nl --dir "$d" -c 4 -t 2 -q 4 --rw write --bs "$wbs" --size 3m --nrfiles 2 --skip-layout \
+		--keep --output-format json "$url"
+	check_eq "v$v seq write: exit 0" 0 "$RC"
+	check_eq "v$v seq write: no errors" 0 "$(jqv .total.errors)"
+	check_eq "v$v seq write: one pass writes exactly the file set" $((6 << 20)) "$(jqv .ops.write.bytes)"
+	files_match "v$v seq write: files on disk hold the written bytes" "$EXPORT_DIR/$d" 2 $((3 << 20))
+	check_eq "v$v seq write: work dir marked" 1 "$(find "$EXPORT_DIR/$d" -name .nfsload-owner | wc -l)"
+
+	# Random writes into the same files keep the content function of the offset.
+	nl --dir "$d" -c 3 -t 2 -q 8 --rw randwrite --bs "$wbs" --size 3m --nrfiles 2 --runtime 2s \
+		--keep --output-format json "$url"
+	check_eq "v$v rand write: exit 0" 0 "$RC"
+	check_ge "v$v rand write: writes completed" 1 "$(jqv .ops.write.count)"
+	check_eq "v$v rand write: no layout (files at size)" false "$(jqv .layout.ran)"
+	files_match "v$v rand write: files still byte-exact" "$EXPORT_DIR/$d" 2 $((3 << 20))
+
+	for rw in read randread; do
+		nl --dir "$d" -c 4 -t 2 -q 4 --rw $rw --bs 16k --size 3m --nrfiles 2 --runtime 2s \
+			--keep --output-format json "$url"
+		check_eq "v$v $rw: exit 0" 0 "$RC"
+		check_ge "v$v $rw: reads completed" 100 "$(jqv .ops.read.count)"
+		check_eq "v$v $rw: no errors" 0 "$(jqv .total.errors)"
+		check_eq "v$v $rw: every read returned a full block" \
+			"$(jqv '.ops.read.count * 16384')" "$(jqv .ops.read.bytes)"
+		check_eq "v$v $rw: every connection read" 4 "$(jqv '[.connections[] | select(.ops > 0)] | length')"
+	done
+
+	# Without --keep the tool removes what it created, and only that.
+	echo keep-me >"$EXPORT_DIR/foreign-v$v.txt"
+	nl --dir v$v.fresh -c 2 -q 2 --rw randrw --bs "$wbs" --size 1m --nrfiles 3 --runtime 1s "$url"
+	check_eq "v$v randrw fresh dir: exit 0" 0 "$RC"
+	check_match "v$v randrw: text report has both op rows" $'read .*\nwrite ' "$(cat "$OUT")"
+	check "v$v cleanup: work dir removed" test ! -e "$EXPORT_DIR/v$v.fresh"
+	check_eq "v$v cleanup: foreign file untouched" keep-me "$(cat "$EXPORT_DIR/foreign-v$v.txt")"
+done
+
+# A layout phase creates and fills files before reads (fio's nfs engine cannot).
+nl --dir layout -c 2 -q 4 --rw randread --size 5m --nrfiles 3 --runtime 1s --keep --output-format json "$URL3"
+check_eq "layout: ran" true "$(jqv .layout.ran)"
+check_eq "layout: wrote the whole file set" $((15 << 20)) "$(jqv .layout.stats.bytes)"
+files_match "layout: files on disk are laid out byte-exact" "$EXPORT_DIR/layout" 3 $((5 << 20))
+nl --dir layout -c 2 -q 4 --rw randread --size 5m --nrfiles 3 --runtime 1s --output-format json "$URL3"
+check_eq "layout: skipped when the files are at size" false "$(jqv .layout.ran)"
+check "layout: files laid out earlier are kept (not created by this run)" test -e "$EXPORT_DIR/layout/file.000002"
+
+# 64 connections on 2 threads at iodepth 4.
+nl --dir many -t 2 -c 64 -q 4 --rw randread --bs 4k --size 8m --nrfiles 8 --runtime 3s --output-format json "$URL3"
+check_eq "64 conns: exit 0" 0 "$RC"
+check "64 conns: JSON parses" jq -e . "$OUT"
+check_eq "64 conns: 64 connections reported" 64 "$(jqv '.connections | length')"
+check_eq "64 conns: split 32+32" "32 32" "$(jqv '[.threads[].connections] | map(tostring) | join(" ")')"
+check_eq "64 conns: every connection completed operations" 0 "$(jqv '[.connections[] | select(.ops == 0)] | length')"
+check_eq "64 conns: histogram count == operations" "$(jqv .ops.read.count)" "$(jqv '[.ops.read.buckets[][2]] | add')"
+check_eq "64 conns: connection ops add up to the total" "$(jqv .total.count)" "$(jqv '[.connections[].ops] | add')"
+check_eq "64 conns: percentiles monotone" true \
+	"$(jqv '.ops.read.lat_ns | [.min, .p50, .p90, .p99, .["p99.9"], .["p99.99"], .max] | . == sort')"
+check_eq "64 conns: no errors" 0 "$(jqv .total.errors)"
+
+# --io-size stops after exactly that much data; remainder spread, none dropped.
+nl --dir iosize -t 2 -c 3 -q 2 --rw randread --bs 4k --size 2m --io-size 1000k --output-format json "$URL3"
+check_eq "io-size: exact bytes" $((1000 * 1024)) "$(jqv .total.bytes)"
+check_eq "io-size: 3 connections on 2 threads (2+1)" "2 1" "$(jqv '[.threads[].connections] | map(tostring) | join(" ")')"
+
+# Ctrl-C stops cleanly, reports what was measured, cleans up.
+"$NFSLOAD" --quiet --dir sigint -c 2 -q 2 --size 2m --runtime 60s --output-format json "$URL3" >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+RC=0
+wait "$pid" || RC=$?
+check_eq "SIGINT: exit 130" 130 "$RC"
+check_eq "SIGINT: report says interrupted" true "$(jqv .interrupted)"
+check_ge "SIGINT: operations measured before it" 1 "$(jqv .total.count)"
+check "SIGINT: work dir removed" test ! -e "$EXPORT_DIR/sigint"
+
+# Bad input: exit 2, one line naming the option, nothing written to the server.
+before=$(find "$EXPORT_DIR" | sort | md5sum)
+bad() {
+	local name=$1 pattern=$2
+	shift 2
+	nl "$@"
+	check_eq "bad input $name: exit 2" 2 "$RC"
+	check_match "bad input $name: message" "$pattern" "$(cat "$ERR")"
+	check_eq "bad input $name: one line" 1 "$(wc -l <"$ERR")"
+}
+bad "unknown option" "unknown option '--frobnicate'" --frobnicate "$URL3"
+bad "bad size unit" "^nfsload: --bs: '4q' is not a size" --bs 4q "$URL3"
+bad "zero connections" "^nfsload: --connections: 0 is out of range" --connections 0 "$URL3"
+bad "negative iodepth" "^nfsload: --iodepth: '-1' is not a whole number" --iodepth -1 "$URL3"
+bad "bs larger than file" "^nfsload: --bs: .* is larger than --size" --bs 1m --size 512k "$URL3"
+bad "bad rw" "^nfsload: --rw: 'sideways' is not a mode" --rw sideways "$URL3"
+bad "bad runtime" "^nfsload: --runtime: '5parsecs' is not a duration" --runtime 5parsecs "$URL3"
+bad "v4 big write" "^nfsload: --bs: 65536-byte NFSv4 writes" --rw write --bs 64k "$URL4"
+bad "not a URL" "^nfsload: URL: .* does not start with nfs://" "http://127.0.0.1/export"
+bad "URL without export" "^nfsload: URL: no export path" "nfs://127.0.0.1"
+bad "URL bad port" "^nfsload: URL: nfsport=99999 is not a port" "nfs://127.0.0.1/export?nfsport=99999"
+bad "URL unknown arg" "^nfsload: URL: unknown argument 'rsize'" "nfs://127.0.0.1/export?rsize=65536&nfsport=1"
+bad "no URL" "^nfsload: no URL given" -c 2
+check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
+
+# Unreachable port: fails fast with a clear line, exit 1.
+port=$(t_free_port)
+start=$SECONDS
+nl "nfs://127.0.0.1/export?version=3&nfsport=$port&mountport=$port"
+check_eq "unreachable port: exit 1" 1 "$RC"
+check_match "unreachable port: message" "^nfsload: cannot mount 127.0.0.1:/export" "$(cat "$ERR")"
+check_le "unreachable port: fails within 10 s" 10 $((SECONDS - start))
+nl "nfs://127.0.0.1/nonexistent?version=3&nfsport=$NFS_PORT&mountport=$MNT_PORT"
+check_eq "missing export: exit 1" 1 "$RC"
+check_match "missing export: message" "^nfsload: cannot mount 127.0.0.1:/nonexistent" "$(cat "$ERR")"
+
+# A foreign, non-empty directory named as the work directory is refused.
+mkdir -p "$EXPORT_DIR/theirs"
+echo precious >"$EXPORT_DIR/theirs/data"
+nl --dir theirs -c 1 --size 1m --runtime 1s "$URL3"
+check_eq "foreign dir: exit 1" 1 "$RC"
+check_match "foreign dir: message" "^nfsload: --dir: 'theirs' exists, is not empty" "$(cat "$ERR")"
+check_eq "foreign dir: data untouched" "precious" "$(cat "$EXPORT_DIR/theirs/data")"
+check_eq "foreign dir: nothing added" "data" "$(ls -A "$EXPORT_DIR/theirs")"
+
+t_summary
