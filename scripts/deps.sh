@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Install the Debian packages nfsload needs, only those missing.
+#
+#   scripts/deps.sh [build|test|demo|bench]      (default: build)
+#
+# As root: apt-get installs what is missing (apt-get update only then). Not root and
+# something missing: one line saying what to run, exit 1. Silent when all is present.
+set -euo pipefail
+
+what=${1:-build}
+build_pkgs=(gcc make pkg-config libnfs-dev libev-dev)
+test_pkgs=(libcmocka-dev nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
+	jq python3 procps iproute2)
+
+case $what in
+build) pkgs=("${build_pkgs[@]}") ;;
+test | demo | bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+*)
+	echo "usage: $0 [build|test|demo|bench]" >&2
+	exit 2
+	;;
+esac
+
+missing=()
+for pkg in "${pkgs[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) || status=
+	if [[ $status != "install ok installed" ]]; then
+		missing+=("$pkg")
+	fi
+done
+if ((${#missing[@]} == 0)); then
+	exit 0
+fi
+
+if [[ $(id -u) != 0 ]]; then
+	echo "missing packages: ${missing[*]}; run: sudo apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q "${missing[@]}"
