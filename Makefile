@@ -70,7 +70,8 @@ unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 integration: $(BUILD)/nfsload $(HELPER_BINS)
-	NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests tests/integration.sh
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp NFSLOAD=$(BUILD)/nfsload \
+		HELPERS=$(BUILD)/tests tests/integration.sh
 
 test: deps-test
 	@$(MAKE) --no-print-directory unit

@@ -44,6 +44,12 @@ typedef void (*conn_fail_fn)(void *owner, struct conn *c);
  */
 int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
 	     uint32_t nfiles, struct conn **out);
+/*
+ * Closes the connection's files (NFSv4 CLOSE releases the server's open
+ * state), synchronously: only once it is detached from its loop. Skips a
+ * failed connection and stops at the first error.
+ */
+void conn_close_files(struct conn *c);
 /* Destroys the libnfs context (pending callbacks are dropped). NULL is a no-op. */
 void conn_free(struct conn *c);
 

@@ -97,7 +97,10 @@ void worker_command(struct worker *w, enum worker_cmd cmd);
 /* Adds and clears the statistics since the last call (takes the mutex). */
 void worker_take_interval(struct worker *w, struct op_stats *out);
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r);
-/* Joins the thread (after WORKER_CMD_EXIT) and frees everything. */
-void worker_destroy(struct worker *w);
+/*
+ * Joins the thread (after WORKER_CMD_EXIT) and frees everything; with
+ * close_files, closes the files of healthy connections first.
+ */
+void worker_destroy(struct worker *w, bool close_files);
 
 #endif

@@ -313,7 +313,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 
 	set_defaults(cfg);
 	opterr = 0;
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc then also drops state left by an earlier parse */
 	while (rc == 0 && (c = getopt_long(argc, argv, ":t:c:q:b:hV", long_opts, NULL)) != -1) {
 		const char *arg = optarg;
 

@@ -196,6 +196,20 @@ int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
 	return 0;
 }
 
+void conn_close_files(struct conn *c)
+{
+	if (c->state != CONN_READY)
+		return;
+	/* Synchronous: the loop that served this context is gone by now. */
+	for (uint32_t i = 0; i < c->nfiles; i++) {
+		if (c->fhs[i] && nfs_close(c->nfs, c->fhs[i]) < 0) {
+			c->state = CONN_FAILED;
+			return;	/* the server stopped answering: don't wait on each file */
+		}
+		c->fhs[i] = NULL;
+	}
+}
+
 void conn_free(struct conn *c)
 {
 	if (!c)
@@ -327,7 +341,8 @@ static int conn_start_mount(struct conn *c)
 	/* Contexts made in the same second would share a v4 client id. */
 	snprintf(name, sizeof(name), "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
 		 (unsigned long long)now_ns());
-	nfs4_set_client_name(c->nfs, name);
+	if (c->cfg->nfs_version == 4)
+		nfs4_set_client_name(c->nfs, name);
 	c->state = CONN_MOUNTING;
 	rc = nfs_mount_async(c->nfs, url->server, url->path, mount_cb, c);
 	nfs_destroy_url(url);
@@ -542,7 +557,8 @@ int ctl_open(const struct config *cfg, struct ctl **out, char *err, size_t len)
 	nfs_set_timeout(ctl->nfs, (int)(cfg->timeout_ns / 1000000));
 	snprintf(name, sizeof(name), "nfsload-%ld-ctl-%llx", (long)getpid(),
 		 (unsigned long long)now_ns());
-	nfs4_set_client_name(ctl->nfs, name);
+	if (cfg->nfs_version == 4)
+		nfs4_set_client_name(ctl->nfs, name);
 	rc = nfs_mount(ctl->nfs, url->server, url->path);
 	nfs_destroy_url(url);
 	if (rc < 0) {

@@ -251,6 +251,30 @@ static void collect(struct app *app, struct op_stats *ops)
 		op_stats_add_all(ops, app->workers[i].total);
 }
 
+/* The report's run-wide figures: CPU, the thread split, every connection. */
+static void fill_report(struct app *app, struct report *r)
+{
+	r->interrupted = app->interrupted;
+	r->start_unix_ns = app->start_unix_ns;
+	r->user_s = tv_s(app->ru_end.ru_utime) - tv_s(app->ru_start.ru_utime);
+	r->sys_s = tv_s(app->ru_end.ru_stime) - tv_s(app->ru_start.ru_stime);
+	r->nthreads = app->nworkers;
+	r->threads = calloc(app->nworkers, sizeof(*r->threads));
+	r->nconns = app->cfg.connections;
+	r->conns = calloc(r->nconns, sizeof(*r->conns));
+	if (!r->threads || !r->conns)
+		die(EXIT_RUNTIME, "out of memory");
+	for (unsigned i = 0, k = 0; i < app->nworkers; i++) {
+		struct worker *w = &app->workers[i];
+		uint64_t wall = w->last_done_ns - w->phase_start_ns;
+
+		r->threads[i].connections = w->nconns;
+		r->threads[i].busy_pct = wall ? 100.0 * (double)w->cpu_ns / (double)wall : 0;
+		for (unsigned j = 0; j < w->nconns; j++)
+			worker_conn_report(w, j, &r->conns[k++]);
+	}
+}
+
 static void setup_loop(struct app *app)
 {
 	app->loop = ev_default_loop(EVBACKEND_EPOLL);
@@ -396,25 +420,7 @@ int main(int argc, char **argv)
 		rep.duration_ns = run_phase(&app, PHASE_MAIN);
 		collect(&app, rep.ops);
 	}
-	rep.interrupted = app.interrupted;
-	rep.start_unix_ns = app.start_unix_ns;
-	rep.user_s = tv_s(app.ru_end.ru_utime) - tv_s(app.ru_start.ru_utime);
-	rep.sys_s = tv_s(app.ru_end.ru_stime) - tv_s(app.ru_start.ru_stime);
-	rep.nthreads = app.nworkers;
-	rep.threads = calloc(app.nworkers, sizeof(*rep.threads));
-	rep.nconns = cfg->connections;
-	rep.conns = calloc(cfg->connections, sizeof(*rep.conns));
-	if (!rep.threads || !rep.conns)
-		die(EXIT_RUNTIME, "out of memory");
-	for (unsigned i = 0, k = 0; i < app.nworkers; i++) {
-		struct worker *w = &app.workers[i];
-		uint64_t wall = w->last_done_ns - w->phase_start_ns;
-
-		rep.threads[i].connections = w->nconns;
-		rep.threads[i].busy_pct = wall ? 100.0 * (double)w->cpu_ns / (double)wall : 0;
-		for (unsigned j = 0; j < w->nconns; j++)
-			worker_conn_report(w, j, &rep.conns[k++]);
-	}
+	fill_report(&app, &rep);
 	if (cfg->format == CFG_FORMAT_JSON)
 		report_json(app.out, &rep);
 	else
@@ -432,12 +438,20 @@ stop_workers:
 		if (app.workers[i].started)
 			worker_command(&app.workers[i], WORKER_CMD_EXIT);
 	for (unsigned i = 0; i < app.nworkers; i++)
-		worker_destroy(&app.workers[i]);
+		worker_destroy(&app.workers[i], !app.drain_timed_out);
+	free(app.workers);
+	ev_loop_destroy(app.loop);
 cleanup:
 	if (!cfg->keep && ctl_cleanup(app.ctl, &app.fs, err, sizeof(err)))
 		fprintf(stderr, "nfsload: cleanup: %s\n", err);
 	ctl_free(app.ctl);
 	fileset_destroy(&app.fs);
+	op_stats_destroy_all(app.live_stats);
+	op_stats_destroy_all(rep.ops);
+	op_stats_destroy(&rep.layout);
+	free(rep.threads);
+	free(rep.conns);
+	free((void *)app.run.pattern);
 	if (app.out != stdout)
 		fclose(app.out);
 	return status;

@@ -342,13 +342,17 @@ void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *
 	r->error = conn_error(wc->conn);
 }
 
-void worker_destroy(struct worker *w)
+void worker_destroy(struct worker *w, bool close_files)
 {
 	if (w->started)
 		pthread_join(w->thread, NULL);
 	for (unsigned i = 0; w->conns && i < w->nconns; i++) {
 		struct wconn *wc = &w->conns[i];
 
+		if (wc->conn)
+			conn_detach(wc->conn);
+		if (close_files && wc->conn)
+			conn_close_files(wc->conn);
 		conn_free(wc->conn);
 		wl_stream_destroy(&wc->main_stream);
 		wl_stream_destroy(&wc->layout_stream);

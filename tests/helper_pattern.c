@@ -15,7 +15,7 @@ int main(int argc, char **argv)
 	unsigned long long size, off = 0;
 	unsigned file;
 	FILE *f;
-	int ch;
+	int ch, rc = 0;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: helper_pattern FILE FILE_ID SIZE\n");
@@ -34,13 +34,15 @@ int main(int argc, char **argv)
 
 		if ((unsigned)ch != want) {
 			printf("%s: byte %llu is 0x%02x, expected 0x%02x\n", argv[1], off, ch, want);
-			return 1;
+			rc = 1;
+			break;
 		}
 	}
-	if (off < size) {
+	if (rc == 0 && off < size) {
 		printf("%s: %llu bytes, expected %llu\n", argv[1], off, size);
-		return 1;
+		rc = 1;
 	}
 	fclose(f);
-	return 0;
+	free((void *)run.pattern);
+	return rc;
 }

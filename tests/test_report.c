@@ -1,0 +1,655 @@
+/*
+ * report unit tests: a struct report built by hand, rendered as JSON (checked
+ * with jq: valid, and the key values right) and as text (rows, CPU line, the
+ * client-bound warning), plus JSON string escaping.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "report.h"
+#include "stats.h"
+#include "version.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define NS_S UINT64_C(1000000000)
+
+#define NREADS 1000
+#define NWRITES 500
+#define NWERRORS 3
+#define READ_BYTES 4096
+#define WRITE_BYTES 8192
+/* Nearest-rank medians of the latencies recorded by fixture_init. */
+#define READ_P50 (100000 + 499 * 100)
+#define WRITE_P50 (1000000 + 249 * 1000)
+
+struct fixture {
+	struct config cfg;
+	struct report r;
+	struct thread_report threads[2];
+	struct conn_report conns[3];
+};
+
+static bool have_jq;
+
+static void fixture_init(struct fixture *f)
+{
+	static char *argv[] = { "nfsload", "-c", "3", "-t", "2", "--rw", "randrw",
+				"--rwmixread", "70", "nfs://srv/export", NULL };
+	char err[256] = "";
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	rc = config_parse(&f->cfg, (int)N(argv) - 1, argv, err, sizeof(err));
+	if (rc != CFG_RUN)
+		fail_msg("config_parse: %d %s", rc, err);
+	assert_int_equal(op_stats_init_all(f->r.ops, HIST_PRECISE_BITS), 0);
+	assert_int_equal(op_stats_init(&f->r.layout, HIST_PRECISE_BITS), 0);
+	for (int i = 0; i < NREADS; i++)
+		op_stats_record(&f->r.ops[OP_READ], READ_BYTES, 100000 + (uint64_t)i * 100);
+	for (int i = 0; i < NWRITES; i++)
+		op_stats_record(&f->r.ops[OP_WRITE], WRITE_BYTES, 1000000 + (uint64_t)i * 1000);
+	for (int i = 0; i < NWERRORS; i++)
+		op_stats_record(&f->r.ops[OP_WRITE], -EIO, 0);
+	for (int i = 0; i < 16; i++)
+		op_stats_record(&f->r.layout, 1 << 20, 5000000);
+
+	f->r.cfg = &f->cfg;
+	f->r.limits_note = "";
+	f->r.start_unix_ns = INT64_C(1700000000) * (int64_t)NS_S;	/* 2023-11-14T22:13:20Z */
+	f->r.connect_ns = 12345678;
+	f->r.layout_ran = true;
+	f->r.layout_ns = NS_S;
+	f->r.duration_ns = 2 * NS_S;
+	f->r.user_s = 0.5;
+	f->r.sys_s = 0.25;
+	f->threads[0] = (struct thread_report){ 2, 40.0 };
+	f->threads[1] = (struct thread_report){ 1, 50.0 };
+	f->r.nthreads = 2;
+	f->r.threads = f->threads;
+	f->conns[0] = (struct conn_report){ 0, 0, 600, 600 * 4096, 0, 150000, 190000, "" };
+	f->conns[1] = (struct conn_report){ 1, 1, 500, 500 * 8192, 3, 1200000, 1400000, "" };
+	f->conns[2] = (struct conn_report){ 2, 0, 400, 400 * 4096, 0, 140000, 180000,
+					    "connection reset" };
+	f->r.nconns = 3;
+	f->r.conns = f->conns;
+}
+
+static void fixture_destroy(struct fixture *f)
+{
+	op_stats_destroy_all(f->r.ops);
+	op_stats_destroy(&f->r.layout);
+}
+
+/* Renders into a malloc'd string (free it). */
+static char *render(void (*fn)(FILE *, const struct report *), const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	fn(out, r);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(buf);
+	assert_int_equal(strlen(buf), len);	/* no NUL inside */
+	return buf;
+}
+
+/* ---- jq ---- */
+
+struct json_doc {
+	char path[64];
+};
+
+static void json_open(struct json_doc *d, const char *json)
+{
+	int fd;
+	size_t len = strlen(json);
+
+	snprintf(d->path, sizeof(d->path), "/tmp/nfsload-test-report-XXXXXX");
+	fd = mkstemp(d->path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, json, len), (ssize_t)len);
+	close(fd);
+}
+
+static void json_close(struct json_doc *d)
+{
+	unlink(d->path);
+}
+
+/*
+ * jq -j 'filter' on the document; the output (no trailing newline) into
+ * out. Returns jq's exit status (0 when it parsed and ran).
+ */
+static int jq(const struct json_doc *d, const char *filter, char *out, size_t outlen)
+{
+	char cmd[1024];
+	FILE *p;
+	size_t n;
+	int st;
+
+	assert_null(strchr(filter, '\''));
+	snprintf(cmd, sizeof(cmd), "jq -j '%s' %s 2>&1", filter, d->path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, outlen - 1, p);
+	out[n] = '\0';
+	/* Drain the rest so jq never dies of SIGPIPE. */
+	while (fread(cmd, 1, sizeof(cmd), p) > 0)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Runs a table of filter -> exact output checks; returns mismatches. */
+struct jq_case {
+	const char *filter, *want;
+};
+
+static int jq_check(const struct json_doc *d, const struct jq_case *c, size_t n)
+{
+	char out[4096];
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int st = jq(d, c[i].filter, out, sizeof(out));
+
+		if (st != 0 || strcmp(out, c[i].want) != 0) {
+			print_error("jq '%s': status %d, got \"%s\", want \"%s\"\n", c[i].filter, st,
+				    out, c[i].want);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static uint64_t jq_u64(const struct json_doc *d, const char *filter)
+{
+	char out[256];
+
+	if (jq(d, filter, out, sizeof(out)) != 0)
+		fail_msg("jq '%s': %s", filter, out);
+	return strtoull(out, NULL, 10);
+}
+
+static double jq_double(const struct json_doc *d, const char *filter)
+{
+	char out[256];
+
+	if (jq(d, filter, out, sizeof(out)) != 0)
+		fail_msg("jq '%s': %s", filter, out);
+	return strtod(out, NULL);
+}
+
+static void test_json(void **state)
+{
+	static const struct jq_case cases[] = {
+		{ "type", "object" },
+		{ ".nfsload_version", NFSLOAD_VERSION },
+		{ ".start_time", "2023-11-14T22:13:20Z" },
+		{ ".start_unix_ns == 1700000000000000000", "true" },
+		{ ".settings.url", "nfs://srv/export" },
+		{ ".settings.connections", "3" },
+		{ ".settings.threads", "2" },
+		{ ".settings.rw", "randrw" },
+		{ ".settings.rwmixread", "70" },
+		{ ".settings.bs", "4096" },
+		{ ".settings.dir", "nfsload.work" },
+		{ ".limits_note", "" },
+		{ ".setup.connect_ns", "12345678" },
+		{ ".layout.ran", "true" },
+		{ ".layout.stats.count", "16" },
+		{ ".layout.stats.bytes", "16777216" },
+		{ ".layout.stats.mib_s", "16" },
+		{ ".layout.stats | has(\"buckets\")", "false" },
+		{ ".duration_ns", "2000000000" },
+		{ ".interrupted", "false" },
+		{ ".ops | keys | join(\",\")", "read,write" },
+		{ ".ops.read.count", "1000" },
+		{ ".ops.read.bytes", "4096000" },
+		{ ".ops.read.errors", "0" },
+		{ ".ops.read.iops", "500" },
+		{ ".ops.write.count", "500" },
+		{ ".ops.write.errors", "3" },
+		{ ".ops.write.iops", "250" },
+		{ ".total.count", "1500" },
+		{ ".total.count == (.ops | map(.count) | add)", "true" },
+		{ ".total.bytes", "8192000" },
+		{ ".total.errors", "3" },
+		{ ".total.iops", "750" },
+		{ ".ops.read.lat_ns.min", "100000" },
+		{ ".ops.read.lat_ns.max", "199900" },
+		{ ".ops.read.lat_ns.mean", "149950" },
+		{ ".ops.write.lat_ns.min", "1000000" },
+		{ ".ops.write.lat_ns.max", "1499000" },
+		{ "[.ops[].lat_ns | has(\"p50\", \"p90\", \"p99\", \"p99.9\", \"p99.99\")] | all",
+		  "true" },
+		{ "[.ops[].lat_ns | .p50 <= .p90 and .p90 <= .p99 and .p99 <= .[\"p99.9\"] and "
+		  ".[\"p99.9\"] <= .[\"p99.99\"] and .[\"p99.99\"] <= .max and .min <= .p50] | all",
+		  "true" },
+		{ "[.ops.read.buckets[][2]] | add", "1000" },
+		{ "[.ops.write.buckets[][2]] | add", "500" },
+		{ "[.ops[].buckets[] | length == 3 and .[0] <= .[1] and .[2] > 0] | all", "true" },
+		/* Buckets ascend and do not overlap. */
+		{ "[.ops[].buckets | [range(1; length) as $i | .[$i - 1][1] < .[$i][0]] | all] | all",
+		  "true" },
+		{ ".ops.read.buckets[0][0] <= .ops.read.lat_ns.min and "
+		  ".ops.read.buckets[-1][1] >= .ops.read.lat_ns.max", "true" },
+		{ ".cpu.user_s", "0.5" },
+		{ ".cpu.sys_s", "0.25" },
+		{ ".cpu.us_per_op", "500" },
+		{ ".cpu.client_bound", "false" },
+		{ ".threads | length", "2" },
+		{ "[.threads[].connections] | map(tostring) | join(\",\")", "2,1" },
+		{ "[.threads[].busy_pct] | map(tostring) | join(\",\")", "40,50" },
+		{ ".connections | length", "3" },
+		{ "[.connections[].id] | map(tostring) | join(\",\")", "0,1,2" },
+		{ "[.connections[].thread] | map(tostring) | join(\",\")", "0,1,0" },
+		{ "[.connections[].ops] | add", "1500" },
+		{ ".connections[1].errors", "3" },
+		{ ".connections[1].lat_ns.p99", "1400000" },
+		{ ".connections[2].error", "connection reset" },
+		{ ".connections[0].error", "" },
+	};
+	struct fixture f;
+	struct json_doc d;
+	char out[256];
+	char *json;
+	double p50, sd;
+	int bad = 0;
+
+	(void)state;
+	if (!have_jq)
+		skip();
+	fixture_init(&f);
+	json = render(report_json, &f.r);
+	json_open(&d, json);
+	if (jq(&d, ".", out, sizeof(out)) != 0) {
+		print_error("not JSON (%s):\n%s\n", out, json);
+		fail();
+	}
+	bad += jq_check(&d, cases, N(cases));
+
+	/* Percentiles: within the histogram's precision (1/128) of the truth. */
+	p50 = jq_double(&d, ".ops.read.lat_ns.p50");
+	if (fabs(p50 - READ_P50) > READ_P50 / 128.0) {
+		print_error("read p50 %.0f, true median %d\n", p50, READ_P50);
+		bad++;
+	}
+	p50 = jq_double(&d, ".ops.write.lat_ns.p50");
+	if (fabs(p50 - WRITE_P50) > WRITE_P50 / 128.0) {
+		print_error("write p50 %.0f, true median %d\n", p50, WRITE_P50);
+		bad++;
+	}
+	if (jq_u64(&d, ".ops.read.lat_ns.p50") != hist_percentile(&f.r.ops[OP_READ].lat, 50)) {
+		print_error("read p50 in JSON differs from hist_percentile\n");
+		bad++;
+	}
+	/* Population stdev of 100000 + 100 i, i < 1000: 100 sqrt((1000^2 - 1) / 12). */
+	sd = jq_double(&d, ".ops.read.lat_ns.stdev");
+	if (fabs(sd - 100 * sqrt((1e6 - 1) / 12)) > 1) {
+		print_error("read stdev %.3f, want %.3f\n", sd, 100 * sqrt((1e6 - 1) / 12));
+		bad++;
+	}
+	json_close(&d);
+	free(json);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+/* Nothing completed, no layout, zero duration: still valid JSON, no NaN. */
+static void test_json_empty(void **state)
+{
+	static const struct jq_case cases[] = {
+		{ ".total.count", "0" },
+		{ ".total.iops", "0" },
+		{ ".cpu.us_per_op", "0" },
+		{ ".ops.read.lat_ns.min", "0" },
+		{ ".ops.read.lat_ns.mean", "0" },
+		{ ".ops.read.lat_ns.p99", "0" },
+		{ ".ops.read.buckets | length", "0" },
+		{ ".layout.ran", "false" },
+		{ ".interrupted", "true" },
+		{ ".connections | length", "0" },
+		{ ".threads | length", "0" },
+	};
+	struct fixture f;
+	struct json_doc d;
+	char out[256], *json;
+	int bad;
+
+	(void)state;
+	if (!have_jq)
+		skip();
+	fixture_init(&f);
+	op_stats_reset_all(f.r.ops);
+	op_stats_reset(&f.r.layout);
+	f.r.layout_ran = false;
+	f.r.layout_ns = 0;
+	f.r.duration_ns = 0;
+	f.r.interrupted = true;
+	f.r.nthreads = 0;
+	f.r.nconns = 0;
+	json = render(report_json, &f.r);
+	json_open(&d, json);
+	if (jq(&d, ".", out, sizeof(out)) != 0) {
+		print_error("not JSON (%s):\n%s\n", out, json);
+		fail();
+	}
+	bad = jq_check(&d, cases, N(cases));
+	json_close(&d);
+	free(json);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+/* Strings with quotes, backslashes and control characters survive. */
+static void test_json_escaping(void **state)
+{
+	static const char *const strings[] = {
+		"nfs://srv/\"quoted\"\\back\\slash",
+		"tab\there, newline\nthere, cr\r, bell\a, \x01\x1f end",
+		"\\\\\"\"\\",
+		"caf\xc3\xa9 \xe2\x82\xac",
+		"slash / and </script>",
+		"",
+	};
+	struct fixture f;
+	struct json_doc d;
+	char out[1024], *json;
+	int bad = 0;
+
+	(void)state;
+	if (!have_jq)
+		skip();
+	for (size_t i = 0; i < N(strings); i++) {
+		fixture_init(&f);
+		snprintf(f.cfg.url, sizeof(f.cfg.url), "%s", strings[i]);
+		f.r.limits_note = strings[i];
+		f.conns[2].error = strings[i];
+		json = render(report_json, &f.r);
+		json_open(&d, json);
+		if (jq(&d, ".", out, sizeof(out)) != 0) {
+			print_error("string %zu: not JSON (%s):\n%s\n", i, out, json);
+			bad++;
+		} else {
+			static const char *const filters[] = {
+				".settings.url", ".limits_note", ".connections[2].error",
+			};
+
+			for (size_t k = 0; k < N(filters); k++) {
+				if (jq(&d, filters[k], out, sizeof(out)) != 0 ||
+				    strcmp(out, strings[i]) != 0) {
+					print_error("string %zu at %s: got \"%s\", want \"%s\"\n", i,
+						    filters[k], out, strings[i]);
+					bad++;
+				}
+			}
+		}
+		/* Raw control characters never reach the output. */
+		for (const char *p = json; *p; p++) {
+			if ((unsigned char)*p < 0x20 && *p != '\n') {
+				print_error("string %zu: raw control character 0x%02x in JSON\n", i,
+					    (unsigned char)*p);
+				bad++;
+				break;
+			}
+		}
+		json_close(&d);
+		free(json);
+		fixture_destroy(&f);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* ---- text ---- */
+
+/* The line starting with prefix, copied into buf; NULL when there is none. */
+static const char *find_line(const char *text, const char *prefix, char *buf, size_t len)
+{
+	size_t plen = strlen(prefix);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, prefix, plen) == 0) {
+			size_t n = strcspn(p, "\n");
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void test_text(void **state)
+{
+	static const struct {
+		const char *name;
+		uint64_t ops, errors;
+	} rows[] = {
+		{ "read", NREADS, 0 },
+		{ "write", NWRITES, NWERRORS },
+		{ "total", NREADS + NWRITES, NWERRORS },
+	};
+	static const char *const present[] = {
+		"nfsload " NFSLOAD_VERSION ", nfs://srv/export, NFSv3, randrw\n",
+		"workload: randrw, bs 4.00 KiB, iodepth 1, 70% reads, 1 file of 64.00 MiB in "
+		"/nfsload.work\n",
+		"connections: 3 on 2 threads (2+1), all up in 12.3 ms\n",
+		"layout: 16.00 MiB written in 1.00 s (16.0 MiB/s), 0 errors\n",
+		"measured: 2.00 s\n",
+		"connections: 3, ops per connection 400..600, 0 without completions, 1 failed\n",
+		"connection reset",
+		"client CPU: user 0.50 s, system 0.25 s, 500.00 us per operation; threads busy "
+		"40% 50%\n",
+	};
+	struct fixture f;
+	char line[512], *text;
+	int bad = 0;
+
+	(void)state;
+	fixture_init(&f);
+	assert_int_equal(report_total_ops(&f.r), NREADS + NWRITES);
+	text = render(report_text, &f.r);
+	for (size_t i = 0; i < N(rows); i++) {
+		char prefix[16], name[16];
+		uint64_t ops = 0, errors = 0;
+		double iops = 0, mib = 0;
+
+		snprintf(prefix, sizeof(prefix), "%s ", rows[i].name);
+		if (!find_line(text, prefix, line, sizeof(line)) ||
+		    sscanf(line, "%15s %" SCNu64 " %lf %lf %" SCNu64, name, &ops, &iops, &mib,
+			   &errors) != 5 ||
+		    ops != rows[i].ops || errors != rows[i].errors ||
+		    fabs(iops - (double)rows[i].ops / 2) > 0.5) {
+			print_error("row %s: \"%s\", want %" PRIu64 " ops, %" PRIu64 " errors\n",
+				    rows[i].name, find_line(text, prefix, line, sizeof(line)) ?
+				    line : "(missing)", rows[i].ops, rows[i].errors);
+			bad++;
+		}
+	}
+	for (size_t i = 0; i < N(present); i++) {
+		if (!strstr(text, present[i])) {
+			print_error("text lacks \"%s\"\n", present[i]);
+			bad++;
+		}
+	}
+	if (!find_line(text, "op ", line, sizeof(line)) || !strstr(line, "p99.9") ||
+	    !strstr(line, "p99.99")) {
+		print_error("no header row with p99.9 and p99.99\n");
+		bad++;
+	}
+	if (strstr(text, "warning:") || strstr(text, "note:")) {
+		print_error("unexpected warning or note:\n%s\n", text);
+		bad++;
+	}
+	if (bad)
+		print_error("the text report:\n%s", text);
+	free(text);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+static void test_client_bound(void **state)
+{
+	static const struct {
+		double busy0, busy1;
+		bool bound;
+	} cases[] = {
+		{ 40, 50, false },
+		{ 89.9, 10, false },
+		{ 0, 89.99, false },
+		{ 90, 10, true },
+		{ 10, 95, true },
+		{ 100, 100, true },
+	};
+	struct fixture f;
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		char *text, *json;
+		bool warned, flagged;
+
+		fixture_init(&f);
+		f.threads[0].busy_pct = cases[i].busy0;
+		f.threads[1].busy_pct = cases[i].busy1;
+		text = render(report_text, &f.r);
+		json = render(report_json, &f.r);
+		warned = strstr(text, "warning: a worker thread was busy") != NULL;
+		flagged = strstr(json, "\"client_bound\": true") != NULL;
+		if (report_client_bound(&f.r) != cases[i].bound || warned != cases[i].bound ||
+		    flagged != cases[i].bound) {
+			print_error("busy %.2f%% %.2f%%: report_client_bound %d, text warning %d, "
+				    "JSON client_bound %d, want %d\n", cases[i].busy0, cases[i].busy1,
+				    report_client_bound(&f.r), warned, flagged, cases[i].bound);
+			bad++;
+		}
+		free(text);
+		free(json);
+		fixture_destroy(&f);
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void test_text_notes(void **state)
+{
+	struct fixture f;
+	char *text;
+	int bad = 0;
+
+	(void)state;
+	fixture_init(&f);
+	f.r.limits_note = "libnfs 4.0 limits NFSv4 writes";
+	f.r.layout_ran = false;
+	f.r.interrupted = true;
+	op_stats_reset_all(f.r.ops);
+	text = render(report_text, &f.r);
+#define WANT(s) do { \
+		if (!strstr(text, s)) { \
+			print_error("text lacks \"%s\"\n", s); \
+			bad++; \
+		} \
+	} while (0)
+	WANT("note: libnfs 4.0 limits NFSv4 writes\n");
+	WANT("layout: not needed");
+	WANT("(interrupted)");
+	WANT("warning: no operation completed\n");
+	WANT("total ");
+#undef WANT
+	/* No per-type rows for types that saw nothing. */
+	if (strstr(text, "\nread ") || strstr(text, "\nwrite ")) {
+		print_error("rows for empty op types\n");
+		bad++;
+	}
+	if (bad)
+		print_error("the text report:\n%s", text);
+	free(text);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+/* More than 16 connections: the slowest five plus every troubled one. */
+static void test_text_many_conns(void **state)
+{
+	struct conn_report many[20];
+	struct fixture f;
+	char *text, *p;
+	unsigned listed[20] = { 0 }, nlisted = 0;
+	int bad = 0;
+
+	(void)state;
+	fixture_init(&f);
+	for (unsigned i = 0; i < 20; i++)
+		many[i] = (struct conn_report){ i, i % 2, 100, 409600, 0, 1000 * (i + 1),
+						10000 * (i + 1), "" };
+	many[7].ops = 0;		/* no completions */
+	many[12].error = "mount failed";
+	many[3].errors = 2;
+	f.r.conns = many;
+	f.r.nconns = 20;
+	text = render(report_text, &f.r);
+	p = strstr(text, "  conn   thread");
+	assert_non_null(p);
+	for (p = strchr(p, '\n') + 1; strncmp(p, "  ", 2) == 0 && p[2] != '('; p = strchr(p, '\n') + 1) {
+		unsigned id;
+
+		assert_int_equal(sscanf(p, " %u", &id), 1);
+		assert_true(id < 20);
+		listed[id]++;
+		nlisted++;
+	}
+	/* 19..15 by p99, and 3 (errors), 7 (idle), 12 (failed). */
+	for (unsigned i = 0; i < 20; i++) {
+		unsigned want = i >= 15 || i == 3 || i == 7 || i == 12;
+
+		if (listed[i] != want) {
+			print_error("connection %u listed %u times, want %u\n", i, listed[i], want);
+			bad++;
+		}
+	}
+	if (nlisted != 8 || !strstr(text, "(the slowest 5 by p99") ||
+	    !strstr(text, "connections: 20, ops per connection 0..100, 1 without completions, "
+		    "1 failed")) {
+		print_error("%u rows listed\n%s", nlisted, text);
+		bad++;
+	}
+	free(text);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_empty),
+		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_client_bound),
+		cmocka_unit_test(test_text_notes),
+		cmocka_unit_test(test_text_many_conns),
+	};
+
+	have_jq = system("jq --version >/dev/null 2>&1") == 0;
+	if (!have_jq)
+		fprintf(stderr, "jq not found: the JSON tests are skipped\n");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
