@@ -112,6 +112,14 @@ int ctl_cleanup(struct ctl *ctl, const struct fileset *fs, char *err, size_t err
 void ctl_free(struct ctl *ctl);
 void fileset_destroy(struct fileset *fs);
 
+/*
+ * Whether libnfs may bind reserved source ports (as the kernel client does;
+ * exports marked 'secure' require them). There are fewer than 512: callers
+ * turn them off for more connections than that. Process-wide. 0 or -errno.
+ */
+#define CONN_RESERVED_PORTS_MAX 384
+int conn_use_reserved_ports(bool use);
+
 /* "/<dir>/file.<id>": the path of file id below the mount, into buf. */
 void conn_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len);
 

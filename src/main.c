@@ -244,6 +244,21 @@ static uint64_t run_phase(struct app *app, enum worker_phase phase)
 	return app->stop_ns > app->run.measure_start_ns ? app->stop_ns - app->run.measure_start_ns : 0;
 }
 
+/*
+ * Layout writes are big for speed, but libnfs copies each WRITE into a fresh
+ * buffer: keep the bytes in flight across all connections near 64 MiB.
+ */
+static uint64_t layout_block_size(const struct config *cfg)
+{
+	uint64_t bs = 1u << 20;
+
+	if (conn_max_write(cfg->nfs_version) < bs)
+		return 3584;	/* 7 sectors, under libnfs 4.0's NFSv4 limit */
+	while (bs > (64u << 10) && bs * cfg->connections * cfg->iodepth > (64u << 20))
+		bs /= 2;
+	return bs;
+}
+
 /* The aggregator: exact merge of every thread's histograms for the phase. */
 static void collect(struct app *app, struct op_stats *ops)
 {
@@ -371,6 +386,12 @@ int main(int argc, char **argv)
 	if (rep.limits_note[0])
 		fprintf(stderr, "nfsload: note: %s\n", rep.limits_note);
 
+	if (cfg->connections >= CONN_RESERVED_PORTS_MAX && geteuid() == 0 &&
+	    conn_use_reserved_ports(false) == 0 && app.live)
+		fprintf(stderr, "nfsload: note: %u connections: ordinary source ports, not reserved "
+			"ones (fewer than 512 exist; exports marked 'secure' will refuse)\n",
+			cfg->connections);
+
 	rc = ctl_open(cfg, &app.ctl, err, sizeof(err));
 	if (rc)
 		die(EXIT_RUNTIME, "%s", err);
@@ -383,7 +404,7 @@ int main(int argc, char **argv)
 
 	app.run.cfg = cfg;
 	app.run.files = &app.fs;
-	app.run.layout_bs = conn_max_write(cfg->nfs_version) < (1u << 20) ? 3584 : (1u << 20);
+	app.run.layout_bs = layout_block_size(cfg);
 	max_bs = cfg->bs > app.run.layout_bs ? cfg->bs : app.run.layout_bs;
 	app.run.pattern = run_pattern_new(max_bs);
 	if (op_stats_init_all(app.live_stats, HIST_PRECISE_BITS) ||
