@@ -9,8 +9,9 @@
  * when N >= C connection i owns files i, i+C, i+2C, ... whole; when N < C
  * connection i works on file i mod N, and the k-th of the s connections that
  * share a file owns its k-th contiguous slice of blocks for sequential I/O
- * (together they cover the file exactly once per pass). Random I/O on a
- * shared file uses the whole file.
+ * (together they cover the file exactly once per pass; a connection left
+ * without a block of its own, when sharers outnumber blocks, walks the whole
+ * file). Random I/O on a shared file uses the whole file.
  */
 #ifndef NFSLOAD_WORKLOAD_H
 #define NFSLOAD_WORKLOAD_H

@@ -200,8 +200,11 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 		return fail(err, len, "URL: no server (nfs://server/export)");
 	memmove(cfg->path, path, strlen(path) + 1);
 	host[n] = '\0';
+	if (host[0] == '[')
+		return fail(err, len, "URL: IPv6 address literals are not understood by libnfs 4.0 "
+			    "(use a host name that resolves to the address)");
 	port = strrchr(host, ':');
-	if (port && host[0] != '[') {
+	if (port) {
 		uint64_t p;
 
 		*port++ = '\0';
@@ -210,7 +213,7 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 		cfg->nfsport = (unsigned)p;
 	}
 	if (host[0] == '\0' || strlen(host) >= sizeof(cfg->host) ||
-	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 	    != strlen(host))
 		return fail(err, len, "URL: '%s' is not a server name or address", host);
 	memcpy(cfg->host, host, strlen(host) + 1);
@@ -305,6 +308,23 @@ static int validate(struct config *cfg, bool threads_set, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * The option getopt did not know: glibc sets optopt to the letter of an
+ * unknown short option (argv[optind - 1] may still be the previous word when
+ * the letter sits inside "-xyz") and to 0 for an unknown long one.
+ */
+static const char *unknown_opt(char **argv)
+{
+	static __thread char buf[3];
+
+	if (optopt > 0 && optopt < 128) {
+		buf[0] = '-';
+		buf[1] = (char)optopt;
+		return buf;
+	}
+	return argv[optind - 1];
+}
+
 int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)
 {
 	bool threads_set = false;
@@ -341,7 +361,8 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case OPT_RWMIXREAD:
 			if (units_parse_uint(arg, 0, 100, &v))
 				rc = fail(err, len, "--rwmixread: '%s' is not a percentage (0 to 100)", arg);
-			cfg->rwmixread = (unsigned)v;
+			else
+				cfg->rwmixread = (unsigned)v;
 			break;
 		case OPT_SIZE:
 			rc = parse_size("--size", arg, &cfg->size, err, len);
@@ -406,7 +427,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			rc = fail(err, len, "%s: needs a value (see nfsload --help)", argv[optind - 1]);
 			break;
 		default:
-			rc = fail(err, len, "unknown option '%s' (see nfsload --help)", argv[optind - 1]);
+			rc = fail(err, len, "unknown option '%s' (see nfsload --help)", unknown_opt(argv));
 			break;
 		}
 	}
