@@ -66,6 +66,9 @@ struct worker {
 	struct wconn *conns;
 	unsigned active;	/* connections still running this phase */
 	bool stopping;
+	ev_check deferred_check;	/* refills after failed operations */
+	struct wconn **deferred;
+	unsigned ndeferred;
 
 	struct op_stats total[OP_NTYPES];	/* this phase, measured window */
 	struct op_stats ival[OP_NTYPES];	/* since the last tick */

@@ -365,6 +365,11 @@ static int conn_start_mount(struct conn *c)
 		return -EINVAL;
 	}
 	nfs_set_timeout(c->nfs, (int)(c->cfg->timeout_ns / 1000000));
+	/*
+	 * libnfs would reconnect forever by default and resend what was in
+	 * flight, hiding the outage in stretched latencies: fail the requests.
+	 */
+	nfs_set_autoreconnect(c->nfs, 0);
 	/* Contexts made in the same second would share a v4 client id. */
 	snprintf(name, sizeof(name), "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
 		 (unsigned long long)now_ns());
@@ -582,6 +587,7 @@ int ctl_open(const struct config *cfg, struct ctl **out, char *err, size_t len)
 	if (!url)
 		return ctl_fail(ctl, err, len, "URL", -EINVAL);
 	nfs_set_timeout(ctl->nfs, (int)(cfg->timeout_ns / 1000000));
+	nfs_set_autoreconnect(ctl->nfs, 0);
 	snprintf(name, sizeof(name), "nfsload-%ld-ctl-%llx", (long)getpid(),
 		 (unsigned long long)now_ns());
 	if (cfg->nfs_version == 4)

@@ -290,6 +290,26 @@ static void fill_report(struct app *app, struct report *r)
 	}
 }
 
+/* Exit status of a run that got as far as a report, with a line on why not 0. */
+static int finish_status(const struct app *app, const struct report *r)
+{
+	unsigned failed = 0;
+	const char *first = "";
+
+	for (unsigned i = 0; i < r->nconns; i++) {
+		if (r->conns[i].error[0] && !failed++)
+			first = r->conns[i].error;
+	}
+	if (failed)
+		fprintf(stderr, "nfsload: %u of %u connections failed during the run (first: %s)\n",
+			failed, r->nconns, first);
+	if (app->interrupted)
+		return EXIT_INTERRUPTED;
+	if (failed || report_total_ops(r) == 0)
+		return EXIT_RUNTIME;
+	return 0;
+}
+
 static void setup_loop(struct app *app)
 {
 	app->loop = ev_default_loop(EVBACKEND_EPOLL);
@@ -427,9 +447,13 @@ int main(int argc, char **argv)
 	if (rep.layout_ran) {
 		struct op_stats layout[OP_NTYPES];
 
-		if (app.live)
-			fprintf(stderr, "nfsload: laying out %u file%s of %llu bytes\n", cfg->nrfiles,
-				cfg->nrfiles == 1 ? "" : "s", (unsigned long long)cfg->size);
+		if (app.live) {
+			char size[32];
+
+			fprintf(stderr, "nfsload: laying out %u file%s of %s\n", cfg->nrfiles,
+				cfg->nrfiles == 1 ? "" : "s",
+				units_format_size(cfg->size, size, sizeof(size)));
+		}
 		rep.layout_ns = run_phase(&app, PHASE_LAYOUT);
 		if (op_stats_init_all(layout, HIST_PRECISE_BITS))
 			die(EXIT_RUNTIME, "out of memory");
@@ -447,10 +471,7 @@ int main(int argc, char **argv)
 	else
 		report_text(app.out, &rep);
 	fflush(app.out);
-	if (app.interrupted)
-		status = EXIT_INTERRUPTED;
-	else if (report_total_ops(&rep) == 0)
-		status = EXIT_RUNTIME;
+	status = finish_status(&app, &rep);
 	if (app.drain_timed_out)
 		fprintf(stderr, "nfsload: some operations never completed (server not answering)\n");
 

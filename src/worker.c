@@ -25,6 +25,7 @@ struct wconn {
 	unsigned nfree;
 	unsigned inflight;
 	bool finished;
+	bool refill_pending;
 	struct op_stats stats;	/* coarse histogram, all op types */
 };
 
@@ -112,7 +113,39 @@ static void op_done(void *owner, struct conn_req *req, int status)
 			op_stats_record(&wc->stats, status, lat);
 		}
 	}
-	refill(wc, t);
+	if (status >= 0) {
+		refill(wc, t);
+		return;
+	}
+	/*
+	 * libnfs fails every queued request when the connection dies and must
+	 * not get new ones from inside those callbacks: refill after the loop
+	 * iteration, when the connection's fate is known.
+	 */
+	if (!wc->refill_pending) {
+		wc->refill_pending = true;
+		wc->w->deferred[wc->w->ndeferred++] = wc;
+		ev_check_start(wc->w->loop, &wc->w->deferred_check);
+	}
+}
+
+static void deferred_cb(struct ev_loop *loop, ev_check *c, int revents)
+{
+	struct worker *w = c->data;
+	uint64_t t = now_ns();
+
+	(void)revents;
+	ev_check_stop(loop, c);
+	for (unsigned i = 0; i < w->ndeferred; i++) {
+		struct wconn *wc = w->deferred[i];
+
+		wc->refill_pending = false;
+		if (wc->finished)
+			continue;
+		refill(wc, t);
+		conn_flush(wc->conn);
+	}
+	w->ndeferred = 0;
 }
 
 static void conn_lost(void *owner, struct conn *c)
@@ -267,7 +300,8 @@ int worker_init(struct worker *w, unsigned id, struct run *run, unsigned first_i
 	w->nconns = nconns;
 	pthread_mutex_init(&w->snap_mu, NULL);
 	w->conns = calloc(nconns, sizeof(*w->conns));
-	if (!w->conns)
+	w->deferred = calloc(nconns, sizeof(*w->deferred));
+	if (!w->conns || !w->deferred)
 		return -ENOMEM;
 	if (op_stats_init_all(w->total, HIST_PRECISE_BITS) ||
 	    op_stats_init_all(w->ival, HIST_PRECISE_BITS) ||
@@ -306,6 +340,8 @@ int worker_start(struct worker *w)
 	ev_async_init(&w->cmd_async, cmd_cb);
 	w->cmd_async.data = w;
 	ev_async_start(w->loop, &w->cmd_async);
+	ev_check_init(&w->deferred_check, deferred_cb);
+	w->deferred_check.data = w;
 	ev_timer_init(&w->tick, tick_cb, 1., 1.);
 	w->tick.data = w;
 	ev_timer_start(w->loop, &w->tick);
@@ -361,6 +397,7 @@ void worker_destroy(struct worker *w, bool close_files)
 		free(wc->free_slots);
 	}
 	free(w->conns);
+	free(w->deferred);
 	op_stats_destroy_all(w->total);
 	op_stats_destroy_all(w->ival);
 	op_stats_destroy_all(w->snap);

@@ -160,4 +160,24 @@ check_match "foreign dir: message" "^nfsload: --dir: 'theirs' exists, is not emp
 check_eq "foreign dir: data untouched" "precious" "$(cat "$EXPORT_DIR/theirs/data")"
 check_eq "foreign dir: nothing added" "data" "$(ls -A "$EXPORT_DIR/theirs")"
 
+# The server dies mid-run: no hang, no crash; errors counted, exit 1.
+t_start_server victim || exit 1
+start=$SECONDS
+timeout -k 5 60 "$NFSLOAD" --quiet -c 4 -t 2 -q 4 --size 8m --runtime 30s --output-format json \
+	"$URL3" >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 2
+kill -KILL "$GANESHA_PID"
+RC=0
+wait "$pid" || RC=$?
+check_eq "server killed: exit 1" 1 "$RC"
+check_le "server killed: ends promptly, not at --runtime" 20 $((SECONDS - start))
+check "server killed: JSON report still written" jq -e . "$OUT"
+check_ge "server killed: operations before the failure counted" 1 "$(jqv .total.count)"
+check_ge "server killed: failed operations counted as errors" 1 "$(jqv .total.errors)"
+check_eq "server killed: every connection shows its error" 4 \
+	"$(jqv '[.connections[] | select(.error != "")] | length')"
+check_match "server killed: one line on stderr says so" "4 of 4 connections failed during the run" \
+	"$(cat "$ERR")"
+
 t_summary
