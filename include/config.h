@@ -45,6 +45,7 @@ struct config {
 	char dir[256];
 	uint64_t runtime_ns;		/* 0 = not time based */
 	uint64_t io_size;		/* 0 = not size based */
+	bool one_pass;			/* neither given: each file once */
 	uint64_t ramp_ns;
 	uint64_t timeout_ns;
 	uint64_t seed;

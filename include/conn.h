@@ -85,6 +85,8 @@ const char *conn_error(const struct conn *c);
 
 /* Largest WRITE this libnfs can send for an NFS version. */
 uint64_t conn_max_write(int nfs_version);
+/* Largest READ a connection of this libnfs survives. */
+uint64_t conn_max_read(int nfs_version);
 /* One line on the libnfs build limits, for the start-up banner ("" if none). */
 const char *conn_limits_note(int nfs_version);
 const char *conn_libnfs_api(void);

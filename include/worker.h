@@ -29,6 +29,7 @@ enum worker_cmd {
 	WORKER_CMD_PHASE = 1 << 0,	/* start run->phase */
 	WORKER_CMD_STOP = 1 << 1,	/* stop issuing, drain, report done */
 	WORKER_CMD_EXIT = 1 << 2,	/* leave the loop */
+	WORKER_CMD_SWAP = 1 << 3,	/* hand the interval statistics over */
 };
 
 /* Shared, read-only while a phase runs (set by the main thread before it). */
@@ -61,6 +62,7 @@ struct worker {
 	ev_timer tick;
 	atomic_uint cmds;
 	atomic_bool phase_done;
+	atomic_uint swap_req, swap_ack;	/* interval hand-over sequence */
 
 	unsigned nconns;
 	struct wconn *conns;
@@ -97,7 +99,10 @@ struct conn *worker_conn(struct worker *w, unsigned i);
 /* Starts the thread and its loop (connections must be set up). */
 int worker_start(struct worker *w);
 void worker_command(struct worker *w, enum worker_cmd cmd);
-/* Adds and clears the statistics since the last call (takes the mutex). */
+/*
+ * Adds and clears the interval statistics handed over by the last
+ * WORKER_CMD_SWAP (set swap_req first; swap_ack == swap_req once done).
+ */
 void worker_take_interval(struct worker *w, struct op_stats *out);
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r);
 /*

@@ -45,6 +45,7 @@ struct wl_stream {
 	uint64_t pos;		/* sequential: next offset in ranges[cur] */
 	uint64_t budget;	/* bytes still to issue; UINT64_MAX = no limit */
 	uint64_t rng;		/* splitmix64 state */
+	bool own_slice;		/* false: more sharers than blocks, walks the whole file */
 };
 
 struct wl_op {

@@ -10,7 +10,7 @@ set -euo pipefail
 what=${1:-build}
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev)
 test_pkgs=(libcmocka-dev nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
-	jq python3 procps iproute2)
+	jq python3 procps)
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;

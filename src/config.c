@@ -294,7 +294,7 @@ static int validate(struct config *cfg, bool threads_set, char *err, size_t len)
 		return fail(err, len, "--bs: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
 			    "(at most %d bytes; use version=3 or a smaller --bs)",
 			    (unsigned long long)cfg->bs, CFG_V4_MAX_WRITE);
-	if (cfg->nfs_version == 4 && read_pct > 0 && cfg->bs > CFG_V4_MAX_READ)
+	if (read_pct > 0 && cfg->bs > conn_max_read(cfg->nfs_version))
 		return fail(err, len, "--bs: NFSv4 reads over 1 MiB break libnfs 4.0 connections "
 			    "(use version=3 or --bs 1m or less)");
 	if (cfg->runtime_ns && cfg->ramp_ns >= cfg->runtime_ns)
@@ -303,8 +303,10 @@ static int validate(struct config *cfg, bool threads_set, char *err, size_t len)
 		return fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
 	if (cfg->timeout_ns > UINT64_C(3600000000000))
 		return fail(err, len, "--timeout: at most 1h");
-	if (!cfg->runtime_ns && !cfg->io_size)
+	if (!cfg->runtime_ns && !cfg->io_size) {
+		cfg->one_pass = true;
 		cfg->io_size = cfg->size * cfg->nrfiles;
+	}
 	return 0;
 }
 
@@ -427,7 +429,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			rc = fail(err, len, "%s: needs a value (see nfsload --help)", argv[optind - 1]);
 			break;
 		default:
-			rc = fail(err, len, "unknown option '%s' (see nfsload --help)", unknown_opt(argv));
+			rc = fail(err, len, "unknown or ambiguous option '%s' (see nfsload --help)", unknown_opt(argv));
 			break;
 		}
 	}

@@ -58,6 +58,7 @@ struct conn {
 	struct conn_setup *setup;
 	char *read_buf;		/* libnfs >= 6 reads into a caller buffer */
 	char error[160];
+	char last_op_error[120];
 };
 
 /* Shared by all connections of one conn_setup_all call. */
@@ -75,6 +76,16 @@ uint64_t conn_max_write(int nfs_version)
 	return UINT64_MAX;
 #else
 	return nfs_version == 4 ? CFG_V4_MAX_WRITE : UINT64_MAX;
+#endif
+}
+
+uint64_t conn_max_read(int nfs_version)
+{
+#ifdef LIBNFS_API_V2
+	(void)nfs_version;
+	return UINT64_MAX;
+#else
+	return nfs_version == 4 ? CFG_V4_MAX_READ : UINT64_MAX;
 #endif
 }
 
@@ -160,8 +171,11 @@ static void conn_die(struct conn *c, const char *what)
 {
 	if (c->state == CONN_FAILED)
 		return;
-	if (!c->error[0])
-		set_error(c, what, nfs_get_error(c->nfs));
+	if (!c->error[0]) {
+		const char *why = nfs_get_error(c->nfs);
+
+		set_error(c, what, why && *why ? why : c->last_op_error);
+	}
 	c->state = CONN_FAILED;
 	ev_io_stop(c->loop, &c->io);
 	if (c->fail)
@@ -505,7 +519,9 @@ static void rw_cb(int status, struct nfs_context *nfs, void *data, void *priv)
 	struct conn *c = req->conn;
 
 	(void)nfs;
-	(void)data;
+	/* libnfs often has no context error once a socket died: keep the op's. */
+	if (status < 0 && data)
+		snprintf(c->last_op_error, sizeof(c->last_op_error), "%s", (const char *)data);
 	if (c->done)
 		c->done(c->owner, req, status);
 }
@@ -569,20 +585,33 @@ static int ctl_fail(struct ctl *ctl, char *err, size_t len, const char *what, in
 	return rc < 0 ? rc : -EIO;
 }
 
-int ctl_open(const struct config *cfg, struct ctl **out, char *err, size_t len)
+static void ports_note(const struct config *cfg, char *buf, size_t len)
 {
-	struct ctl *ctl = calloc(1, sizeof(*ctl));
+	if (cfg->nfs_version == 4)
+		snprintf(buf, len, "port %u", cfg->nfsport ? cfg->nfsport : 2049);
+	else if (cfg->nfsport && cfg->mountport)
+		snprintf(buf, len, "NFS port %u, MOUNT port %u", cfg->nfsport, cfg->mountport);
+	else if (cfg->nfsport)
+		snprintf(buf, len, "NFS port %u, MOUNT port from rpcbind", cfg->nfsport);
+	else
+		snprintf(buf, len, "ports from rpcbind");
+}
+
+/* A fresh context mounted on the export (also to recover after an outage). */
+static int ctl_mount(struct ctl *ctl, char *err, size_t len)
+{
+	const struct config *cfg = ctl->cfg;
 	struct nfs_url *url;
 	char name[96];
 	int rc;
 
-	if (!ctl || !(ctl->nfs = nfs_init_context())) {
-		free(ctl);
+	if (ctl->nfs)
+		nfs_destroy_context(ctl->nfs);
+	ctl->nfs = nfs_init_context();
+	if (!ctl->nfs) {
 		snprintf(err, len, "cannot create a libnfs context");
 		return -ENOMEM;
 	}
-	ctl->cfg = cfg;
-	*out = ctl;
 	url = nfs_parse_url_dir(ctl->nfs, cfg->libnfs_url);
 	if (!url)
 		return ctl_fail(ctl, err, len, "URL", -EINVAL);
@@ -595,13 +624,27 @@ int ctl_open(const struct config *cfg, struct ctl **out, char *err, size_t len)
 	rc = nfs_mount(ctl->nfs, url->server, url->path);
 	nfs_destroy_url(url);
 	if (rc < 0) {
-		char what[CFG_URL_MAX + 400];
+		char what[CFG_URL_MAX + 400], ports[80];
 
-		snprintf(what, sizeof(what), "cannot mount %s:%s (NFSv%d%s)", cfg->host, cfg->path,
-			 cfg->nfs_version, cfg->nfsport ? ", port from URL" : ", port from rpcbind");
+		ports_note(cfg, ports, sizeof(ports));
+		snprintf(what, sizeof(what), "cannot mount %s:%s (NFSv%d, %s)", cfg->host, cfg->path,
+			 cfg->nfs_version, ports);
 		return ctl_fail(ctl, err, len, what, rc);
 	}
 	return 0;
+}
+
+int ctl_open(const struct config *cfg, struct ctl **out, char *err, size_t len)
+{
+	struct ctl *ctl = calloc(1, sizeof(*ctl));
+
+	if (!ctl) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	ctl->cfg = cfg;
+	*out = ctl;
+	return ctl_mount(ctl, err, len);
 }
 
 /* 1 if the directory has entries besides "." and "..", 0 if not, or -errno. */
@@ -710,28 +753,50 @@ int ctl_prepare(struct ctl *ctl, struct fileset *fs, char *err, size_t len)
 	return 0;
 }
 
-int ctl_cleanup(struct ctl *ctl, const struct fileset *fs, char *err, size_t len)
+static int ctl_remove_all(struct ctl *ctl, const struct fileset *fs)
 {
 	char path[320];
-	int failed = 0;
 
 	for (uint32_t i = 0; i < fs->n; i++) {
 		if (!fs->created || !fs->created[i])
 			continue;
 		conn_file_path(ctl->cfg, i, path, sizeof(path));
-		if (nfs_unlink(ctl->nfs, path) < 0 && !failed++)
-			ctl_fail(ctl, err, len, "cannot remove a file", -EIO);
+		if (nfs_unlink(ctl->nfs, path) < 0) {
+			struct nfs_stat_64 st;
+
+			/* Gone already (a retry after an outage) is fine. */
+			if (nfs_stat64(ctl->nfs, path, &st) != -ENOENT)
+				return -EIO;
+		}
 	}
-	if (fs->marker_created && !failed) {
+	if (fs->marker_created) {
 		snprintf(path, sizeof(path), "/%s/" MARKER, ctl->cfg->dir);
 		nfs_unlink(ctl->nfs, path);
 	}
-	if (fs->dir_created && !failed) {
+	if (fs->dir_created) {
 		snprintf(path, sizeof(path), "/%s", ctl->cfg->dir);
-		if (nfs_rmdir(ctl->nfs, path) < 0 && !failed++)
-			ctl_fail(ctl, err, len, "cannot remove the work directory", -EIO);
+		if (nfs_rmdir(ctl->nfs, path) < 0)
+			return -EIO;
 	}
-	return failed ? -EIO : 0;
+	return 0;
+}
+
+int ctl_cleanup(struct ctl *ctl, const struct fileset *fs, char *err, size_t len)
+{
+	uint64_t deadline = now_ns() + ctl->cfg->timeout_ns;
+
+	if (ctl_remove_all(ctl, fs) == 0)
+		return 0;
+	/*
+	 * The control connection sat idle all run: the server may have dropped
+	 * it or be restarting. Remount and retry for up to --timeout.
+	 */
+	do {
+		if (ctl_mount(ctl, err, len) == 0 && ctl_remove_all(ctl, fs) == 0)
+			return 0;
+		usleep(250000);
+	} while (now_ns() < deadline);
+	return ctl_fail(ctl, err, len, "cannot remove what this run created", -EIO);
 }
 
 void ctl_free(struct ctl *ctl)

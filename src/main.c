@@ -23,7 +23,7 @@
 #include "units.h"
 #include "worker.h"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };	/* 128 + signal when stopped by one */
 
 struct app {
 	struct config cfg;
@@ -39,7 +39,11 @@ struct app {
 	ev_signal sigint, sigterm;
 	ev_timer live_timer, ramp_timer, end_timer, drain_timer;
 	bool live, live_tty;
-	bool stopping, interrupted, drain_timed_out;
+	bool stopping, drain_timed_out;
+	int signal;			/* SIGINT/SIGTERM that stopped the run */
+	unsigned swap_seq;		/* live line: the hand-over in progress */
+	bool swap_pending;
+	uint64_t swap_prev_ns, swap_ns;
 	uint64_t phase_start_ns, stop_ns;
 	int64_t start_unix_ns;
 	struct rusage ru_start, ru_end;
@@ -116,11 +120,50 @@ static void begin_stop(struct app *app)
 	ev_timer_start(app->loop, &app->drain_timer);
 }
 
+/* All threads handed their interval over: print the line for it. */
+static void live_print(struct app *app)
+{
+	struct op_stats *s = app->live_stats;
+	uint64_t ops = 0, bytes = 0, errors = 0, ns = app->swap_ns - app->swap_prev_ns;
+	char p99[32];
+
+	for (unsigned i = 0; i < app->nworkers; i++)
+		worker_take_interval(&app->workers[i], s);
+	for (int t = 0; t < OP_NTYPES; t++) {
+		ops += s[t].ops;
+		bytes += s[t].bytes;
+		errors += s[t].errors;
+	}
+	/* p99 over both op types: merge write into read for the line. */
+	hist_add(&s[OP_READ].lat, &s[OP_WRITE].lat);
+	fprintf(stderr, "%s[%6.1fs] %s %9.0f IOPS %9.1f MiB/s  p99 %9s  errors %llu%s",
+		app->live_tty ? "\r" : "", (double)(app->swap_ns - app->phase_start_ns) / 1e9,
+		app->run.phase == PHASE_LAYOUT ? "layout" : "run   ",
+		ns ? (double)ops * 1e9 / (double)ns : 0.,
+		ns ? (double)bytes * 1e9 / (double)ns / 1048576.0 : 0.,
+		units_format_duration(hist_percentile(&s[OP_READ].lat, 99), p99, sizeof(p99)),
+		(unsigned long long)errors, app->live_tty ? "   " : "\n");
+	fflush(stderr);
+	op_stats_reset_all(s);
+}
+
+static bool swap_done(const struct app *app)
+{
+	for (unsigned i = 0; i < app->nworkers; i++)
+		if (atomic_load(&app->workers[i].swap_ack) != app->swap_seq)
+			return false;
+	return true;
+}
+
 static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
 	struct app *app = w->data;
 
 	(void)revents;
+	if (app->swap_pending && swap_done(app)) {
+		app->swap_pending = false;
+		live_print(app);
+	}
 	if (!all_done(app))
 		return;
 	if (!app->stopping) {
@@ -146,7 +189,7 @@ static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		ev_break(loop, EVBREAK_ONE);	/* a second ^C: stop waiting */
 		return;
 	}
-	app->interrupted = true;
+	app->signal = w->signum;
 	begin_stop(app);
 }
 
@@ -176,36 +219,23 @@ static void ramp_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	app->start_unix_ns = realtime_ns();
 }
 
+/* Once a second: every thread cuts its interval; the line follows in wake_cb. */
 static void live_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct app *app = w->data;
-	struct op_stats *s = app->live_stats;
-	uint64_t ops = 0, bytes = 0, errors = 0;
-	char p99[32];
 
 	(void)loop;
 	(void)revents;
-	for (unsigned i = 0; i < app->nworkers; i++)
-		worker_take_interval(&app->workers[i], s);
-	for (int t = 0; t < OP_NTYPES; t++) {
-		ops += s[t].ops;
-		bytes += s[t].bytes;
-		errors += s[t].errors;
+	if (app->swap_pending)
+		return;		/* a thread has not answered the last one yet */
+	app->swap_seq++;
+	app->swap_pending = true;
+	app->swap_prev_ns = app->swap_ns;
+	app->swap_ns = now_ns();
+	for (unsigned i = 0; i < app->nworkers; i++) {
+		atomic_store(&app->workers[i].swap_req, app->swap_seq);
+		worker_command(&app->workers[i], WORKER_CMD_SWAP);
 	}
-	if (app->live) {
-		struct hist *h = &s[OP_READ].lat;
-
-		/* p99 over both op types: merge write into read for the line. */
-		hist_add(h, &s[OP_WRITE].lat);
-		fprintf(stderr, "%s[%6.1fs] %s %9llu IOPS %9.1f MiB/s  p99 %9s  errors %llu%s",
-			app->live_tty ? "\r" : "", (double)(now_ns() - app->phase_start_ns) / 1e9,
-			app->run.phase == PHASE_LAYOUT ? "layout" : "run   ",
-			(unsigned long long)ops, (double)bytes / 1048576.0,
-			units_format_duration(hist_percentile(h, 99), p99, sizeof(p99)),
-			(unsigned long long)errors, app->live_tty ? "   " : "\n");
-		fflush(stderr);
-	}
-	op_stats_reset_all(s);
 }
 
 /* Runs one phase on every worker until it ends; returns its wall time. */
@@ -214,8 +244,12 @@ static uint64_t run_phase(struct app *app, enum worker_phase phase)
 	const struct config *cfg = &app->cfg;
 	double ramp = phase == PHASE_MAIN ? (double)cfg->ramp_ns / 1e9 : 0.;
 
+	/* The loop's clock is stale after set-up: timers must count from now. */
+	ev_now_update(app->loop);
 	app->stopping = false;
 	app->phase_start_ns = now_ns();
+	app->swap_ns = app->phase_start_ns;
+	app->swap_pending = false;
 	app->run.phase = phase;
 	app->run.measure_start_ns = app->phase_start_ns + (phase == PHASE_MAIN ? cfg->ramp_ns : 0);
 	getrusage(RUSAGE_SELF, &app->ru_start);
@@ -232,8 +266,8 @@ static uint64_t run_phase(struct app *app, enum worker_phase phase)
 		ev_timer_set(&app->end_timer, ramp + (double)cfg->runtime_ns / 1e9, 0.);
 		ev_timer_start(app->loop, &app->end_timer);
 	}
-	ev_now_update(app->loop);
-	ev_timer_again(app->loop, &app->live_timer);
+	if (app->live)
+		ev_timer_again(app->loop, &app->live_timer);
 	ev_run(app->loop, 0);
 	ev_timer_stop(app->loop, &app->end_timer);
 	ev_timer_stop(app->loop, &app->ramp_timer);
@@ -269,7 +303,7 @@ static void collect(struct app *app, struct op_stats *ops)
 /* The report's run-wide figures: CPU, the thread split, every connection. */
 static void fill_report(struct app *app, struct report *r)
 {
-	r->interrupted = app->interrupted;
+	r->interrupted = app->signal != 0;
 	r->start_unix_ns = app->start_unix_ns;
 	r->user_s = tv_s(app->ru_end.ru_utime) - tv_s(app->ru_start.ru_utime);
 	r->sys_s = tv_s(app->ru_end.ru_stime) - tv_s(app->ru_start.ru_stime);
@@ -303,8 +337,8 @@ static int finish_status(const struct app *app, const struct report *r)
 	if (failed)
 		fprintf(stderr, "nfsload: %u of %u connections failed during the run (first: %s)\n",
 			failed, r->nconns, first);
-	if (app->interrupted)
-		return EXIT_INTERRUPTED;
+	if (app->signal)
+		return 128 + app->signal;
 	if (failed || report_total_ops(r) == 0)
 		return EXIT_RUNTIME;
 	return 0;
@@ -406,8 +440,7 @@ int main(int argc, char **argv)
 	if (rep.limits_note[0])
 		fprintf(stderr, "nfsload: note: %s\n", rep.limits_note);
 
-	if (cfg->connections >= CONN_RESERVED_PORTS_MAX && geteuid() == 0 &&
-	    conn_use_reserved_ports(false) == 0 && app.live)
+	if (cfg->connections >= CONN_RESERVED_PORTS_MAX && conn_use_reserved_ports(false) == 0)
 		fprintf(stderr, "nfsload: note: %u connections: ordinary source ports, not reserved "
 			"ones (fewer than 512 exist; exports marked 'secure' will refuse)\n",
 			cfg->connections);
@@ -461,7 +494,7 @@ int main(int argc, char **argv)
 		op_stats_add(&rep.layout, &layout[OP_WRITE]);
 		op_stats_destroy_all(layout);
 	}
-	if (!app.interrupted) {
+	if (!app.signal) {
 		rep.duration_ns = run_phase(&app, PHASE_MAIN);
 		collect(&app, rep.ops);
 	}

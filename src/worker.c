@@ -13,6 +13,7 @@ struct slot {
 	struct conn_req req;	/* first: conn callbacks hand it back */
 	uint64_t start_ns;
 	enum op_type type;
+	uint32_t len;
 	bool busy;
 };
 
@@ -36,10 +37,12 @@ uint8_t *run_pattern_new(uint64_t max_bs)
 
 	if (!p)
 		return NULL;
+	/* Byte by byte, so the data is the same on any host byte order. */
 	for (size_t i = 0; i < RUN_PATTERN_PERIOD; i += 8) {
 		uint64_t r = wl_rand(&state);
 
-		memcpy(p + i, &r, 8);
+		for (int k = 0; k < 8; k++)
+			p[i + k] = (uint8_t)(r >> (8 * k));
 	}
 	for (uint64_t i = 0; i < max_bs; i++)
 		p[RUN_PATTERN_PERIOD + i] = p[i % RUN_PATTERN_PERIOD];
@@ -80,6 +83,7 @@ static void refill(struct wconn *wc, uint64_t t)
 
 		s->start_ns = t;
 		s->type = op.type;
+		s->len = op.len;
 		s->busy = true;
 		if (conn_submit(wc->conn, &op, buf, &s->req) < 0) {
 			s->busy = false;
@@ -104,6 +108,9 @@ static void op_done(void *owner, struct conn_req *req, int status)
 	uint64_t t = now_ns(), lat = t - s->start_ns;
 
 	s->busy = false;
+	/* A short transfer (a read past the end of a file) is not a success. */
+	if (status >= 0 && (uint32_t)status < s->len)
+		status = -EIO;
 	wc->inflight--;
 	wc->free_slots[wc->nfree++] = s;
 	if (!wc->w->stopping) {
@@ -185,6 +192,10 @@ static void start_phase(struct worker *w)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	op_stats_reset_all(w->total);
+	op_stats_reset_all(w->ival);
+	pthread_mutex_lock(&w->snap_mu);
+	op_stats_reset_all(w->snap);
+	pthread_mutex_unlock(&w->snap_mu);
 	for (unsigned i = 0; i < w->nconns; i++) {
 		struct wconn *wc = &w->conns[i];
 
@@ -200,6 +211,17 @@ static void start_phase(struct worker *w)
 	}
 }
 
+/* Hands the interval over at the main thread's tick, so all threads cut together. */
+static void swap_interval(struct worker *w)
+{
+	pthread_mutex_lock(&w->snap_mu);
+	op_stats_add_all(w->snap, w->ival);
+	pthread_mutex_unlock(&w->snap_mu);
+	op_stats_reset_all(w->ival);
+	atomic_store(&w->swap_ack, atomic_load(&w->swap_req));
+	ev_async_send(w->run->main_loop, w->run->wake);
+}
+
 static void cmd_cb(struct ev_loop *loop, ev_async *a, int revents)
 {
 	struct worker *w = a->data;
@@ -208,6 +230,8 @@ static void cmd_cb(struct ev_loop *loop, ev_async *a, int revents)
 	(void)revents;
 	if (cmds & WORKER_CMD_PHASE)
 		start_phase(w);
+	if (cmds & WORKER_CMD_SWAP)
+		swap_interval(w);
 	if (cmds & WORKER_CMD_STOP) {
 		w->stopping = true;
 		for (unsigned i = 0; i < w->nconns; i++)
@@ -226,10 +250,6 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	(void)revents;
 	for (unsigned i = 0; i < w->nconns; i++)
 		conn_tick(w->conns[i].conn);
-	pthread_mutex_lock(&w->snap_mu);
-	op_stats_add_all(w->snap, w->ival);
-	pthread_mutex_unlock(&w->snap_mu);
-	op_stats_reset_all(w->ival);
 }
 
 void worker_take_interval(struct worker *w, struct op_stats *out)
@@ -260,12 +280,17 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
 	for (uint32_t r = 0; r < wc->layout_stream.nranges; r++) {
 		struct wl_range *range = &wc->layout_stream.ranges[r];
 
-		if (w->run->files->size[range->file] >= cfg->size)
+		/* A connection without a slice of its own would write the file again. */
+		if (w->run->files->size[range->file] >= cfg->size || !wc->layout_stream.own_slice)
 			range->end = range->start;
 	}
 	wc->layout_stream.pos = wc->layout_stream.ranges ? wc->layout_stream.ranges[0].start : 0;
 	wc->layout_stream.budget = wl_stream_pass_bytes(&wc->layout_stream);
-	if (cfg->io_size) {
+	if (cfg->one_pass) {
+		/* Each file once: every connection covers its own files or slice. */
+		wc->main_stream.budget = wc->main_stream.own_slice ?
+			wl_stream_pass_bytes(&wc->main_stream) : 0;
+	} else if (cfg->io_size) {
 		uint64_t share = cfg->io_size / cfg->connections;
 
 		wc->main_stream.budget = share + (id < cfg->io_size % cfg->connections ? 1 : 0);

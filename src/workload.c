@@ -79,6 +79,7 @@ int wl_stream_init(struct wl_stream *s, uint32_t conn, uint32_t nconns,
 	s->bs = bs;
 	s->file_size = file_size;
 	s->budget = UINT64_MAX;
+	s->own_slice = true;
 	s->rng = seed ^ (UINT64_C(0x6a09e667f3bcc909) * (conn + 1));
 	if (nfiles == 0 || nconns == 0 || conn >= nconns)
 		return 0;
@@ -106,6 +107,8 @@ int wl_stream_init(struct wl_stream *s, uint32_t conn, uint32_t nconns,
 	if (end > file_size)
 		end = file_size;
 	/* More sharers than blocks: this one gets no slice of its own. */
+	if (start >= end)
+		s->own_slice = false;
 	if (random || start >= end) {
 		start = 0;
 		end = file_size;

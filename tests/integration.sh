@@ -85,6 +85,22 @@ nl --dir layout -c 2 -q 4 --rw randread --size 5m --nrfiles 3 --runtime 1s --out
 check_eq "layout: skipped when the files are at size" false "$(jqv .layout.ran)"
 check "layout: files laid out earlier are kept (not created by this run)" test -e "$EXPORT_DIR/layout/file.000002"
 
+# The default run is one pass: each file exactly once, also with files
+# spread unevenly over connections (3 files on 2 connections).
+nl --dir onepass -c 2 -q 4 --rw write --bs 64k --size 2m --nrfiles 3 --skip-layout --keep --output-format json "$URL3"
+check_eq "one pass: writes the file set exactly once" $((6 << 20)) "$(jqv .ops.write.bytes)"
+files_match "one pass: every file fully written" "$EXPORT_DIR/onepass" 3 $((2 << 20))
+
+# More connections than blocks in a file: the layout still writes it once.
+nl --dir sharers -c 40 -q 1 --rw randread --size 2m --runtime 1s --output-format json "$URL3"
+check_eq "layout with 40 sharers of 2 blocks: file written once" $((2 << 20)) "$(jqv .layout.stats.bytes)"
+
+# Reads past the end of a file are errors, not successes.
+nl --dir empty -c 1 -q 2 --rw randread --size 1m --runtime 1s --skip-layout --output-format json "$URL3"
+check_eq "reads of a never laid out file: exit 1" 1 "$RC"
+check_eq "reads of a never laid out file: no success counted" 0 "$(jqv .ops.read.count)"
+check_ge "reads of a never laid out file: errors counted" 1 "$(jqv .ops.read.errors)"
+
 # 64 connections on 2 threads at iodepth 4.
 nl --dir many -t 2 -c 64 -q 4 --rw randread --bs 4k --size 8m --nrfiles 8 --runtime 3s --output-format json "$URL3"
 check_eq "64 conns: exit 0" 0 "$RC"
@@ -114,6 +130,13 @@ check_eq "SIGINT: exit 130" 130 "$RC"
 check_eq "SIGINT: report says interrupted" true "$(jqv .interrupted)"
 check_ge "SIGINT: operations measured before it" 1 "$(jqv .total.count)"
 check "SIGINT: work dir removed" test ! -e "$EXPORT_DIR/sigint"
+"$NFSLOAD" --quiet --dir sigterm -c 1 --size 1m --runtime 60s "$URL3" >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+RC=0
+wait "$pid" || RC=$?
+check_eq "SIGTERM: exit 143" 143 "$RC"
 
 # Bad input: exit 2, one line naming the option, nothing written to the server.
 before=$(find "$EXPORT_DIR" | sort | md5sum)
@@ -125,7 +148,7 @@ bad() {
 	check_match "bad input $name: message" "$pattern" "$(cat "$ERR")"
 	check_eq "bad input $name: one line" 1 "$(wc -l <"$ERR")"
 }
-bad "unknown option" "unknown option '--frobnicate'" --frobnicate "$URL3"
+bad "unknown option" "unknown or ambiguous option '--frobnicate'" --frobnicate "$URL3"
 bad "bad size unit" "^nfsload: --bs: '4q' is not a size" --bs 4q "$URL3"
 bad "zero connections" "^nfsload: --connections: 0 is out of range" --connections 0 "$URL3"
 bad "negative iodepth" "^nfsload: --iodepth: '-1' is not a whole number" --iodepth -1 "$URL3"
