@@ -206,7 +206,8 @@ static void start_phase(struct worker *w)
 			conn_finish(wc);
 			continue;
 		}
-		refill(wc, t);
+		/* Stamped per connection: the first requests leave one socket at a time. */
+		refill(wc, now_ns());
 		conn_flush(wc->conn);
 	}
 }
