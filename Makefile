@@ -81,7 +81,8 @@ demo: deps-test
 	@$(MAKE) --no-print-directory all
 	scripts/demo.sh $(BUILD)/nfsload
 
-bench: deps-test
+bench:
+	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	bench/run.sh $(BUILD)/nfsload
 

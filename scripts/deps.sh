@@ -14,7 +14,8 @@ test_pkgs=(libcmocka-dev nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind lib
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;
-test | demo | bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+test | demo) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" time) ;;
 *)
 	echo "usage: $0 [build|test|demo|bench]" >&2
 	exit 2

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# Side-by-side client-efficiency benchmark on one private nfs-ganesha (loopback):
+# nfsload, fio's nfs engine (when a fio with that engine is found) and a bare libnfs poll
+# loop (bench/bare_libnfs.c). Client and server share the machine's cores, so the figure
+# that says something about the client is its CPU time (user+sys) per operation / per MiB.
+#
+#   bench/run.sh [NFSLOAD_BINARY]          (default build/nfsload; skipped if absent)
+#
+# Environment:
+#   BENCH_SECONDS=15      run time of workloads 1-4
+#   BENCH_SECONDS_1000=10 run time of workload 5 (1000 connections)
+#   BENCH_FILESIZE=256m   size of each test file
+#   BENCH_OUT=DIR         where raw outputs and report.txt go (default build/bench/run-DATE)
+#   BENCH_KEEP=1          keep the server's state directory (and its test files)
+#   FIO=/path/to/fio      fio built with its nfs engine (default: fio on PATH, if it has it)
+# Needs root (the server), nfs-ganesha, rpcbind, libnfs-dev, jq; GNU time (/usr/bin/time)
+# for peak RSS (without it, CPU comes from bash's time builtin).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+NFSLOAD=${1:-$ROOT/build/nfsload}
+SECS=${BENCH_SECONDS:-15}
+SECS1000=${BENCH_SECONDS_1000:-10}
+FILESIZE=${BENCH_FILESIZE:-256m}
+OUT=${BENCH_OUT:-$ROOT/build/bench/run-$(date +%Y%m%d-%H%M%S)}
+REPORT=$OUT/report.txt
+ROWS=$OUT/rows.tsv
+BARE=$ROOT/build/bench/bare_libnfs
+
+die() { echo "bench: $*" >&2; exit 1; }
+say() { echo "$*" | tee -a "$REPORT"; }
+
+mib_of() { # 256m / 1g / 4096 -> MiB (whole)
+	local s=${1,,}
+	case $s in
+	*g) echo $((${s%g} * 1024)) ;;
+	*m) echo "${s%m}" ;;
+	*k) echo $((${s%k} / 1024)) ;;
+	*) echo $((s / 1048576)) ;;
+	esac
+}
+
+command -v jq >/dev/null || die "jq not found"
+GNU_TIME=1
+if [[ ! -x /usr/bin/time ]]; then
+	GNU_TIME=0
+	echo "bench: no /usr/bin/time (package time): CPU from bash's time, no peak RSS" >&2
+fi
+[[ $(id -u) == 0 ]] || die "must run as root (the nfs-ganesha server needs it)"
+FILE_MIB=$(mib_of "$FILESIZE")
+((FILE_MIB >= 1)) || die "BENCH_FILESIZE=$FILESIZE: at least 1m"
+
+mkdir -p "$OUT" "$ROOT/build/bench" || die "cannot create $OUT"
+: >"$REPORT"
+: >"$ROWS"
+STATE=$(mktemp -d /tmp/nfsload-bench.XXXXXX)
+cleanup() {
+	"$ROOT/tests/ganesha.sh" stop "$STATE" >/dev/null 2>&1
+	if [[ ${BENCH_KEEP:-} == 1 ]]; then
+		echo "bench: server state kept in $STATE" >&2
+	else
+		rm -rf "$STATE"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# 1000 connections: sockets on both sides (ganesha inherits this limit).
+ulimit -n 8192 2>/dev/null || ulimit -n 4096 2>/dev/null || true
+
+# --- the tools -------------------------------------------------------------------------
+HAVE_NFSLOAD=0
+if [[ -x $NFSLOAD ]]; then
+	HAVE_NFSLOAD=1
+else
+	echo "bench: nfsload not built ($NFSLOAD missing): skipping its runs" >&2
+fi
+HAVE_FIO=0
+FIO=${FIO:-$(command -v fio || true)}
+if [[ -n $FIO && -x $FIO ]] && "$FIO" --enghelp=nfs 2>/dev/null | grep -q nfs_url; then
+	HAVE_FIO=1
+else
+	echo "bench: no fio with the nfs engine (set FIO=/path/to/fio): skipping fio" >&2
+fi
+HAVE_BARE=0
+read -ra NFS_CFLAGS <<<"$(pkg-config --cflags libnfs 2>/dev/null)"
+read -ra NFS_LIBS <<<"$(pkg-config --libs libnfs 2>/dev/null || echo -lnfs)"
+if ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror "${NFS_CFLAGS[@]}" \
+	-o "$BARE" "$ROOT/bench/bare_libnfs.c" "${NFS_LIBS[@]}" >"$OUT/bare-build.log" 2>&1; then
+	HAVE_BARE=1
+else
+	echo "bench: bench/bare_libnfs.c did not build (see $OUT/bare-build.log): skipping it" >&2
+fi
+
+# --- the server and the test files -----------------------------------------------------
+"$ROOT/tests/ganesha.sh" start "$STATE" >"$OUT/ganesha-start.log" 2>&1 ||
+	{ cat "$OUT/ganesha-start.log" >&2; die "nfs-ganesha did not start"; }
+envval() { sed -n "s/^$1=//p" "$STATE/env"; } # not sourced: the URLs hold '&'
+URL3=$(envval URL3)
+EXPORT_DIR=$(envval EXPORT_DIR)
+GANESHA_PID=$(envval GANESHA_PID)
+[[ -n $URL3 && -d $EXPORT_DIR ]] || die "tests/ganesha.sh wrote no usable $STATE/env"
+mkdir -p "$EXPORT_DIR/bench"
+# Real data, straight onto the server's disk (fio's nfs engine cannot lay files out).
+if ! { dd if=/dev/urandom of="$EXPORT_DIR/bench/read.dat" bs=1M count="$FILE_MIB" status=none &&
+	cp "$EXPORT_DIR/bench/read.dat" "$EXPORT_DIR/bench/write.dat" && sync; }; then
+	die "cannot lay out test files in $EXPORT_DIR"
+fi
+
+{
+	echo "# nfsload side-by-side benchmark, $(date -u '+%F %T UTC')"
+	echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+		"kernel $(uname -r), $(sed -n 's/^PRETTY_NAME="\(.*\)"/\1/p' /etc/os-release)," \
+		"$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+	echo "server: nfs-ganesha $(dpkg-query -W -f '${Version}' nfs-ganesha 2>/dev/null)," \
+		"FSAL_VFS on $(df -T "$EXPORT_DIR" | awk 'NR == 2 { print $2 }'), 127.0.0.1, pid $GANESHA_PID"
+	echo "libnfs: $(pkg-config --modversion libnfs 2>/dev/null)"
+	((HAVE_NFSLOAD)) && echo "nfsload: $NFSLOAD ($("$NFSLOAD" --version 2>/dev/null | head -1))"
+	((HAVE_FIO)) && echo "fio: $FIO ($("$FIO" --version 2>/dev/null))"
+	echo "run time ${SECS}s (workload 5: ${SECS1000}s), test files ${FILE_MIB} MiB, URL $URL3"
+	echo "raw outputs: $OUT"
+	echo
+} | tee -a "$REPORT"
+
+# --- running one measurement -----------------------------------------------------------
+srv_ticks() { awk '{ print $14 + $15 }' "/proc/$GANESHA_PID/stat" 2>/dev/null || echo 0; }
+TCK=$(getconf CLK_TCK)
+
+# measure WL TOOL LIMIT CMD...: run CMD under GNU time and timeout; leaves $B.out, $B.err,
+# $B.time ("elapsed user sys maxrss_kb"), and sets RC, CPU_S, RSS_KB, SRV_S.
+measure() {
+	local wl=$1 tool=$2 limit=$3 s0 s1 t
+	shift 3
+	B=$OUT/$wl-$tool
+	say "\$ $(printf '%q ' "$@")"
+	s0=$(srv_ticks)
+	if ((GNU_TIME)); then
+		/usr/bin/time -f '%e %U %S %M' -o "$B.time" timeout -k 5 "$limit" "$@" >"$B.out" 2>"$B.err"
+		RC=$?
+	else
+		local TIMEFORMAT='%R %U %S 0'
+		{ time timeout -k 5 "$limit" "$@" >"$B.out" 2>"$B.err"; } 2>"$B.time"
+		RC=$?
+	fi
+	s1=$(srv_ticks)
+	t=$(tail -n 1 "$B.time")
+	CPU_S=$(awk '{ print $2 + $3 }' <<<"$t")
+	RSS_KB=$(awk '{ print $4 }' <<<"$t")
+	SRV_S=$(awk -v a="$s0" -v b="$s1" -v t="$TCK" 'BEGIN { print (b - a) / t }')
+	sleep 1 # let the server settle between runs
+}
+
+# row WL TOOL STATUS OPS BYTES SECS P50_US P99_US NOTE
+row() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" \
+		"$7" "$8" "$CPU_S" "$RSS_KB" "$SRV_S" "$9" >>"$ROWS"
+}
+
+failed_status() { # after a non-zero RC
+	case $RC in
+	124 | 137) echo hung ;;
+	*) echo "failed(rc=$RC)" ;;
+	esac
+}
+
+# nfsload WL DIRNAME OPDIR ARGS...
+run_nfsload() {
+	local wl=$1 dir=$2 op=$3 j
+	shift 3
+	if ((!HAVE_NFSLOAD)); then
+		say "$wl nfsload: skipped (not built)"
+		return
+	fi
+	measure "$wl" nfsload $((SECS + 120)) "$NFSLOAD" "$@" --dir "$dir" --skip-layout --keep \
+		--output-format json --output "$OUT/$wl-nfsload.json" "$URL3"
+	j=$OUT/$wl-nfsload.json
+	if ((RC != 0)) || ! jq -e .total.count "$j" >/dev/null 2>&1; then
+		row "$wl" nfsload "$( ((RC)) && failed_status || echo 'no-json')" 0 0 0 - - "see $B.err"
+		return
+	fi
+	# shellcheck disable=SC2046
+	row "$wl" nfsload "$(jq -r 'if .total.errors > 0 then "errors=\(.total.errors)" else "ok" end' "$j")" \
+		$(jq -r --arg op "$op" '[.total.count, .total.bytes, .duration_ns / 1e9,
+			((.ops[$op].lat_ns.p50 // 0) / 1000), ((.ops[$op].lat_ns.p99 // 0) / 1000)] | @tsv' "$j") \
+		"$(jq -r '"own cpu \(.cpu.us_per_op * 100 | round / 100) us/op; connect \(.setup.connect_ns / 1e6 * 10 | round / 10) ms"' "$j")"
+}
+
+# fio WL OPDIR ARGS...
+run_fio() {
+	local wl=$1 op=$2 j nfail note
+	shift 2
+	if ((!HAVE_FIO)); then
+		say "$wl fio: skipped (no fio with the nfs engine)"
+		return
+	fi
+	measure "$wl" fio $((SECS + 30)) "$FIO" --name="$wl" --ioengine=nfs --nfs_url="$URL3" \
+		--size="$FILESIZE" --time_based --runtime="$SECS" --lat_percentiles=1 \
+		--output-format=json --output="$OUT/$wl-fio.raw" "$@"
+	# fio's nfs engine logs into the --output file too: keep the JSON object only.
+	j=$OUT/$wl-fio.json
+	sed -n '/^{$/,/^}$/p' "$OUT/$wl-fio.raw" >"$j" 2>/dev/null
+	nfail=$(grep -c '^Failed NFS operation' "$OUT/$wl-fio.raw" 2>/dev/null)
+	note=""
+	((nfail > 0)) && note="$nfail ops failed at its end (the engine closes with I/O in flight)"
+	if ((RC != 0)) || ! jq -e '.jobs[0]' "$j" >/dev/null 2>&1; then
+		row "$wl" fio "$( ((RC)) && failed_status || echo 'no-json')" 0 0 0 - - \
+			"limit ${SECS}+30 s; see $B.err"
+		return
+	fi
+	# shellcheck disable=SC2046
+	row "$wl" fio "$(jq -r 'if .jobs[0].error != 0 then "error=\(.jobs[0].error)" else "ok" end' "$j")" \
+		$(jq -r --arg op "$op" '.jobs[0] as $x | [($x.read.total_ios + $x.write.total_ios),
+			($x.read.io_bytes + $x.write.io_bytes), ([$x.read.runtime, $x.write.runtime] | max) / 1000,
+			(($x[$op].lat_ns.percentile["50.000000"] // 0) / 1000),
+			(($x[$op].lat_ns.percentile["99.000000"] // 0) / 1000)] | @tsv' "$j") \
+		"$note"
+}
+
+# bare WL QD BS
+run_bare() {
+	local wl=$1 line
+	if ((!HAVE_BARE)); then
+		say "$wl bare: skipped (did not build)"
+		return
+	fi
+	measure "$wl" bare $((SECS + 30)) "$BARE" "$URL3" /bench/read.dat "$SECS" "$2" "$3"
+	line=$(grep '^ops=' "$B.out")
+	if ((RC != 0)) || [[ -z $line ]]; then
+		row "$wl" bare "$( ((RC)) && failed_status || echo 'no-output')" 0 0 0 - - "see $B.err"
+		return
+	fi
+	kv() { sed -n "s/.* *\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$line"; }
+	local bs
+	bs=$(awk -v b="$3" 'BEGIN { n = b + 0; u = tolower(substr(b, length(b)));
+		print n * (u == "k" ? 1024 : u == "m" ? 1048576 : 1) }')
+	row "$wl" bare ok "$(kv ops)" "$(($(kv ops) * bs))" "$(kv secs)" "$(kv p50_us)" "$(kv p99_us)" \
+		"own cpu $(kv cpu_us_per_op) us/op (I/O phase)"
+}
+
+# --- nfsload lays out its own files: once, outside the measured runs -------------------
+if ((HAVE_NFSLOAD)); then
+	for rw in read write; do
+		d=$rw
+		say "\$ $(printf '%q ' "$NFSLOAD" --threads 1 --connections 1 --iodepth 1 --rw $rw --bs 1m \
+			--size "$FILESIZE" --nrfiles 1 --runtime 1s --dir "nfsload-$d" --keep --quiet \
+			--output-format json --output "$OUT/layout-$d.json" "$URL3")   # layout pass"
+		if ! timeout -k 5 300 "$NFSLOAD" --threads 1 --connections 1 --iodepth 1 --rw $rw --bs 1m \
+			--size "$FILESIZE" --nrfiles 1 --runtime 1s --dir "nfsload-$d" --keep --quiet \
+			--output-format json --output "$OUT/layout-$d.json" "$URL3" \
+			>"$OUT/layout-$d.out" 2>"$OUT/layout-$d.err"; then
+			say "nfsload layout pass failed (see $OUT/layout-$d.err): skipping nfsload"
+			HAVE_NFSLOAD=0
+		fi
+	done
+fi
+COMMON=(--bs 4k --size "$FILESIZE" --nrfiles 1 --runtime "${SECS}s")
+
+say ""
+say "## 1. 4 KiB random read, 1 connection, iodepth 16"
+run_nfsload w1-randread-qd16 nfsload-read read --threads 1 --connections 1 --iodepth 16 \
+	--rw randread "${COMMON[@]}"
+run_fio w1-randread-qd16 read --filename=/bench/read.dat --rw=randread --bs=4k --iodepth=16
+run_bare w1-randread-qd16 16 4k
+
+say ""
+say "## 2. 4 KiB random read, 64 connections x iodepth 4 (nfsload: 2 threads; fio: 64 processes)"
+run_nfsload w2-randread-64x4 nfsload-read read --threads 2 --connections 64 --iodepth 4 \
+	--rw randread "${COMMON[@]}"
+run_fio w2-randread-64x4 read --filename=/bench/read.dat --rw=randread --bs=4k --iodepth=4 \
+	--numjobs=64 --group_reporting
+
+say ""
+say "## 3. 1 MiB sequential read, 1 connection, iodepth 4"
+run_nfsload w3-seqread-1m nfsload-read read --threads 1 --connections 1 --iodepth 4 \
+	--rw read --bs 1m --size "$FILESIZE" --nrfiles 1 --runtime "${SECS}s"
+run_fio w3-seqread-1m read --filename=/bench/read.dat --rw=read --bs=1m --iodepth=4
+
+say ""
+say "## 4. 1 MiB sequential write, 1 connection, iodepth 4"
+run_nfsload w4-seqwrite-1m nfsload-write write --threads 1 --connections 1 --iodepth 4 \
+	--rw write --bs 1m --size "$FILESIZE" --nrfiles 1 --runtime "${SECS}s"
+run_fio w4-seqwrite-1m write --filename=/bench/write.dat --rw=write --bs=1m --iodepth=4
+
+say ""
+say "## 5. 1000 connections, 2 threads, iodepth 1, 4 KiB random read"
+run_nfsload w5-1000conn nfsload-read read --threads 2 --connections 1000 --iodepth 1 \
+	--rw randread --bs 4k --size "$FILESIZE" --nrfiles 1 --runtime "${SECS1000}s"
+
+# --- the table -------------------------------------------------------------------------
+{
+	echo
+	echo "## Results"
+	echo "client CPU = user+sys of the whole client process (GNU time; fio: with its job processes)."
+	echo "RSS = peak resident set of the client (fio: of its largest process). p50/p99 = per-op"
+	echo "latency, submission to completion (fio: lat_ns with lat_percentiles=1). 'vs fio' ="
+	echo "this tool's value / fio's in the same workload (CPU: lower is better)."
+	echo
+	awk -F'\t' '
+	{ n++; for (i = 1; i <= 12; i++) f[n, i] = $i
+	  if ($2 == "fio" && $4 > 0) { fcpu[$1] = $9 * 1e6 / $4; fiops[$1] = $4 / $6 } }
+	END {
+		fmt = "%-17s | %-7s | %-8s | %9s | %8s | %8s | %9s | %8s | %8s | %6s | %8s | %-8s | %-8s | %s\n"
+		printf fmt, "workload", "tool", "status", "IOPS", "MiB/s", "cpu us/op", "cpu us/MiB", \
+			"p50 us", "p99 us", "RSS MiB", "srv us/op", "CPU vs fio", "IOPS vs fio", "note"
+		for (r = 1; r <= n; r++) {
+			wl = f[r, 1]; ops = f[r, 4]; bytes = f[r, 5]; secs = f[r, 6]; cpu = f[r, 9]
+			if (ops > 0 && secs > 0) {
+				iops = sprintf("%.0f", ops / secs); mibs = sprintf("%.1f", bytes / secs / 1048576)
+				cop = sprintf("%.2f", cpu * 1e6 / ops)
+				cmib = bytes > 0 ? sprintf("%.0f", cpu * 1e6 / (bytes / 1048576)) : "-"
+				sop = sprintf("%.2f", f[r, 11] * 1e6 / ops)
+				p50 = sprintf("%.0f", f[r, 7]); p99 = sprintf("%.0f", f[r, 8])
+				rc = (wl in fcpu) ? sprintf("%.2fx", (cpu * 1e6 / ops) / fcpu[wl]) : "-"
+				ri = (wl in fiops) ? sprintf("%.2fx", (ops / secs) / fiops[wl]) : "-"
+			} else { iops = mibs = cop = cmib = sop = p50 = p99 = rc = ri = "-" }
+			rss = f[r, 10] > 0 ? sprintf("%.1f", f[r, 10] / 1024) : "-"
+			printf fmt, wl, f[r, 2], f[r, 3], iops, mibs, cop, cmib, p50, p99, rss, sop, rc, ri, f[r, 12]
+		}
+	}' "$ROWS"
+} | tee -a "$REPORT"
+echo
+echo "report: $REPORT"
