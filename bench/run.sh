@@ -7,7 +7,9 @@
 #   bench/run.sh [NFSLOAD_BINARY]          (default build/nfsload; skipped if absent)
 #
 # Environment:
-#   BENCH_SECONDS=15      run time of workloads 1-4
+#   BENCH_SECONDS=10      run time of workloads 1-4
+#   BENCH_ROUNDS=3        workloads 1-4 run this many times, the tools taking turns;
+#                         the table shows the median of each figure (the machine is noisy)
 #   BENCH_SECONDS_1000=10 run time of workload 5 (1000 connections)
 #   BENCH_FILESIZE=256m   size of each test file
 #   BENCH_OUT=DIR         where raw outputs and report.txt go (default build/bench/run-DATE)
@@ -19,7 +21,9 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NFSLOAD=${1:-$ROOT/build/nfsload}
-SECS=${BENCH_SECONDS:-15}
+SECS=${BENCH_SECONDS:-10}
+ROUNDS=${BENCH_ROUNDS:-3}
+ROUND=1
 SECS1000=${BENCH_SECONDS_1000:-10}
 FILESIZE=${BENCH_FILESIZE:-256m}
 OUT=${BENCH_OUT:-$ROOT/build/bench/run-$(date +%Y%m%d-%H%M%S)}
@@ -131,7 +135,7 @@ TCK=$(getconf CLK_TCK)
 measure() {
 	local wl=$1 tool=$2 limit=$3 s0 s1 t
 	shift 3
-	B=$OUT/$wl-$tool
+	B=$OUT/$wl-$tool-r$ROUND
 	say "\$ $(printf '%q ' "$@")"
 	s0=$(srv_ticks)
 	if ((GNU_TIME)); then
@@ -172,8 +176,8 @@ run_nfsload() {
 		return
 	fi
 	measure "$wl" nfsload $((SECS + 120)) "$NFSLOAD" "$@" --dir "$dir" --skip-layout --keep \
-		--output-format json --output "$OUT/$wl-nfsload.json" "$URL3"
-	j=$OUT/$wl-nfsload.json
+		--output-format json --output "$OUT/$wl-nfsload-r$ROUND.json" "$URL3"
+	j=$B.json
 	if ((RC != 0)) || ! jq -e .total.count "$j" >/dev/null 2>&1; then
 		row "$wl" nfsload "$( ((RC)) && failed_status || echo 'no-json')" 0 0 0 - - "see $B.err"
 		return
@@ -195,11 +199,11 @@ run_fio() {
 	fi
 	measure "$wl" fio $((SECS + 30)) "$FIO" --name="$wl" --ioengine=nfs --nfs_url="$URL3" \
 		--size="$FILESIZE" --time_based --runtime="$SECS" --lat_percentiles=1 \
-		--output-format=json --output="$OUT/$wl-fio.raw" "$@"
+		--output-format=json --output="$OUT/$wl-fio-r$ROUND.raw" "$@"
 	# fio's nfs engine logs into the --output file too: keep the JSON object only.
-	j=$OUT/$wl-fio.json
-	sed -n '/^{$/,/^}$/p' "$OUT/$wl-fio.raw" >"$j" 2>/dev/null
-	nfail=$(grep -c '^Failed NFS operation' "$OUT/$wl-fio.raw" 2>/dev/null)
+	j=$B.json
+	sed -n '/^{$/,/^}$/p' "$B.raw" >"$j" 2>/dev/null
+	nfail=$(grep -c '^Failed NFS operation' "$B.raw" 2>/dev/null)
 	note=""
 	((nfail > 0)) && note="$nfail ops failed at its end (the engine closes with I/O in flight)"
 	if ((RC != 0)) || ! jq -e '.jobs[0]' "$j" >/dev/null 2>&1; then
@@ -255,6 +259,9 @@ if ((HAVE_NFSLOAD)); then
 fi
 COMMON=(--bs 4k --size "$FILESIZE" --nrfiles 1 --runtime "${SECS}s")
 
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+say ""
+say "# round $ROUND of $ROUNDS"
 say ""
 say "## 1. 4 KiB random read, 1 connection, iodepth 16"
 run_nfsload w1-randread-qd16 nfsload-read read --threads 1 --connections 1 --iodepth 16 \
@@ -281,6 +288,8 @@ run_nfsload w4-seqwrite-1m nfsload-write write --threads 1 --connections 1 --iod
 	--rw write --bs 1m --size "$FILESIZE" --nrfiles 1 --runtime "${SECS}s"
 run_fio w4-seqwrite-1m write --filename=/bench/write.dat --rw=write --bs=1m --iodepth=4
 
+done
+
 say ""
 say "## 5. 1000 connections, 2 threads, iodepth 1, 4 KiB random read"
 run_nfsload w5-1000conn nfsload-read read --threads 2 --connections 1000 --iodepth 1 \
@@ -289,32 +298,61 @@ run_nfsload w5-1000conn nfsload-read read --threads 2 --connections 1000 --iodep
 # --- the table -------------------------------------------------------------------------
 {
 	echo
-	echo "## Results"
+	echo "## Results (median of $ROUNDS rounds for workloads 1-4)"
 	echo "client CPU = user+sys of the whole client process (GNU time; fio: with its job processes)."
 	echo "RSS = peak resident set of the client (fio: of its largest process). p50/p99 = per-op"
-	echo "latency, submission to completion (fio: lat_ns with lat_percentiles=1). 'vs fio' ="
-	echo "this tool's value / fio's in the same workload (CPU: lower is better)."
+	echo "latency, submission to completion (fio: lat_ns with lat_percentiles=1). 'vs fio' and"
+	echo "'vs bare' = this tool's median / theirs in the same workload (CPU: lower is better)."
 	echo
 	awk -F'\t' '
-	{ n++; for (i = 1; i <= 12; i++) f[n, i] = $i
-	  if ($2 == "fio" && $4 > 0) { fcpu[$1] = $9 * 1e6 / $4; fiops[$1] = $4 / $6 } }
+	function median(key, k,   n, i, j, t, v) {
+		n = cnt[key]
+		for (i = 1; i <= n; i++) v[i] = val[key, k, i]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	{
+		key = $1 SUBSEP $2
+		if (!(key in seen)) { seen[key] = 1; order[++nkeys] = key }
+		runs[key]++
+		if ($4 > 0 && $6 > 0) {
+			c = ++cnt[key]
+			val[key, "iops", c] = $4 / $6; val[key, "mibs", c] = $5 / $6 / 1048576
+			val[key, "cop", c] = $9 * 1e6 / $4
+			val[key, "cmib", c] = $5 > 0 ? $9 * 1e6 / ($5 / 1048576) : 0
+			val[key, "p50", c] = $7; val[key, "p99", c] = $8
+			val[key, "rss", c] = $10 / 1024; val[key, "sop", c] = $11 * 1e6 / $4
+			if ($3 == "ok") okruns[key]++
+		} else bad[key] = $3
+		note[key] = $12
+	}
 	END {
-		fmt = "%-17s | %-7s | %-8s | %9s | %8s | %8s | %9s | %8s | %8s | %6s | %8s | %-8s | %-8s | %s\n"
+		for (r = 1; r <= nkeys; r++) {
+			key = order[r]
+			if (cnt[key]) { m[key, "cop"] = median(key, "cop"); m[key, "iops"] = median(key, "iops") }
+		}
+		fmt = "%-17s | %-7s | %-10s | %9s | %8s | %9s | %10s | %8s | %8s | %7s | %9s | %10s | %10s | %11s | %s\n"
 		printf fmt, "workload", "tool", "status", "IOPS", "MiB/s", "cpu us/op", "cpu us/MiB", \
-			"p50 us", "p99 us", "RSS MiB", "srv us/op", "CPU vs fio", "IOPS vs fio", "note"
-		for (r = 1; r <= n; r++) {
-			wl = f[r, 1]; ops = f[r, 4]; bytes = f[r, 5]; secs = f[r, 6]; cpu = f[r, 9]
-			if (ops > 0 && secs > 0) {
-				iops = sprintf("%.0f", ops / secs); mibs = sprintf("%.1f", bytes / secs / 1048576)
-				cop = sprintf("%.2f", cpu * 1e6 / ops)
-				cmib = bytes > 0 ? sprintf("%.0f", cpu * 1e6 / (bytes / 1048576)) : "-"
-				sop = sprintf("%.2f", f[r, 11] * 1e6 / ops)
-				p50 = sprintf("%.0f", f[r, 7]); p99 = sprintf("%.0f", f[r, 8])
-				rc = (wl in fcpu) ? sprintf("%.2fx", (cpu * 1e6 / ops) / fcpu[wl]) : "-"
-				ri = (wl in fiops) ? sprintf("%.2fx", (ops / secs) / fiops[wl]) : "-"
-			} else { iops = mibs = cop = cmib = sop = p50 = p99 = rc = ri = "-" }
-			rss = f[r, 10] > 0 ? sprintf("%.1f", f[r, 10] / 1024) : "-"
-			printf fmt, wl, f[r, 2], f[r, 3], iops, mibs, cop, cmib, p50, p99, rss, sop, rc, ri, f[r, 12]
+			"p50 us", "p99 us", "RSS MiB", "srv us/op", "CPU vs fio", "CPU vs bare", \
+			"IOPS vs fio", "note"
+		for (r = 1; r <= nkeys; r++) {
+			key = order[r]; split(key, kk, SUBSEP); wl = kk[1]; tool = kk[2]
+			fk = wl SUBSEP "fio"; bk = wl SUBSEP "bare"
+			st = (okruns[key] == runs[key]) ? "ok" : sprintf("%s %d/%d", (key in bad) ? bad[key] : "errors", \
+				runs[key] - okruns[key], runs[key])
+			if (!cnt[key]) {
+				printf fmt, wl, tool, st, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", note[key]
+				continue
+			}
+			rf = ((fk, "cop") in m) ? sprintf("%.2fx", m[key, "cop"] / m[fk, "cop"]) : "-"
+			rb = ((bk, "cop") in m) ? sprintf("%.2fx", m[key, "cop"] / m[bk, "cop"]) : "-"
+			ri = ((fk, "iops") in m) ? sprintf("%.2fx", m[key, "iops"] / m[fk, "iops"]) : "-"
+			printf fmt, wl, tool, st, sprintf("%.0f", median(key, "iops")), \
+				sprintf("%.1f", median(key, "mibs")), sprintf("%.2f", median(key, "cop")), \
+				sprintf("%.0f", median(key, "cmib")), sprintf("%.0f", median(key, "p50")), \
+				sprintf("%.0f", median(key, "p99")), sprintf("%.1f", median(key, "rss")), \
+				sprintf("%.2f", median(key, "sop")), rf, rb, ri, note[key]
 		}
 	}' "$ROWS"
 } | tee -a "$REPORT"

@@ -445,6 +445,8 @@ int main(int argc, char **argv)
 			"ones (fewer than 512 exist; exports marked 'secure' will refuse)\n",
 			cfg->connections);
 
+	/* From here a signal waits for the loop: nothing is left half made on the server. */
+	setup_loop(&app);
 	rc = ctl_open(cfg, &app.ctl, err, sizeof(err));
 	if (rc)
 		die(EXIT_RUNTIME, "%s", err);
@@ -464,7 +466,6 @@ int main(int argc, char **argv)
 	    op_stats_init_all(rep.ops, HIST_PRECISE_BITS) ||
 	    op_stats_init(&rep.layout, HIST_PRECISE_BITS) || !app.run.pattern)
 		die(EXIT_RUNTIME, "out of memory");
-	setup_loop(&app);
 	start_workers(&app);
 	rep.connect_ns = connect_all(&app);
 	if (rep.connect_ns == UINT64_MAX) {

@@ -17,6 +17,19 @@ nl() {
 }
 jqv() { jq -r "$1" "$OUT"; }
 
+# nl_during SECONDS ACTION ARGS...: nfsload in the background, ACTION (with $pid
+# set) after SECONDS, then wait, at most 120 s in all; status in $RC.
+nl_during() {
+	local secs=$1 action=$2 pid
+	shift 2
+	timeout -k 5 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" &
+	pid=$!
+	sleep "$secs"
+	eval "$action"
+	RC=0
+	wait "$pid" || RC=$?
+}
+
 # files_match NAME DIR N SIZE: every file on disk holds the bytes nfsload writes.
 files_match() {
 	local name=$1 dir=$2 n=$3 size=$4 i bad=""
@@ -120,22 +133,12 @@ check_eq "io-size: exact bytes" $((1000 * 1024)) "$(jqv .total.bytes)"
 check_eq "io-size: 3 connections on 2 threads (2+1)" "2 1" "$(jqv '[.threads[].connections] | map(tostring) | join(" ")')"
 
 # Ctrl-C stops cleanly, reports what was measured, cleans up.
-"$NFSLOAD" --quiet --dir sigint -c 2 -q 2 --size 2m --runtime 60s --output-format json "$URL3" >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 2
-kill -INT "$pid"
-RC=0
-wait "$pid" || RC=$?
+nl_during 2 'kill -INT "$pid"' --dir sigint -c 2 -q 2 --size 2m --runtime 60s --output-format json "$URL3"
 check_eq "SIGINT: exit 130" 130 "$RC"
 check_eq "SIGINT: report says interrupted" true "$(jqv .interrupted)"
 check_ge "SIGINT: operations measured before it" 1 "$(jqv .total.count)"
 check "SIGINT: work dir removed" test ! -e "$EXPORT_DIR/sigint"
-"$NFSLOAD" --quiet --dir sigterm -c 1 --size 1m --runtime 60s "$URL3" >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 1
-kill -TERM "$pid"
-RC=0
-wait "$pid" || RC=$?
+nl_during 1 'kill -TERM "$pid"' --dir sigterm -c 1 --size 1m --runtime 60s "$URL3"
 check_eq "SIGTERM: exit 143" 143 "$RC"
 
 # Bad input: exit 2, one line naming the option, nothing written to the server.
@@ -186,13 +189,7 @@ check_eq "foreign dir: nothing added" "data" "$(ls -A "$EXPORT_DIR/theirs")"
 # The server dies mid-run: no hang, no crash; errors counted, exit 1.
 t_start_server victim || exit 1
 start=$SECONDS
-timeout -k 5 60 "$NFSLOAD" --quiet -c 4 -t 2 -q 4 --size 8m --runtime 30s --output-format json \
-	"$URL3" >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 2
-kill -KILL "$GANESHA_PID"
-RC=0
-wait "$pid" || RC=$?
+nl_during 2 'kill -KILL "$GANESHA_PID"' -c 4 -t 2 -q 4 --size 8m --runtime 30s --output-format json "$URL3"
 check_eq "server killed: exit 1" 1 "$RC"
 check_le "server killed: ends promptly, not at --runtime" 20 $((SECONDS - start))
 check "server killed: JSON report still written" jq -e . "$OUT"
