@@ -77,7 +77,8 @@ struct worker {
 	pthread_mutex_t snap_mu;
 	struct op_stats snap[OP_NTYPES];	/* handed to the main thread */
 
-	uint64_t phase_start_ns, last_done_ns, cpu_ns;
+	uint64_t phase_start_ns, last_done_ns;
+	uint64_t cpu_start_ns, cpu_ns;	/* thread CPU: at the phase start, used in it */
 };
 
 /* Per-connection view for the report, read after the phase. */

@@ -184,15 +184,16 @@ static void conn_die(struct conn *c, const char *what)
 
 static void service(struct conn *c, int revents)
 {
+	/*
+	 * libnfs reads before it writes within one call: with POLLOUT added,
+	 * the requests the completion callbacks queue leave in the same call,
+	 * without another loop turn and without a second timeout scan (each
+	 * nfs_service walks 1024 hash buckets).
+	 */
+	if (c->state == CONN_READY)
+		revents |= POLLOUT;
 	c->in_service = true;
 	if (nfs_service(c->nfs, revents) < 0) {
-		c->in_service = false;
-		conn_die(c, "connection lost");
-		return;
-	}
-	/* Send what the callbacks just queued without another loop turn. */
-	if (c->state == CONN_READY && (nfs_which_events(c->nfs) & POLLOUT) &&
-	    nfs_service(c->nfs, POLLOUT) < 0) {
 		c->in_service = false;
 		conn_die(c, "connection lost");
 		return;
@@ -671,7 +672,7 @@ static int write_marker(struct ctl *ctl, const char *path)
 
 	n = snprintf(text, sizeof(text), "nfsload work directory: nfsload may create, write "
 		     "and delete files here.\npid %ld\n", (long)getpid());
-	rc = nfs_create(ctl->nfs, path, O_WRONLY, 0644, &fh);
+	rc = nfs_open2(ctl->nfs, path, O_CREAT | O_WRONLY, 0644, &fh);
 	if (rc < 0)
 		return rc;
 #ifdef LIBNFS_API_V2
@@ -740,7 +741,7 @@ int ctl_prepare(struct ctl *ctl, struct fileset *fs, char *err, size_t len)
 			continue;
 		}
 		/* libnfs 4.0 v4 treats O_CREAT as O_EXCL: create only what is missing. */
-		rc = nfs_create(ctl->nfs, path, O_RDWR, 0644, &fh);
+		rc = nfs_open2(ctl->nfs, path, O_CREAT | O_RDWR, 0644, &fh);
 		if (rc < 0) {
 			char what[360];
 

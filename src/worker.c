@@ -54,6 +54,14 @@ const uint8_t *run_write_data(const struct run *run, uint32_t file, uint64_t off
 	return run->pattern + (offset + UINT64_C(4099) * file) % RUN_PATTERN_PERIOD;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
 static void conn_finish(struct wconn *wc)
 {
 	struct worker *w = wc->w;
@@ -63,9 +71,7 @@ static void conn_finish(struct wconn *wc)
 	wc->finished = true;
 	if (--w->active == 0) {
 		w->last_done_ns = now_ns();
-		struct timespec ts;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - w->cpu_ns;
+		w->cpu_ns = thread_cpu_ns() - w->cpu_start_ns;
 		atomic_store(&w->phase_done, true);
 		ev_async_send(w->run->main_loop, w->run->wake);
 	}
@@ -182,15 +188,13 @@ static void conn_lost(void *owner, struct conn *c)
 static void start_phase(struct worker *w)
 {
 	enum worker_phase phase = w->run->phase;
-	struct timespec ts;
 	uint64_t t = now_ns();
 
 	w->stopping = false;
 	w->active = w->nconns;
 	w->phase_start_ns = t;
 	w->last_done_ns = t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	w->cpu_start_ns = thread_cpu_ns();
 	op_stats_reset_all(w->total);
 	op_stats_reset_all(w->ival);
 	pthread_mutex_lock(&w->snap_mu);

@@ -40,6 +40,12 @@ files_match() {
 	check_eq "$name" "" "$bad"
 }
 
+# make install puts the binary and the man page under DESTDIR/PREFIX.
+make -s -C "$(dirname "$0")/.." install DESTDIR="$TMP/inst" PREFIX=/usr >/dev/null 2>&1
+check "install: binary" test -x "$TMP/inst/usr/bin/nfsload"
+check "install: man page" test -f "$TMP/inst/usr/share/man/man1/nfsload.1"
+check_match "install: --help from the installed binary" "^usage: nfsload" "$("$TMP/inst/usr/bin/nfsload" --help)"
+
 t_start_server || exit 1
 echo "# nfsload: $("$NFSLOAD" --version)"
 
