@@ -15,7 +15,8 @@
 
 #include "workload.h"
 
-enum cfg_format { CFG_FORMAT_TEXT, CFG_FORMAT_JSON };
+enum cfg_format { CFG_FORMAT_TEXT, CFG_FORMAT_JSON, CFG_FORMAT_CSV };
+enum cfg_arrival { CFG_ARRIVAL_UNIFORM, CFG_ARRIVAL_POISSON };
 enum cfg_live { CFG_LIVE_AUTO, CFG_LIVE_ON, CFG_LIVE_OFF };
 
 /* libnfs 4.0 cannot encode an NFSv4 WRITE larger than this (fixed in 5.0). */
@@ -54,6 +55,11 @@ struct config {
 	enum cfg_live live;
 	enum cfg_format format;
 	char output[CFG_URL_MAX];	/* "" = stdout */
+	uint64_t interval_ns;		/* interval series and live line */
+	double rate;			/* open loop: ops/s over the whole run, 0 = closed loop */
+	enum cfg_arrival arrival;
+	char hdr_log[CFG_URL_MAX];	/* "" = none */
+	char html[CFG_URL_MAX];		/* --report, "" = none */
 };
 
 enum cfg_result { CFG_RUN = 0, CFG_EXIT_OK = 1 };

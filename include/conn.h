@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "hist.h"
 #include "workload.h"
 
 struct conn;
@@ -57,10 +58,12 @@ void conn_free(struct conn *c);
  * Mounts every connection and opens its files, all in parallel, on a private
  * loop of the calling thread, for at most deadline_ns. Returns 0 when all are
  * ready, else -EIO with err describing how many failed and the first reason.
- * *elapsed_ns receives the time it took.
+ * The latency of each MOUNT and each OPEN goes into mount_lat / open_lat;
+ * *elapsed_ns receives the time it all took.
  */
 int conn_setup_all(struct conn **conns, unsigned n, uint64_t deadline_ns,
-		   uint64_t *elapsed_ns, char *err, size_t errlen);
+		   struct hist *mount_lat, struct hist *open_lat, uint64_t *elapsed_ns,
+		   char *err, size_t errlen);
 
 /* Hands the connection to a worker loop. */
 void conn_attach(struct conn *c, struct ev_loop *loop, void *owner,

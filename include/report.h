@@ -21,6 +21,26 @@ struct thread_report {
 	double busy_pct;	/* thread CPU / wall time of the phase */
 };
 
+/* One interval of one op type, as the interval series stores it. */
+struct interval_row {
+	uint64_t start_ns;		/* since the measured window began */
+	uint64_t len_ns;
+	uint32_t op;			/* enum op_type */
+	uint64_t ops, bytes, errors;
+	uint64_t p50_ns, p99_ns, p999_ns, max_ns;
+};
+
+/* Steady-state verdict over the measured intervals (all op types together). */
+struct steady_state {
+	bool valid;			/* at least 3 full intervals */
+	unsigned intervals;
+	double mean_iops;
+	double cov_pct;			/* stdev / mean of per-interval IOPS */
+	double drift_pct;		/* mean of the last third vs the first, in % */
+	bool steady;			/* cov and |drift| both within 10% */
+	const char *verdict;		/* one line, e.g. "steady" or "bursting: ..." */
+};
+
 struct report {
 	const struct config *cfg;
 	const char *limits_note;
@@ -37,7 +57,25 @@ struct report {
 	struct thread_report *threads;
 	unsigned nconns;
 	struct conn_report *conns;
+
+	/* interval series: interval_row records in a temporary file (constant memory) */
+	uint64_t interval_ns;
+	FILE *series;
+	uint64_t nseries;
+	struct steady_state steady;
+
+	/* open loop (--rate); ops[].lat is then corrected for coordinated omission */
+	double rate;			/* requested ops/s, 0 = closed loop */
+	double achieved_rate;
+	uint64_t backlog_ops;		/* due but not yet issued at the end */
+	uint64_t max_lag_ns;		/* worst lateness of an issue vs its schedule */
+
+	/* connection set-up procedures, one sample per connection */
+	struct hist setup_mount, setup_open;
 };
+
+/* Row i of the series (0 <= i < nseries). 0 or -EIO. */
+int report_series_get(const struct report *r, uint64_t i, struct interval_row *row);
 
 /* Total operations (completed without error) over every op type. */
 uint64_t report_total_ops(const struct report *r);
@@ -46,5 +84,15 @@ bool report_client_bound(const struct report *r);
 
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
+/* The interval series as CSV: a header line, then one row per interval and op type. */
+void report_csv_header(FILE *out);
+void report_csv_row(FILE *out, const struct interval_row *row);
+/*
+ * One self-contained HTML page (inline SVG and CSS, no script, no network):
+ * throughput and IOPS over time, p50/p99/p99.9 over time, the percentile
+ * spectrum per op type, per-connection p99 with outliers marked, settings
+ * and totals. Implemented in src/html.c.
+ */
+void report_html(FILE *out, const struct report *r);
 
 #endif

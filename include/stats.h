@@ -7,6 +7,7 @@
 #ifndef NFSLOAD_STATS_H
 #define NFSLOAD_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "clock.h"
@@ -18,16 +19,24 @@ struct op_stats {
 	uint64_t bytes;
 	uint64_t errors;
 	struct hist lat;	/* ns, successful operations only */
+	/*
+	 * Open loop only (counts == NULL otherwise): latency from the actual
+	 * issue, while lat runs from the intended start (coordinated omission
+	 * corrected, as wrk2 does).
+	 */
+	struct hist lat_unc;
 };
 
-/* 0 or -ENOMEM. */
-int op_stats_init(struct op_stats *s, int sub_bits);
+/* 0 or -ENOMEM. With open_loop, lat_unc is allocated too. */
+int op_stats_init(struct op_stats *s, int sub_bits, bool open_loop);
 void op_stats_destroy(struct op_stats *s);
 void op_stats_reset(struct op_stats *s);
 /* dst += src (exact). */
 void op_stats_add(struct op_stats *dst, const struct op_stats *src);
 
-static inline void op_stats_record(struct op_stats *s, int status, uint64_t lat_ns)
+/* lat_ns from the intended start, unc_ns from the actual issue (equal when closed loop). */
+static inline void op_stats_record(struct op_stats *s, int status, uint64_t lat_ns,
+				   uint64_t unc_ns)
 {
 	if (status < 0) {
 		s->errors++;
@@ -36,10 +45,12 @@ static inline void op_stats_record(struct op_stats *s, int status, uint64_t lat_
 	s->ops++;
 	s->bytes += (uint64_t)status;
 	hist_record(&s->lat, lat_ns);
+	if (s->lat_unc.counts)
+		hist_record(&s->lat_unc, unc_ns);
 }
 
 /* The same for an array of OP_NTYPES. */
-int op_stats_init_all(struct op_stats *s, int sub_bits);
+int op_stats_init_all(struct op_stats *s, int sub_bits, bool open_loop);
 void op_stats_destroy_all(struct op_stats *s);
 void op_stats_reset_all(struct op_stats *s);
 void op_stats_add_all(struct op_stats *dst, const struct op_stats *src);

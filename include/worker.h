@@ -68,6 +68,13 @@ struct worker {
 	struct wconn *conns;
 	unsigned active;	/* connections still running this phase */
 	bool stopping;
+	bool open_loop;		/* this phase follows --rate */
+	int due_fd;		/* open loop: timerfd for the soonest intended start */
+	ev_io due_io;
+	struct wconn **due_heap;
+	unsigned nheap;
+	uint64_t stop_ns;
+	uint64_t max_lag_ns;	/* open loop: worst issue time past the schedule */
 	ev_check deferred_check;	/* refills after failed operations */
 	struct wconn **deferred;
 	unsigned ndeferred;
@@ -81,14 +88,31 @@ struct worker {
 	uint64_t cpu_start_ns, cpu_ns;	/* thread CPU: at the phase start, used in it */
 };
 
+#define CONN_ERR_KINDS 6
+
 /* Per-connection view for the report, read after the phase. */
 struct conn_report {
 	unsigned id;
 	unsigned worker;
 	uint64_t ops, bytes, errors;
 	uint64_t p50_ns, p99_ns;
+	uint64_t timeouts;		/* operations that hit --timeout */
+	uint64_t reconnects;
+	uint64_t last_done_ns;		/* since the measured window began; 0 = none */
+	bool done_issuing;		/* its stream was spent (or it failed) */
+	uint64_t backlog_ops;		/* open loop: due but not issued at the stop */
+	bool outlier;			/* p99 > 3x the median connection's p99 */
+	bool stuck;			/* nothing completed in the last 2 intervals */
+	/* errors by kind: errno (positive) or CONN_ERR_SHORT; count 0 = unused */
+	struct { int code; uint64_t count; } err_kinds[CONN_ERR_KINDS];
+	uint64_t err_other;		/* errors of kinds past the table */
 	const char *error;	/* "" unless the connection failed */
 };
+
+/* Error code of a short transfer (fewer bytes than asked). */
+#define CONN_ERR_SHORT 100000
+/* "ETIMEDOUT", "EIO", "short transfer", ...: the name of an error kind. */
+const char *conn_err_name(int code);
 
 /*
  * Creates connections first_id .. first_id + nconns - 1 and their streams.

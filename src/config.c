@@ -24,7 +24,8 @@
 enum {
 	OPT_RW = 256, OPT_RWMIXREAD, OPT_SIZE, OPT_NRFILES, OPT_DIR, OPT_RUNTIME,
 	OPT_IO_SIZE, OPT_RAMP, OPT_TIMEOUT, OPT_SEED, OPT_SKIP_LAYOUT, OPT_KEEP,
-	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT,
+	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT, OPT_INTERVAL, OPT_RATE, OPT_ARRIVAL,
+	OPT_HDR_LOG, OPT_REPORT,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +49,11 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "output-format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
+	{ "hdr-log", required_argument, NULL, OPT_HDR_LOG },
+	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -74,8 +80,14 @@ void config_usage(FILE *out)
 	      "      --skip-layout      use the files as they are, do not create or extend them\n"
 	      "      --keep             leave the files behind\n"
 	      "      --live / --quiet   force / suppress the once-a-second line on stderr\n"
-	      "      --output-format F  text or json (default text)\n"
+	      "      --rate N           open loop: N operations per second in all, scheduled\n"
+	      "                         ahead of completions; latency from the intended start\n"
+	      "      --arrival A        uniform or poisson gaps for --rate (default uniform)\n"
+	      "      --interval TIME    length of an interval of the series (default 1s)\n"
+	      "      --output-format F  text, json or csv (the interval series) (default text)\n"
 	      "      --output FILE      write the report to FILE instead of stdout\n"
+	      "      --hdr-log FILE     interval histograms in HdrHistogram log format 1.3\n"
+	      "      --report FILE      a self-contained HTML report with plots\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version and the libnfs it was built for\n"
 	      "\n"
@@ -123,6 +135,27 @@ static int parse_time(const char *opt, const char *s, uint64_t *out, char *err, 
 {
 	if (units_parse_duration(s, out))
 		return fail(err, len, "%s: '%s' is not a duration (try 500ms, 30s, 5m, 1h)", opt, s);
+	return 0;
+}
+
+/* A file name for an output: non-empty, fits. */
+static int parse_path(const char *opt, const char *s, char *dst, char *err, size_t len)
+{
+	if (*s == '\0' || strlen(s) >= CFG_URL_MAX)
+		return fail(err, len, "%s: needs a file name", opt);
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+/* Operations per second: a whole number, 1 to 100 million. */
+static int parse_rate(const char *s, double *rate, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (units_parse_uint(s, 1, 100000000, &v))
+		return fail(err, len, "--rate: '%s' is not an operation rate "
+			    "(whole operations per second, 1 to 100000000)", s);
+	*rate = (double)v;
 	return 0;
 }
 
@@ -271,11 +304,13 @@ static void set_defaults(struct config *cfg)
 	cfg->nrfiles = 1;
 	snprintf(cfg->dir, sizeof(cfg->dir), "nfsload.work");
 	cfg->timeout_ns = UINT64_C(5000000000);
+	cfg->interval_ns = UINT64_C(1000000000);
 	cfg->seed = 1;
 }
 
 /* Cross-option checks, once every option is known. */
-static int validate(struct config *cfg, bool threads_set, char *err, size_t len)
+static int validate(struct config *cfg, bool threads_set, bool arrival_set, char *err,
+		    size_t len)
 {
 	char a[32], b[32];
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
@@ -303,6 +338,8 @@ static int validate(struct config *cfg, bool threads_set, char *err, size_t len)
 		return fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
 	if (cfg->timeout_ns > UINT64_C(3600000000000))
 		return fail(err, len, "--timeout: at most 1h");
+	if (arrival_set && cfg->rate == 0)
+		return fail(err, len, "--arrival: only with --rate (open loop)");
 	if (!cfg->runtime_ns && !cfg->io_size) {
 		cfg->one_pass = true;
 		cfg->io_size = cfg->size * cfg->nrfiles;
@@ -329,7 +366,7 @@ static const char *unknown_opt(char **argv)
 
 int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)
 {
-	bool threads_set = false;
+	bool threads_set = false, arrival_set = false;
 	uint64_t v;
 	int c, rc = 0;
 
@@ -410,14 +447,38 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 				cfg->format = CFG_FORMAT_TEXT;
 			else if (strcmp(arg, "json") == 0)
 				cfg->format = CFG_FORMAT_JSON;
+			else if (strcmp(arg, "csv") == 0)
+				cfg->format = CFG_FORMAT_CSV;
 			else
-				rc = fail(err, len, "--output-format: '%s' is not a format (text, json)", arg);
+				rc = fail(err, len, "--output-format: '%s' is not a format (text, json, csv)", arg);
 			break;
 		case OPT_OUTPUT:
-			if (*arg == '\0' || strlen(arg) >= sizeof(cfg->output))
-				rc = fail(err, len, "--output: needs a file name");
+			rc = parse_path("--output", arg, cfg->output, err, len);
+			break;
+		case OPT_HDR_LOG:
+			rc = parse_path("--hdr-log", arg, cfg->hdr_log, err, len);
+			break;
+		case OPT_REPORT:
+			rc = parse_path("--report", arg, cfg->html, err, len);
+			break;
+		case OPT_INTERVAL:
+			rc = parse_time("--interval", arg, &cfg->interval_ns, err, len);
+			if (rc == 0 && (cfg->interval_ns < UINT64_C(100000000) ||
+					cfg->interval_ns > UINT64_C(3600000000000)))
+				rc = fail(err, len, "--interval: '%s' is out of range (100ms to 1h)", arg);
+			break;
+		case OPT_RATE:
+			rc = parse_rate(arg, &cfg->rate, err, len);
+			break;
+		case OPT_ARRIVAL:
+			arrival_set = true;
+			if (strcmp(arg, "uniform") == 0)
+				cfg->arrival = CFG_ARRIVAL_UNIFORM;
+			else if (strcmp(arg, "poisson") == 0)
+				cfg->arrival = CFG_ARRIVAL_POISSON;
 			else
-				snprintf(cfg->output, sizeof(cfg->output), "%s", arg);
+				rc = fail(err, len, "--arrival: '%s' is not an arrival process "
+					  "(uniform, poisson)", arg);
 			break;
 		case 'h':
 			config_usage(stdout);
@@ -440,5 +501,5 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 	if (optind + 1 < argc)
 		return fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
 	rc = config_parse_url(cfg, argv[optind], err, len);
-	return rc ? rc : validate(cfg, threads_set, err, len);
+	return rc ? rc : validate(cfg, threads_set, arrival_set, err, len);
 }

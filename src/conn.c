@@ -56,6 +56,7 @@ struct conn {
 	conn_done_fn done;
 	conn_fail_fn fail;
 	struct conn_setup *setup;
+	uint64_t step_start_ns;	/* set-up: when the MOUNT or OPEN in progress began */
 	char *read_buf;		/* libnfs >= 6 reads into a caller buffer */
 	char error[160];
 	char last_op_error[120];
@@ -66,6 +67,7 @@ struct conn_setup {
 	struct ev_loop *loop;
 	struct conn **conns;
 	unsigned n, next, pending, failed;
+	struct hist *mount_lat, *open_lat;
 	char first_error[200];
 };
 
@@ -314,6 +316,7 @@ static int open_next(struct conn *c)
 	char path[300];
 
 	conn_file_path(c->cfg, c->file_ids[c->nfiles - c->opens_pending], path, sizeof(path));
+	c->step_start_ns = now_ns();
 	if (nfs_open_async(c->nfs, path, O_RDWR, open_cb, c) < 0) {
 		set_error(c, "open", nfs_get_error(c->nfs));
 		return -EIO;
@@ -334,6 +337,7 @@ static void open_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 		return;
 	}
 	c->fhs[c->nfiles - c->opens_pending] = data;
+	hist_record(c->setup->open_lat, now_ns() - c->step_start_ns);
 	if (--c->opens_pending == 0) {
 		c->state = CONN_READY;
 		setup_finished(c, true);
@@ -352,6 +356,7 @@ static void mount_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 		setup_finished(c, false);
 		return;
 	}
+	hist_record(c->setup->mount_lat, now_ns() - c->step_start_ns);
 	setsockopt(nfs_get_fd(nfs), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->state = CONN_OPENING;
 	c->opens_pending = c->nfiles;
@@ -391,6 +396,7 @@ static int conn_start_mount(struct conn *c)
 	if (c->cfg->nfs_version == 4)
 		nfs4_set_client_name(c->nfs, name);
 	c->state = CONN_MOUNTING;
+	c->step_start_ns = now_ns();
 	rc = nfs_mount_async(c->nfs, url->server, url->path, mount_cb, c);
 	nfs_destroy_url(url);
 	if (rc < 0) {
@@ -440,9 +446,12 @@ static void setup_tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 int conn_setup_all(struct conn **conns, unsigned n, uint64_t deadline_ns,
-		   uint64_t *elapsed_ns, char *err, size_t errlen)
+		   struct hist *mount_lat, struct hist *open_lat, uint64_t *elapsed_ns,
+		   char *err, size_t errlen)
 {
-	struct conn_setup s = { .conns = conns, .n = n };
+	struct conn_setup s = {
+		.conns = conns, .n = n, .mount_lat = mount_lat, .open_lat = open_lat,
+	};
 	uint64_t t0 = now_ns();
 	ev_timer deadline, tick;
 	unsigned stuck = 0;
@@ -514,15 +523,33 @@ void conn_detach(struct conn *c)
 	c->fail = NULL;
 }
 
+/*
+ * libnfs 4.0 reports an RPC timeout as -EINTR "Command timed out" and any
+ * RPC or connection failure as -EFAULT: give them names a user can act on.
+ */
+static int normalize_status(int status, const char *msg)
+{
+	if (msg && strstr(msg, "timed out"))
+		return -ETIMEDOUT;
+	if (msg && strstr(msg, "cancelled"))
+		return -ECANCELED;
+	if (status == -EFAULT)
+		return -ECONNABORTED;
+	return status;
+}
+
 static void rw_cb(int status, struct nfs_context *nfs, void *data, void *priv)
 {
 	struct conn_req *req = priv;
 	struct conn *c = req->conn;
 
 	(void)nfs;
-	/* libnfs often has no context error once a socket died: keep the op's. */
-	if (status < 0 && data)
-		snprintf(c->last_op_error, sizeof(c->last_op_error), "%s", (const char *)data);
+	if (status < 0) {
+		/* libnfs often has no context error once a socket died: keep the op's. */
+		if (data)
+			snprintf(c->last_op_error, sizeof(c->last_op_error), "%s", (const char *)data);
+		status = normalize_status(status, data);
+	}
 	if (c->done)
 		c->done(c->owner, req, status);
 }

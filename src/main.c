@@ -20,6 +20,7 @@
 #include "config.h"
 #include "conn.h"
 #include "report.h"
+#include "series.h"
 #include "units.h"
 #include "worker.h"
 
@@ -28,6 +29,8 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };	/* 128 + signal when stopped by one *
 struct app {
 	struct config cfg;
 	FILE *out;
+	FILE *html;			/* --report, or NULL */
+	struct series series;
 	struct ctl *ctl;
 	struct fileset fs;
 	struct run run;
@@ -37,17 +40,17 @@ struct app {
 	struct ev_loop *loop;
 	ev_async wake;
 	ev_signal sigint, sigterm;
-	ev_timer live_timer, ramp_timer, end_timer, drain_timer;
+	ev_timer tick_timer, ramp_timer, end_timer, drain_timer;
 	bool live, live_tty;
 	bool stopping, drain_timed_out;
 	int signal;			/* SIGINT/SIGTERM that stopped the run */
-	unsigned swap_seq;		/* live line: the hand-over in progress */
-	bool swap_pending;
+	unsigned swap_seq;		/* interval hand-over in progress */
+	bool swap_pending, swap_waiting;
 	uint64_t swap_prev_ns, swap_ns;
 	uint64_t phase_start_ns, stop_ns;
 	int64_t start_unix_ns;
 	struct rusage ru_start, ru_end;
-	struct op_stats live_stats[OP_NTYPES];
+	struct op_stats ival[OP_NTYPES];	/* the interval just handed over */
 };
 
 static void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -120,21 +123,18 @@ static void begin_stop(struct app *app)
 	ev_timer_start(app->loop, &app->drain_timer);
 }
 
-/* All threads handed their interval over: print the line for it. */
-static void live_print(struct app *app)
+/* The live line for the interval in app->ival (it merges write into read). */
+static void live_print(struct app *app, uint64_t ns)
 {
-	struct op_stats *s = app->live_stats;
-	uint64_t ops = 0, bytes = 0, errors = 0, ns = app->swap_ns - app->swap_prev_ns;
+	struct op_stats *s = app->ival;
+	uint64_t ops = 0, bytes = 0, errors = 0;
 	char p99[32];
 
-	for (unsigned i = 0; i < app->nworkers; i++)
-		worker_take_interval(&app->workers[i], s);
 	for (int t = 0; t < OP_NTYPES; t++) {
 		ops += s[t].ops;
 		bytes += s[t].bytes;
 		errors += s[t].errors;
 	}
-	/* p99 over both op types: merge write into read for the line. */
 	hist_add(&s[OP_READ].lat, &s[OP_WRITE].lat);
 	fprintf(stderr, "%s[%6.1fs] %s %9.0f IOPS %9.1f MiB/s  p99 %9s  errors %llu%s",
 		app->live_tty ? "\r" : "", (double)(app->swap_ns - app->phase_start_ns) / 1e9,
@@ -144,7 +144,42 @@ static void live_print(struct app *app)
 		units_format_duration(hist_percentile(&s[OP_READ].lat, 99), p99, sizeof(p99)),
 		(unsigned long long)errors, app->live_tty ? "   " : "\n");
 	fflush(stderr);
-	op_stats_reset_all(s);
+}
+
+/* Every thread handed the interval over: one row per op type, the live line. */
+static void interval_done(struct app *app)
+{
+	const struct op_stats *s = app->ival;
+	uint64_t start = app->swap_prev_ns, end = app->swap_ns;
+	bool in_window = app->run.phase == PHASE_MAIN && start >= app->run.measure_start_ns;
+	uint64_t n;
+
+	for (unsigned i = 0; i < app->nworkers; i++)
+		worker_take_interval(&app->workers[i], app->ival);
+	n = s[OP_READ].ops + s[OP_WRITE].ops + s[OP_READ].errors + s[OP_WRITE].errors;
+	/* A sliver at the stop with nothing in it is not an interval. */
+	if (in_window && end > start && (n || (end - start) * 100 >= app->cfg.interval_ns) &&
+	    series_add(&app->series, start, end, app->ival))
+		fprintf(stderr, "nfsload: cannot write the interval series\n");
+	if (app->live && end > start)
+		live_print(app, end - start);
+	op_stats_reset_all(app->ival);
+}
+
+/* Asks every thread to cut its interval at t; false while one is pending. */
+static bool request_swap(struct app *app, uint64_t t)
+{
+	if (app->swap_pending)
+		return false;
+	app->swap_seq++;
+	app->swap_pending = true;
+	app->swap_prev_ns = app->swap_ns;
+	app->swap_ns = t;
+	for (unsigned i = 0; i < app->nworkers; i++) {
+		atomic_store(&app->workers[i].swap_req, app->swap_seq);
+		worker_command(&app->workers[i], WORKER_CMD_SWAP);
+	}
+	return true;
 }
 
 static bool swap_done(const struct app *app)
@@ -162,7 +197,11 @@ static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 	(void)revents;
 	if (app->swap_pending && swap_done(app)) {
 		app->swap_pending = false;
-		live_print(app);
+		interval_done(app);
+		if (app->swap_waiting) {
+			ev_break(loop, EVBREAK_ONE);
+			return;
+		}
 	}
 	if (!all_done(app))
 		return;
@@ -219,23 +258,39 @@ static void ramp_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	app->start_unix_ns = realtime_ns();
 }
 
-/* Once a second: every thread cuts its interval; the line follows in wake_cb. */
-static void live_cb(struct ev_loop *loop, ev_timer *w, int revents)
+/*
+ * Cuts an interval (the row follows in wake_cb once every thread answered)
+ * and schedules the next cut: every --interval from the start of the
+ * measured window, and during a ramp also at its end.
+ */
+static void tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct app *app = w->data;
+	uint64_t t = now_ns(), m = app->run.measure_start_ns, d = app->cfg.interval_ns, next;
 
-	(void)loop;
 	(void)revents;
-	if (app->swap_pending)
-		return;		/* a thread has not answered the last one yet */
-	app->swap_seq++;
-	app->swap_pending = true;
-	app->swap_prev_ns = app->swap_ns;
-	app->swap_ns = now_ns();
-	for (unsigned i = 0; i < app->nworkers; i++) {
-		atomic_store(&app->workers[i].swap_req, app->swap_seq);
-		worker_command(&app->workers[i], WORKER_CMD_SWAP);
-	}
+	request_swap(app, t);	/* a thread still busy with the last one: a longer interval */
+	if (t < m)
+		next = t + d < m ? t + d : m;
+	else
+		next = m + ((t - m) / d + 1) * d;
+	ev_timer_set(w, (double)(next - t) / 1e9, 0.);
+	ev_timer_start(loop, w);
+}
+
+/* The last, partial interval: from the last cut to the stop. */
+static void final_interval(struct app *app)
+{
+	app->swap_waiting = true;
+	ev_timer_set(&app->drain_timer, (double)app->cfg.timeout_ns / 1e9 + 2.0, 0.);
+	ev_timer_start(app->loop, &app->drain_timer);
+	while (app->swap_pending && !app->drain_timed_out)
+		ev_run(app->loop, 0);
+	if (app->stop_ns > app->swap_ns && request_swap(app, app->stop_ns))
+		while (app->swap_pending && !app->drain_timed_out)
+			ev_run(app->loop, 0);
+	ev_timer_stop(app->loop, &app->drain_timer);
+	app->swap_waiting = false;
 }
 
 /* Runs one phase on every worker until it ends; returns its wall time. */
@@ -266,13 +321,20 @@ static uint64_t run_phase(struct app *app, enum worker_phase phase)
 		ev_timer_set(&app->end_timer, ramp + (double)cfg->runtime_ns / 1e9, 0.);
 		ev_timer_start(app->loop, &app->end_timer);
 	}
-	if (app->live)
-		ev_timer_again(app->loop, &app->live_timer);
+	if (phase == PHASE_MAIN)
+		series_begin(&app->series, app->run.measure_start_ns);
+	if (app->live || phase == PHASE_MAIN) {
+		ev_timer_set(&app->tick_timer, (double)(ramp > 0 && cfg->ramp_ns < cfg->interval_ns ?
+						cfg->ramp_ns : cfg->interval_ns) / 1e9, 0.);
+		ev_timer_start(app->loop, &app->tick_timer);
+	}
 	ev_run(app->loop, 0);
 	ev_timer_stop(app->loop, &app->end_timer);
 	ev_timer_stop(app->loop, &app->ramp_timer);
 	ev_timer_stop(app->loop, &app->drain_timer);
-	ev_timer_stop(app->loop, &app->live_timer);
+	ev_timer_stop(app->loop, &app->tick_timer);
+	if (phase == PHASE_MAIN && !app->drain_timed_out)
+		final_interval(app);
 	if (app->live && app->live_tty)
 		fputc('\n', stderr);
 	return app->stop_ns > app->run.measure_start_ns ? app->stop_ns - app->run.measure_start_ns : 0;
@@ -300,6 +362,37 @@ static void collect(struct app *app, struct op_stats *ops)
 		op_stats_add_all(ops, app->workers[i].total);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Outliers: p99 over 3x the median connection's p99. Stuck: still meant to
+ * issue, yet nothing completed in the last 2 intervals of the window.
+ */
+static void flag_connections(struct report *r, uint64_t interval_ns)
+{
+	uint64_t *p99 = calloc(r->nconns + 1, sizeof(*p99)), median;
+	unsigned n = 0;
+
+	for (unsigned i = 0; p99 && i < r->nconns; i++)
+		if (r->conns[i].ops)
+			p99[n++] = r->conns[i].p99_ns;
+	qsort(p99, n, sizeof(*p99), cmp_u64);
+	median = n ? p99[n / 2] : 0;
+	free(p99);
+	for (unsigned i = 0; i < r->nconns; i++) {
+		struct conn_report *c = &r->conns[i];
+
+		c->outlier = n >= 3 && c->ops && c->p99_ns > 3 * median;
+		c->stuck = !c->error[0] && !c->done_issuing && r->duration_ns > 3 * interval_ns &&
+			   r->duration_ns - c->last_done_ns > 2 * interval_ns;
+	}
+}
+
 /* The report's run-wide figures: CPU, the thread split, every connection. */
 static void fill_report(struct app *app, struct report *r)
 {
@@ -321,6 +414,19 @@ static void fill_report(struct app *app, struct report *r)
 		r->threads[i].busy_pct = wall ? 100.0 * (double)w->cpu_ns / (double)wall : 0;
 		for (unsigned j = 0; j < w->nconns; j++)
 			worker_conn_report(w, j, &r->conns[k++]);
+		if (w->max_lag_ns > r->max_lag_ns)
+			r->max_lag_ns = w->max_lag_ns;
+	}
+	flag_connections(r, app->cfg.interval_ns);
+	r->interval_ns = app->cfg.interval_ns;
+	r->series = app->series.rows;
+	r->nseries = app->series.nrows;
+	series_steady(&app->series, &r->steady);
+	r->rate = app->cfg.rate;
+	if (r->rate > 0) {
+		r->achieved_rate = (double)report_total_ops(r) * 1e9 / (double)(r->duration_ns ? r->duration_ns : 1);
+		for (unsigned i = 0; i < r->nconns; i++)
+			r->backlog_ops += r->conns[i].backlog_ops;
 	}
 }
 
@@ -360,10 +466,9 @@ static void setup_loop(struct app *app)
 	ev_init(&app->end_timer, end_cb);
 	ev_init(&app->drain_timer, drain_cb);
 	ev_init(&app->ramp_timer, ramp_cb);
-	ev_init(&app->live_timer, live_cb);
-	app->live_timer.repeat = 1.;
+	ev_init(&app->tick_timer, tick_cb);
 	app->end_timer.data = app->drain_timer.data = app->ramp_timer.data = app;
-	app->live_timer.data = app;
+	app->tick_timer.data = app;
 	app->run.main_loop = app->loop;
 	app->run.wake = &app->wake;
 }
@@ -387,7 +492,7 @@ static void start_workers(struct app *app)
 	}
 }
 
-static uint64_t connect_all(struct app *app)
+static uint64_t connect_all(struct app *app, struct report *r)
 {
 	struct conn **all = calloc(app->cfg.connections, sizeof(*all));
 	unsigned k = 0;
@@ -400,7 +505,8 @@ static uint64_t connect_all(struct app *app)
 	for (unsigned i = 0; i < app->nworkers; i++)
 		for (unsigned j = 0; j < app->workers[i].nconns; j++)
 			all[k++] = worker_conn(&app->workers[i], j);
-	rc = conn_setup_all(all, k, UINT64_C(60000000000), &elapsed, err, sizeof(err));
+	rc = conn_setup_all(all, k, UINT64_C(60000000000), &r->setup_mount, &r->setup_open,
+			    &elapsed, err, sizeof(err));
 	free(all);
 	if (rc) {
 		fprintf(stderr, "nfsload: %s\n", err);
@@ -426,6 +532,17 @@ int main(int argc, char **argv)
 	app.out = stdout;
 	if (cfg->output[0] && !(app.out = fopen(cfg->output, "w")))
 		die(EXIT_USAGE, "--output: cannot write '%s': %s", cfg->output, strerror(errno));
+	if (cfg->html[0] && !(app.html = fopen(cfg->html, "w")))
+		die(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html, strerror(errno));
+	{
+		unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
+		bool used[OP_NTYPES] = { [OP_READ] = read_pct > 0, [OP_WRITE] = read_pct < 100 };
+
+		if (series_init(&app.series, cfg->interval_ns, used,
+				cfg->format == CFG_FORMAT_CSV ? app.out : NULL, cfg->hdr_log, err,
+				sizeof(err)))
+			die(EXIT_USAGE, "%s", err);
+	}
 	app.live_tty = isatty(STDERR_FILENO);
 	app.live = cfg->live == CFG_LIVE_ON || (cfg->live == CFG_LIVE_AUTO && app.live_tty);
 
@@ -462,12 +579,14 @@ int main(int argc, char **argv)
 	app.run.layout_bs = layout_block_size(cfg);
 	max_bs = cfg->bs > app.run.layout_bs ? cfg->bs : app.run.layout_bs;
 	app.run.pattern = run_pattern_new(max_bs);
-	if (op_stats_init_all(app.live_stats, HIST_PRECISE_BITS) ||
-	    op_stats_init_all(rep.ops, HIST_PRECISE_BITS) ||
-	    op_stats_init(&rep.layout, HIST_PRECISE_BITS) || !app.run.pattern)
+	if (op_stats_init_all(app.ival, HIST_PRECISE_BITS, false) ||
+	    op_stats_init_all(rep.ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
+	    op_stats_init(&rep.layout, HIST_PRECISE_BITS, false) || !app.run.pattern ||
+	    hist_init(&rep.setup_mount, HIST_PRECISE_BITS) ||
+	    hist_init(&rep.setup_open, HIST_PRECISE_BITS))
 		die(EXIT_RUNTIME, "out of memory");
 	start_workers(&app);
-	rep.connect_ns = connect_all(&app);
+	rep.connect_ns = connect_all(&app, &rep);
 	if (rep.connect_ns == UINT64_MAX) {
 		status = EXIT_RUNTIME;
 		goto stop_workers;
@@ -489,7 +608,7 @@ int main(int argc, char **argv)
 				units_format_size(cfg->size, size, sizeof(size)));
 		}
 		rep.layout_ns = run_phase(&app, PHASE_LAYOUT);
-		if (op_stats_init_all(layout, HIST_PRECISE_BITS))
+		if (op_stats_init_all(layout, HIST_PRECISE_BITS, false))
 			die(EXIT_RUNTIME, "out of memory");
 		collect(&app, layout);
 		op_stats_add(&rep.layout, &layout[OP_WRITE]);
@@ -500,11 +619,16 @@ int main(int argc, char **argv)
 		collect(&app, rep.ops);
 	}
 	fill_report(&app, &rep);
+	if (series_finish(&app.series))
+		fprintf(stderr, "nfsload: --hdr-log: writing '%s' failed\n", cfg->hdr_log);
 	if (cfg->format == CFG_FORMAT_JSON)
 		report_json(app.out, &rep);
-	else
+	else if (cfg->format == CFG_FORMAT_TEXT)
 		report_text(app.out, &rep);
-	fflush(app.out);
+	if (app.html)
+		report_html(app.html, &rep);
+	if (fflush(app.out) || (app.html && fflush(app.html)))
+		fprintf(stderr, "nfsload: writing the report failed: %s\n", strerror(errno));
 	status = finish_status(&app, &rep);
 	if (app.drain_timed_out)
 		fprintf(stderr, "nfsload: some operations never completed (server not answering)\n");
@@ -522,11 +646,16 @@ cleanup:
 		fprintf(stderr, "nfsload: cleanup: %s\n", err);
 	ctl_free(app.ctl);
 	fileset_destroy(&app.fs);
-	op_stats_destroy_all(app.live_stats);
+	op_stats_destroy_all(app.ival);
+	series_destroy(&app.series);
+	if (app.html)
+		fclose(app.html);
 	op_stats_destroy_all(rep.ops);
 	op_stats_destroy(&rep.layout);
 	free(rep.threads);
 	free(rep.conns);
+	hist_destroy(&rep.setup_mount);
+	hist_destroy(&rep.setup_open);
 	free((void *)app.run.pattern);
 	if (app.out != stdout)
 		fclose(app.out);

@@ -2,6 +2,7 @@
  * report: text and JSON renderings of a struct report. The JSON schema is
  * documented in nfsload(1); keep the two in step.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #define BUSY_WARN_PCT 90.0
 
 static const char *const op_names[OP_NTYPES] = { "read", "write" };
+/* The NFS procedure behind each op type. */
+static const char *const op_procs[OP_NTYPES] = { "READ", "WRITE" };
 
 static const struct {
 	const char *key;
@@ -23,6 +26,31 @@ static const struct {
 	{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 }, { "p99.99", 99.99 },
 };
 #define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+int report_series_get(const struct report *r, uint64_t i, struct interval_row *row)
+{
+	if (!r->series || i >= r->nseries ||
+	    fseek(r->series, (long)(i * sizeof(*row)), SEEK_SET) ||
+	    fread(row, sizeof(*row), 1, r->series) != 1)
+		return -EIO;
+	return 0;
+}
+
+void report_csv_header(FILE *out)
+{
+	fputs("start_s,length_s,op,ops,iops,mib_s,errors,p50_ns,p99_ns,p99.9_ns,max_ns\n", out);
+}
+
+void report_csv_row(FILE *out, const struct interval_row *row)
+{
+	double secs = (double)row->len_ns / 1e9;
+
+	fprintf(out, "%.3f,%.3f,%s,%" PRIu64 ",%.1f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+		PRIu64 ",%" PRIu64 "\n", (double)row->start_ns / 1e9, secs, op_names[row->op],
+		row->ops, secs > 0 ? (double)row->ops / secs : 0.,
+		secs > 0 ? (double)row->bytes / secs / 1048576.0 : 0., row->errors, row->p50_ns,
+		row->p99_ns, row->p999_ns, row->max_ns);
+}
 
 uint64_t report_total_ops(const struct report *r)
 {
@@ -111,30 +139,110 @@ static void text_connections(FILE *out, const struct report *r)
 	memcpy(sorted, r->conns, r->nconns * sizeof(*sorted));
 	if (r->nconns > 16)
 		qsort(sorted, r->nconns, sizeof(*sorted), by_p99_desc);
-	fprintf(out, "  %-6s %-6s %10s %9s %7s %9s %9s\n", "conn", "thread", "ops", "MiB", "errors",
-		"p50", "p99");
+	fprintf(out, "  %-6s %-6s %10s %9s %7s %9s %9s  %s\n", "conn", "thread", "ops", "MiB",
+		"errors", "p50", "p99", "notes");
 	for (unsigned i = 0; i < r->nconns; i++) {
 		const struct conn_report *c = &sorted[i];
+		bool troubled = !c->ops || c->errors || c->error[0] || c->outlier || c->stuck;
 
 		/* Short for many connections: the slowest five and every troubled one. */
-		if (r->nconns > 16 && i >= 5 && c->ops && !c->errors && !c->error[0])
+		if (r->nconns > 16 && i >= 5 && !troubled)
 			continue;
-		fprintf(out, "  %-6u %-6u %10" PRIu64 " %9.1f %7" PRIu64 " %9s %9s%s%s\n", c->id,
+		fprintf(out, "  %-6u %-6u %10" PRIu64 " %9.1f %7" PRIu64 " %9s %9s ", c->id,
 			c->worker, c->ops, (double)c->bytes / 1048576.0, c->errors,
 			units_format_duration(c->p50_ns, a, sizeof(a)),
-			units_format_duration(c->p99_ns, b, sizeof(b)), c->error[0] ? "  " : "",
-			c->error);
+			units_format_duration(c->p99_ns, b, sizeof(b)));
+		if (c->outlier)
+			fputs(" outlier", out);
+		if (c->stuck)
+			fputs(" stuck", out);
+		for (int k = 0; k < CONN_ERR_KINDS && c->err_kinds[k].count; k++)
+			fprintf(out, " %s:%" PRIu64, conn_err_name(c->err_kinds[k].code),
+				c->err_kinds[k].count);
+		if (c->err_other)
+			fprintf(out, " other:%" PRIu64, c->err_other);
+		fprintf(out, "%s%s\n", c->error[0] ? " " : "", c->error);
 	}
 	if (r->nconns > 16)
-		fprintf(out, "  (the slowest 5 by p99 and any with errors or no completions; "
+		fprintf(out, "  (the slowest 5 by p99 and every troubled one; "
 			"all in --output-format json)\n");
 	free(sorted);
+}
+
+/* "3, 17, 40" for the connections with the flag, into buf. */
+static const char *conn_list(const struct report *r, bool stuck, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < r->nconns && used + 16 < len; i++)
+		if (stuck ? r->conns[i].stuck : r->conns[i].outlier)
+			used += (size_t)snprintf(buf + used, len - used, "%s%u", used ? ", " : "",
+						 r->conns[i].id);
+	return buf;
+}
+
+/* Per-interval IOPS (all op types): how many intervals, lowest, mean, highest. */
+static void text_intervals(FILE *out, const struct report *r)
+{
+	struct interval_row row;
+	uint64_t start = UINT64_MAX, ops = 0, len = 0, n = 0;
+	double lo = INFINITY, hi = 0, sum = 0, v;
+	char a[32];
+
+	for (uint64_t i = 0; i <= r->nseries; i++) {
+		bool more = i < r->nseries && report_series_get(r, i, &row) == 0;
+
+		if (!more || row.start_ns != start) {
+			if (start != UINT64_MAX && len) {
+				v = (double)ops * 1e9 / (double)len;
+				lo = fmin(lo, v);
+				hi = fmax(hi, v);
+				sum += v;
+				n++;
+			}
+			if (!more)
+				break;
+			start = row.start_ns;
+			len = row.len_ns;
+			ops = 0;
+		}
+		ops += row.ops;
+	}
+	if (n)
+		fprintf(out, "intervals: %" PRIu64 " of %s, IOPS per interval %.0f lowest, %.0f mean, "
+			"%.0f highest\n", n, units_format_duration(r->interval_ns, a, sizeof(a)), lo,
+			sum / (double)n, hi);
+}
+
+static void text_open_loop(FILE *out, const struct report *r)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(out, "\nopen loop: requested %.0f ops/s (%s arrivals), achieved %.0f ops/s; "
+		"%" PRIu64 " due but not issued at the end; worst lateness %s\n", r->rate,
+		r->cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" : "uniform", r->achieved_rate,
+		r->backlog_ops, units_format_duration(r->max_lag_ns, a, sizeof(a)));
+	if (r->achieved_rate < 0.95 * r->rate)
+		fprintf(out, "warning: the server did not keep up with the requested rate: "
+			"latency from the intended start includes the wait for a free slot\n");
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const struct op_stats *s = &r->ops[t];
+
+		if (!s->ops || !s->lat_unc.counts)
+			continue;
+		fprintf(out, "  %-6s from intended start p50 %s p99 %s | from issue p50 %s p99 %s\n",
+			op_names[t], units_format_duration(hist_percentile(&s->lat, 50), a, sizeof(a)),
+			units_format_duration(hist_percentile(&s->lat, 99), b, sizeof(b)),
+			units_format_duration(hist_percentile(&s->lat_unc, 50), c, sizeof(c)),
+			units_format_duration(hist_percentile(&s->lat_unc, 99), d, sizeof(d)));
+	}
 }
 
 void report_text(FILE *out, const struct report *r)
 {
 	const struct config *cfg = r->cfg;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 	struct op_stats *tot = NULL;
 	uint64_t ops = report_total_ops(r);
 
@@ -172,7 +280,7 @@ void report_text(FILE *out, const struct report *r)
 		if (r->ops[t].ops || r->ops[t].errors)
 			text_op_row(out, op_names[t], &r->ops[t], r->duration_ns);
 	tot = calloc(1, sizeof(*tot));
-	if (tot && op_stats_init(tot, HIST_PRECISE_BITS) == 0) {
+	if (tot && op_stats_init(tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
 			op_stats_add(tot, &r->ops[t]);
 		text_op_row(out, "total", tot, r->duration_ns);
@@ -180,7 +288,30 @@ void report_text(FILE *out, const struct report *r)
 	}
 	free(tot);
 
+	if (r->rate > 0)
+		text_open_loop(out, r);
+	fputc('\n', out);
+	text_intervals(out, r);
+	if (r->steady.verdict)
+		fprintf(out, "steady state: %s\n", r->steady.verdict);
+
 	text_connections(out, r);
+	{
+		char list[256];
+
+		if (conn_list(r, false, list, sizeof(list))[0])
+			fprintf(out, "outlier connections (p99 over 3x the median connection's): %s\n",
+				list);
+		if (conn_list(r, true, list, sizeof(list))[0])
+			fprintf(out, "stuck connections (nothing completed in the last 2 intervals): %s\n",
+				list);
+	}
+	if (r->setup_mount.count)
+		fprintf(out, "set-up: MOUNT p50 %s p99 %s, OPEN p50 %s p99 %s\n",
+			units_format_duration(hist_percentile(&r->setup_mount, 50), a, sizeof(a)),
+			units_format_duration(hist_percentile(&r->setup_mount, 99), b, sizeof(b)),
+			units_format_duration(hist_percentile(&r->setup_open, 50), c, sizeof(c)),
+			units_format_duration(hist_percentile(&r->setup_open, 99), d, sizeof(d)));
 
 	fprintf(out, "\nclient CPU: user %.2f s, system %.2f s, %.2f us per operation; threads busy",
 		r->user_s, r->sys_s, cpu_us_per_op(r));
@@ -227,15 +358,26 @@ static void json_lat(FILE *out, const struct hist *h)
 	fprintf(out, ", \"max\": %" PRIu64 "}", h->max);
 }
 
-static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, bool buckets)
+/* proc: the NFS procedure name, with the histogram buckets; NULL for neither. */
+static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc)
 {
-	fprintf(out, "{\"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
-		", \"iops\": ", s->ops, s->bytes, s->errors);
+	bool buckets = proc != NULL;
+
+	if (proc)
+		fprintf(out, "{\"procedure\": \"%s\", \"count\": %" PRIu64, proc, s->ops);
+	else
+		fprintf(out, "{\"count\": %" PRIu64, s->ops);
+	fprintf(out, ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
+		", \"iops\": ", s->bytes, s->errors);
 	json_num(out, per_sec(s->ops, ns));
 	fputs(", \"mib_s\": ", out);
 	json_num(out, mib_s(s->bytes, ns));
 	fputs(", \"lat_ns\": ", out);
 	json_lat(out, &s->lat);
+	if (s->lat_unc.counts) {
+		fputs(", \"lat_ns_uncorrected\": ", out);
+		json_lat(out, &s->lat_unc);
+	}
 	if (buckets) {
 		bool first = true;
 
@@ -255,9 +397,113 @@ static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, bool bucke
 	fputc('}', out);
 }
 
-void report_json(FILE *out, const struct report *r)
+static void json_settings(FILE *out, const struct report *r)
 {
 	const struct config *cfg = r->cfg;
+
+	fputs("\"settings\": {\"url\": ", out);
+	json_str(out, cfg->url);
+	fprintf(out, ", \"nfs_version\": %d, \"threads\": %u, \"connections\": %u, \"iodepth\": %u, "
+		"\"rw\": \"%s\", \"rwmixread\": %u, \"bs\": %" PRIu64 ", \"size\": %" PRIu64
+		", \"nrfiles\": %u, \"dir\": ", cfg->nfs_version, r->nthreads, cfg->connections,
+		cfg->iodepth, wl_mode_name(cfg->rw), cfg->rwmixread, cfg->bs, cfg->size, cfg->nrfiles);
+	json_str(out, cfg->dir);
+	fprintf(out, ", \"runtime_ns\": %" PRIu64 ", \"io_size\": %" PRIu64 ", \"ramp_time_ns\": %"
+		PRIu64 ", \"timeout_ns\": %" PRIu64 ", \"seed\": %" PRIu64 ", \"interval_ns\": %"
+		PRIu64 ", \"rate\": ", cfg->runtime_ns, cfg->io_size, cfg->ramp_ns, cfg->timeout_ns,
+		cfg->seed, cfg->interval_ns);
+	json_num(out, cfg->rate);
+	fprintf(out, ", \"arrival\": \"%s\"},\n",
+		cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" : "uniform");
+}
+
+static void json_series(FILE *out, const struct report *r)
+{
+	struct interval_row row;
+
+	fputs("\"series\": [", out);
+	for (uint64_t i = 0; report_series_get(r, i, &row) == 0; i++) {
+		fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64 ", \"op\": \"%s\", "
+			"\"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"iops\": ",
+			i ? "," : "", row.start_ns, row.len_ns, op_names[row.op], row.ops, row.bytes,
+			row.errors);
+		json_num(out, per_sec(row.ops, row.len_ns));
+		fputs(", \"mib_s\": ", out);
+		json_num(out, mib_s(row.bytes, row.len_ns));
+		fprintf(out, ", \"lat_ns\": {\"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p99.9\": %"
+			PRIu64 ", \"max\": %" PRIu64 "}}", row.p50_ns, row.p99_ns, row.p999_ns, row.max_ns);
+	}
+	fputs("\n],\n\"steady_state\": {\"valid\": ", out);
+	fprintf(out, "%s, \"intervals\": %u, \"mean_iops\": ", r->steady.valid ? "true" : "false",
+		r->steady.intervals);
+	json_num(out, r->steady.mean_iops);
+	fputs(", \"cov_pct\": ", out);
+	json_num(out, r->steady.cov_pct);
+	fputs(", \"drift_pct\": ", out);
+	json_num(out, r->steady.drift_pct);
+	fprintf(out, ", \"steady\": %s, \"verdict\": ", r->steady.steady ? "true" : "false");
+	json_str(out, r->steady.verdict ? r->steady.verdict : "");
+	fputs("},\n", out);
+}
+
+static void json_open_loop(FILE *out, const struct report *r)
+{
+	fputs("\"open_loop\": {\"rate\": ", out);
+	json_num(out, r->rate);
+	fputs(", \"achieved_rate\": ", out);
+	json_num(out, r->achieved_rate);
+	fprintf(out, ", \"kept_up\": %s, \"backlog_ops\": %" PRIu64 ", \"max_lag_ns\": %" PRIu64
+		"},\n", r->rate == 0 || r->achieved_rate >= 0.95 * r->rate ? "true" : "false",
+		r->backlog_ops, r->max_lag_ns);
+}
+
+static void json_conn_ids(FILE *out, const struct report *r, bool stuck)
+{
+	bool first = true;
+
+	fputc('[', out);
+	for (unsigned i = 0; i < r->nconns; i++) {
+		if (!(stuck ? r->conns[i].stuck : r->conns[i].outlier))
+			continue;
+		fprintf(out, "%s%u", first ? "" : ", ", r->conns[i].id);
+		first = false;
+	}
+	fputc(']', out);
+}
+
+static void json_connections(FILE *out, const struct report *r)
+{
+	fputs("\"outliers\": {\"slow\": ", out);
+	json_conn_ids(out, r, false);
+	fputs(", \"stuck\": ", out);
+	json_conn_ids(out, r, true);
+	fputs("},\n\"connections\": [", out);
+	for (unsigned i = 0; i < r->nconns; i++) {
+		const struct conn_report *c = &r->conns[i];
+
+		fprintf(out, "%s\n  {\"id\": %u, \"thread\": %u, \"ops\": %" PRIu64 ", \"bytes\": %"
+			PRIu64 ", \"errors\": %" PRIu64 ", \"lat_ns\": {\"p50\": %" PRIu64
+			", \"p99\": %" PRIu64 "}, \"timeouts\": %" PRIu64 ", \"reconnects\": %" PRIu64
+			", \"last_done_ns\": %" PRIu64 ", \"outlier\": %s, \"stuck\": %s, "
+			"\"backlog_ops\": %" PRIu64 ", \"errors_by_kind\": {", i ? "," : "", c->id,
+			c->worker, c->ops, c->bytes, c->errors, c->p50_ns, c->p99_ns, c->timeouts,
+			c->reconnects, c->last_done_ns, c->outlier ? "true" : "false",
+			c->stuck ? "true" : "false", c->backlog_ops);
+		for (int k = 0; k < CONN_ERR_KINDS && c->err_kinds[k].count; k++)
+			fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "",
+				conn_err_name(c->err_kinds[k].code), c->err_kinds[k].count);
+		if (c->err_other)
+			fprintf(out, "%s\"other\": %" PRIu64, c->err_kinds[0].count ? ", " : "",
+				c->err_other);
+		fputs("}, \"error\": ", out);
+		json_str(out, c->error);
+		fputc('}', out);
+	}
+	fputs("\n]\n", out);
+}
+
+void report_json(FILE *out, const struct report *r)
+{
 	uint64_t ops = 0, bytes = 0, errors = 0;
 	char when[40];
 	time_t secs = (time_t)(r->start_unix_ns / 1000000000);
@@ -267,27 +513,23 @@ void report_json(FILE *out, const struct report *r)
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	fprintf(out, "{\n\"nfsload_version\": \"%s\",\n\"start_time\": \"%s\",\n"
 		"\"start_unix_ns\": %" PRId64 ",\n", NFSLOAD_VERSION, when, r->start_unix_ns);
-	fputs("\"settings\": {\"url\": ", out);
-	json_str(out, cfg->url);
-	fprintf(out, ", \"nfs_version\": %d, \"threads\": %u, \"connections\": %u, \"iodepth\": %u, "
-		"\"rw\": \"%s\", \"rwmixread\": %u, \"bs\": %" PRIu64 ", \"size\": %" PRIu64
-		", \"nrfiles\": %u, \"dir\": ", cfg->nfs_version, r->nthreads, cfg->connections,
-		cfg->iodepth, wl_mode_name(cfg->rw), cfg->rwmixread, cfg->bs, cfg->size, cfg->nrfiles);
-	json_str(out, cfg->dir);
-	fprintf(out, ", \"runtime_ns\": %" PRIu64 ", \"io_size\": %" PRIu64 ", \"ramp_time_ns\": %"
-		PRIu64 ", \"timeout_ns\": %" PRIu64 ", \"seed\": %" PRIu64 "},\n", cfg->runtime_ns,
-		cfg->io_size, cfg->ramp_ns, cfg->timeout_ns, cfg->seed);
+	json_settings(out, r);
 	fputs("\"limits_note\": ", out);
 	json_str(out, r->limits_note);
-	fprintf(out, ",\n\"setup\": {\"connect_ns\": %" PRIu64 "},\n", r->connect_ns);
+	fprintf(out, ",\n\"setup\": {\"connect_ns\": %" PRIu64 ", \"procedures\": {\"MOUNT\": ",
+		r->connect_ns);
+	json_lat(out, &r->setup_mount);
+	fputs(", \"OPEN\": ", out);
+	json_lat(out, &r->setup_open);
+	fputs("}},\n", out);
 	fprintf(out, "\"layout\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"stats\": ",
 		r->layout_ran ? "true" : "false", r->layout_ns);
-	json_op(out, &r->layout, r->layout_ns, false);
+	json_op(out, &r->layout, r->layout_ns, NULL);
 	fprintf(out, "},\n\"duration_ns\": %" PRIu64 ",\n\"interrupted\": %s,\n\"ops\": {",
 		r->duration_ns, r->interrupted ? "true" : "false");
 	for (int t = 0; t < OP_NTYPES; t++) {
 		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_names[t]);
-		json_op(out, &r->ops[t], r->duration_ns, true);
+		json_op(out, &r->ops[t], r->duration_ns, op_procs[t]);
 		ops += r->ops[t].ops;
 		bytes += r->ops[t].bytes;
 		errors += r->ops[t].errors;
@@ -297,7 +539,10 @@ void report_json(FILE *out, const struct report *r)
 	json_num(out, per_sec(ops, r->duration_ns));
 	fputs(", \"mib_s\": ", out);
 	json_num(out, mib_s(bytes, r->duration_ns));
-	fputs("},\n\"cpu\": {\"user_s\": ", out);
+	fputs("},\n", out);
+	json_series(out, r);
+	json_open_loop(out, r);
+	fputs("\"cpu\": {\"user_s\": ", out);
 	json_num(out, r->user_s);
 	fputs(", \"sys_s\": ", out);
 	json_num(out, r->sys_s);
@@ -311,16 +556,7 @@ void report_json(FILE *out, const struct report *r)
 		json_num(out, r->threads[i].busy_pct);
 		fputc('}', out);
 	}
-	fputs("],\n\"connections\": [", out);
-	for (unsigned i = 0; i < r->nconns; i++) {
-		const struct conn_report *c = &r->conns[i];
-
-		fprintf(out, "%s\n  {\"id\": %u, \"thread\": %u, \"ops\": %" PRIu64 ", \"bytes\": %"
-			PRIu64 ", \"errors\": %" PRIu64 ", \"lat_ns\": {\"p50\": %" PRIu64
-			", \"p99\": %" PRIu64 "}, \"error\": ", i ? "," : "", c->id, c->worker, c->ops,
-			c->bytes, c->errors, c->p50_ns, c->p99_ns);
-		json_str(out, c->error);
-		fputc('}', out);
-	}
-	fputs("\n]\n}\n", out);
+	fputs("],\n", out);
+	json_connections(out, r);
+	fputs("}\n", out);
 }

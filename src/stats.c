@@ -3,21 +3,31 @@
 
 #include "stats.h"
 
-int op_stats_init(struct op_stats *s, int sub_bits)
+int op_stats_init(struct op_stats *s, int sub_bits, bool open_loop)
 {
 	s->ops = s->bytes = s->errors = 0;
-	return hist_init(&s->lat, sub_bits);
+	s->lat_unc = (struct hist){ 0 };
+	if (hist_init(&s->lat, sub_bits))
+		return -ENOMEM;
+	if (open_loop && hist_init(&s->lat_unc, sub_bits)) {
+		hist_destroy(&s->lat);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void op_stats_destroy(struct op_stats *s)
 {
 	hist_destroy(&s->lat);
+	hist_destroy(&s->lat_unc);
 }
 
 void op_stats_reset(struct op_stats *s)
 {
 	s->ops = s->bytes = s->errors = 0;
 	hist_reset(&s->lat);
+	if (s->lat_unc.counts)
+		hist_reset(&s->lat_unc);
 }
 
 void op_stats_add(struct op_stats *dst, const struct op_stats *src)
@@ -26,12 +36,14 @@ void op_stats_add(struct op_stats *dst, const struct op_stats *src)
 	dst->bytes += src->bytes;
 	dst->errors += src->errors;
 	hist_add(&dst->lat, &src->lat);
+	if (dst->lat_unc.counts && src->lat_unc.counts)
+		hist_add(&dst->lat_unc, &src->lat_unc);
 }
 
-int op_stats_init_all(struct op_stats *s, int sub_bits)
+int op_stats_init_all(struct op_stats *s, int sub_bits, bool open_loop)
 {
 	for (int t = 0; t < OP_NTYPES; t++) {
-		if (op_stats_init(&s[t], sub_bits)) {
+		if (op_stats_init(&s[t], sub_bits, open_loop)) {
 			while (t-- > 0)
 				op_stats_destroy(&s[t]);
 			return -ENOMEM;

@@ -3,7 +3,12 @@
  * on each of its connections and records their latency.
  */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +16,8 @@
 
 struct slot {
 	struct conn_req req;	/* first: conn callbacks hand it back */
-	uint64_t start_ns;
+	uint64_t start_ns;	/* intended start: the issue itself unless open loop */
+	uint64_t issue_ns;
 	enum op_type type;
 	uint32_t len;
 	bool busy;
@@ -27,7 +33,15 @@ struct wconn {
 	unsigned inflight;
 	bool finished;
 	bool refill_pending;
+	bool done_issuing;	/* stream spent, or the connection refused a request */
 	struct op_stats stats;	/* coarse histogram, all op types */
+	uint64_t last_done_ns;
+	struct conn_report errs;	/* timeouts and errors by kind only */
+
+	/* open loop: the schedule of intended starts */
+	unsigned heap_idx;	/* place in the worker's due heap, HEAP_NONE if not there */
+	uint64_t due_base_ns, due_seq, next_due_ns;
+	uint64_t rng;
 };
 
 uint8_t *run_pattern_new(uint64_t max_bs)
@@ -54,6 +68,16 @@ const uint8_t *run_write_data(const struct run *run, uint32_t file, uint64_t off
 	return run->pattern + (offset + UINT64_C(4099) * file) % RUN_PATTERN_PERIOD;
 }
 
+const char *conn_err_name(int code)
+{
+	const char *name;
+
+	if (code == CONN_ERR_SHORT)
+		return "short transfer";
+	name = strerrorname_np(code);
+	return name ? name : "unknown";
+}
+
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -77,53 +101,225 @@ static void conn_finish(struct wconn *wc)
 	}
 }
 
-/* Keeps the connection's queue full; t is "now" for the ops it issues. */
+static void count_error(struct wconn *wc, int status)
+{
+	struct conn_report *e = &wc->errs;
+	int code = status == -CONN_ERR_SHORT ? CONN_ERR_SHORT : -status;
+
+	if (code == ETIMEDOUT)
+		e->timeouts++;
+	for (int k = 0; k < CONN_ERR_KINDS; k++) {
+		if (e->err_kinds[k].count == 0)
+			e->err_kinds[k].code = code;
+		if (e->err_kinds[k].code == code) {
+			e->err_kinds[k].count++;
+			return;
+		}
+	}
+	e->err_other++;
+}
+
+/*
+ * Open loop: connections waiting for their next intended start, soonest
+ * first, behind one timerfd per thread. libev's timers sleep in epoll_wait,
+ * whose timeout has millisecond resolution: up to 1 ms late, which the
+ * coordinated-omission correction would then charge to the server.
+ */
+#define HEAP_NONE UINT_MAX
+
+static void heap_swap(struct worker *w, unsigned i, unsigned j)
+{
+	struct wconn *t = w->due_heap[i];
+
+	w->due_heap[i] = w->due_heap[j];
+	w->due_heap[j] = t;
+	w->due_heap[i]->heap_idx = i;
+	w->due_heap[j]->heap_idx = j;
+}
+
+static void heap_up(struct worker *w, unsigned i)
+{
+	while (i > 0 && w->due_heap[(i - 1) / 2]->next_due_ns > w->due_heap[i]->next_due_ns) {
+		heap_swap(w, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_down(struct worker *w, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+
+		if (l < w->nheap && w->due_heap[l]->next_due_ns < w->due_heap[m]->next_due_ns)
+			m = l;
+		if (l + 1 < w->nheap && w->due_heap[l + 1]->next_due_ns < w->due_heap[m]->next_due_ns)
+			m = l + 1;
+		if (m == i)
+			return;
+		heap_swap(w, i, m);
+		i = m;
+	}
+}
+
+static void arm_due_timer(struct worker *w)
+{
+	struct itimerspec its = { 0 };
+
+	if (w->nheap) {
+		uint64_t due = w->due_heap[0]->next_due_ns;
+
+		its.it_value.tv_sec = (time_t)(due / 1000000000u);
+		its.it_value.tv_nsec = (long)(due % 1000000000u);
+	}
+	timerfd_settime(w->due_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void wait_for_due(struct wconn *wc)
+{
+	struct worker *w = wc->w;
+
+	if (wc->heap_idx != HEAP_NONE)
+		return;
+	wc->heap_idx = w->nheap;
+	w->due_heap[w->nheap++] = wc;
+	heap_up(w, wc->heap_idx);
+	if (wc->heap_idx == 0)
+		arm_due_timer(w);
+}
+
+static void heap_clear(struct worker *w)
+{
+	for (unsigned i = 0; i < w->nheap; i++)
+		w->due_heap[i]->heap_idx = HEAP_NONE;
+	w->nheap = 0;
+	if (w->due_fd >= 0)
+		arm_due_timer(w);
+}
+
+/* Open loop: the intended start after the current one. */
+static void advance_due(struct wconn *wc)
+{
+	const struct config *cfg = wc->w->run->cfg;
+	double gap = 1e9 * cfg->connections / cfg->rate;
+
+	wc->due_seq++;
+	if (cfg->arrival == CFG_ARRIVAL_POISSON) {
+		double u = (double)(wl_rand(&wc->rng) >> 11) / 9007199254740992.0;
+
+		wc->next_due_ns += (uint64_t)(-log1p(-u) * gap);
+	} else {
+		/* From the sequence number: no rounding drift over a long run. */
+		wc->next_due_ns = wc->due_base_ns + (uint64_t)((double)wc->due_seq * gap);
+	}
+}
+
+static void submit_failed(struct wconn *wc, struct slot *s, enum op_type type, uint64_t t)
+{
+	struct worker *w = wc->w;
+
+	s->busy = false;
+	wc->free_slots[wc->nfree++] = s;
+	wc->done_issuing = true;
+	w->ival[type].errors++;
+	if (t >= w->run->measure_start_ns) {
+		w->total[type].errors++;
+		wc->stats.errors++;
+		count_error(wc, -ENOTCONN);
+	}
+}
+
+/*
+ * Keeps the connection's queue full (closed loop) or issues what is due
+ * (open loop: an operation waits for a free slot past its intended start,
+ * and its latency still counts from that start). t is "now".
+ */
 static void refill(struct wconn *wc, uint64_t t)
 {
-	const struct run *run = wc->w->run;
+	struct worker *w = wc->w;
+	const struct run *run = w->run;
 	struct wl_op op;
 
-	while (!wc->w->stopping && wc->nfree > 0 && wl_next(wc->stream, &op)) {
-		struct slot *s = wc->free_slots[--wc->nfree];
-		const void *buf = op.type == OP_WRITE ? run_write_data(run, op.file, op.offset) : NULL;
+	while (!w->stopping && !wc->done_issuing && wc->nfree > 0) {
+		uint64_t start = t;
+		struct slot *s;
+		const void *buf;
 
-		s->start_ns = t;
+		if (w->open_loop) {
+			if (wc->next_due_ns > t) {
+				wait_for_due(wc);
+				break;
+			}
+			start = wc->next_due_ns;
+		}
+		if (!wl_next(wc->stream, &op)) {
+			wc->done_issuing = true;
+			break;
+		}
+		if (w->open_loop) {
+			advance_due(wc);
+			if (start >= run->measure_start_ns && t - start > w->max_lag_ns)
+				w->max_lag_ns = t - start;
+		}
+		s = wc->free_slots[--wc->nfree];
+		buf = op.type == OP_WRITE ? run_write_data(run, op.file, op.offset) : NULL;
+		s->start_ns = start;
+		s->issue_ns = t;
 		s->type = op.type;
 		s->len = op.len;
 		s->busy = true;
 		if (conn_submit(wc->conn, &op, buf, &s->req) < 0) {
-			s->busy = false;
-			wc->free_slots[wc->nfree++] = s;
-			wc->w->ival[op.type].errors++;
-			if (t >= run->measure_start_ns) {
-				wc->w->total[op.type].errors++;
-				wc->stats.errors++;
-			}
+			submit_failed(wc, s, op.type, t);
 			break;
 		}
 		wc->inflight++;
 	}
-	if (wc->inflight == 0)
+	if (wc->inflight == 0 && (w->stopping || wc->done_issuing))
 		conn_finish(wc);
+}
+
+static void due_cb(struct ev_loop *loop, ev_io *io, int revents)
+{
+	struct worker *w = io->data;
+	uint64_t expirations, t = now_ns();
+
+	(void)loop;
+	(void)revents;
+	if (read(w->due_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		return;
+	while (w->nheap && w->due_heap[0]->next_due_ns <= t) {
+		struct wconn *wc = w->due_heap[0];
+
+		heap_swap(w, 0, --w->nheap);
+		wc->heap_idx = HEAP_NONE;
+		heap_down(w, 0);
+		refill(wc, t);
+		conn_flush(wc->conn);
+	}
+	arm_due_timer(w);
 }
 
 static void op_done(void *owner, struct conn_req *req, int status)
 {
 	struct slot *s = (struct slot *)req;
 	struct wconn *wc = owner;
-	uint64_t t = now_ns(), lat = t - s->start_ns;
+	struct worker *w = wc->w;
+	uint64_t t = now_ns(), lat = t - s->start_ns, unc = t - s->issue_ns;
 
 	s->busy = false;
 	/* A short transfer (a read past the end of a file) is not a success. */
 	if (status >= 0 && (uint32_t)status < s->len)
-		status = -EIO;
+		status = -CONN_ERR_SHORT;
 	wc->inflight--;
 	wc->free_slots[wc->nfree++] = s;
-	if (!wc->w->stopping) {
-		op_stats_record(&wc->w->ival[s->type], status, lat);
-		if (s->start_ns >= wc->w->run->measure_start_ns) {
-			op_stats_record(&wc->w->total[s->type], status, lat);
-			op_stats_record(&wc->stats, status, lat);
+	if (!w->stopping) {
+		op_stats_record(&w->ival[s->type], status, lat, unc);
+		if (s->start_ns >= w->run->measure_start_ns) {
+			op_stats_record(&w->total[s->type], status, lat, unc);
+			op_stats_record(&wc->stats, status, lat, unc);
+			if (status < 0)
+				count_error(wc, status);
+			else
+				wc->last_done_ns = t;
 		}
 	}
 	if (status >= 0) {
@@ -182,7 +378,36 @@ static void conn_lost(void *owner, struct conn *c)
 		wc->free_slots[wc->nfree++] = s;
 	}
 	wc->inflight = 0;
+	wc->done_issuing = true;
+	if (wc->heap_idx != HEAP_NONE) {
+		unsigned i = wc->heap_idx;
+
+		heap_swap(w, i, --w->nheap);
+		wc->heap_idx = HEAP_NONE;
+		if (i < w->nheap) {
+			heap_up(w, i);
+			heap_down(w, w->due_heap[i]->heap_idx);
+		}
+		arm_due_timer(w);
+	}
 	conn_finish(wc);
+}
+
+/* Spreads the connections' first intended starts evenly over one gap. */
+static void start_schedule(struct wconn *wc, uint64_t t)
+{
+	const struct config *cfg = wc->w->run->cfg;
+	unsigned id = conn_id(wc->conn);
+
+	wc->rng = cfg->seed ^ (UINT64_C(0x2545f4914f6cdd1d) * (id + 1));
+	wc->due_seq = 0;
+	wc->due_base_ns = t + (uint64_t)(1e9 * id / cfg->rate);
+	wc->next_due_ns = wc->due_base_ns;
+	if (cfg->arrival == CFG_ARRIVAL_POISSON) {
+		wc->due_base_ns = t;
+		wc->next_due_ns = t;
+		advance_due(wc);
+	}
 }
 
 static void start_phase(struct worker *w)
@@ -191,6 +416,8 @@ static void start_phase(struct worker *w)
 	uint64_t t = now_ns();
 
 	w->stopping = false;
+	w->open_loop = phase == PHASE_MAIN && w->run->cfg->rate > 0;
+	w->max_lag_ns = 0;
 	w->active = w->nconns;
 	w->phase_start_ns = t;
 	w->last_done_ns = t;
@@ -204,8 +431,13 @@ static void start_phase(struct worker *w)
 		struct wconn *wc = &w->conns[i];
 
 		op_stats_reset(&wc->stats);
+		memset(&wc->errs, 0, sizeof(wc->errs));
+		wc->last_done_ns = 0;
 		wc->finished = false;
+		wc->done_issuing = false;
 		wc->stream = phase == PHASE_LAYOUT ? &wc->layout_stream : &wc->main_stream;
+		if (w->open_loop)
+			start_schedule(wc, t);
 		if (conn_failed(wc->conn)) {
 			conn_finish(wc);
 			continue;
@@ -239,9 +471,12 @@ static void cmd_cb(struct ev_loop *loop, ev_async *a, int revents)
 		swap_interval(w);
 	if (cmds & WORKER_CMD_STOP) {
 		w->stopping = true;
-		for (unsigned i = 0; i < w->nconns; i++)
+		w->stop_ns = now_ns();
+		heap_clear(w);
+		for (unsigned i = 0; i < w->nconns; i++) {
 			if (w->conns[i].inflight == 0)
 				conn_finish(&w->conns[i]);
+		}
 	}
 	if (cmds & WORKER_CMD_EXIT)
 		ev_break(loop, EVBREAK_ALL);
@@ -312,13 +547,14 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
 		wc->free_slots[k] = &wc->slots[k];
 	}
 	wc->nfree = cfg->iodepth;
+	wc->heap_idx = HEAP_NONE;
 	for (uint32_t r = 0; r < wc->main_stream.nranges; r++)
 		ids[r] = wc->main_stream.ranges[r].file;
 	rc = conn_new(cfg, id, ids, wc->main_stream.nranges, &wc->conn);
 	free(ids);
 	if (rc)
 		return rc;
-	return op_stats_init(&wc->stats, HIST_COARSE_BITS);
+	return op_stats_init(&wc->stats, HIST_COARSE_BITS, false);
 }
 
 int worker_init(struct worker *w, unsigned id, struct run *run, unsigned first_id,
@@ -329,13 +565,20 @@ int worker_init(struct worker *w, unsigned id, struct run *run, unsigned first_i
 	w->run = run;
 	w->nconns = nconns;
 	pthread_mutex_init(&w->snap_mu, NULL);
+	w->due_fd = -1;
 	w->conns = calloc(nconns, sizeof(*w->conns));
 	w->deferred = calloc(nconns, sizeof(*w->deferred));
-	if (!w->conns || !w->deferred)
+	w->due_heap = calloc(nconns, sizeof(*w->due_heap));
+	if (!w->conns || !w->deferred || !w->due_heap)
 		return -ENOMEM;
-	if (op_stats_init_all(w->total, HIST_PRECISE_BITS) ||
-	    op_stats_init_all(w->ival, HIST_PRECISE_BITS) ||
-	    op_stats_init_all(w->snap, HIST_PRECISE_BITS))
+	if (run->cfg->rate > 0) {
+		w->due_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (w->due_fd < 0)
+			return -errno;
+	}
+	if (op_stats_init_all(w->total, HIST_PRECISE_BITS, run->cfg->rate > 0) ||
+	    op_stats_init_all(w->ival, HIST_PRECISE_BITS, false) ||
+	    op_stats_init_all(w->snap, HIST_PRECISE_BITS, false))
 		return -ENOMEM;
 	for (unsigned i = 0; i < nconns; i++) {
 		int rc = wconn_init(w, &w->conns[i], first_id + i);
@@ -355,6 +598,9 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
+	/* Default timer slack (50 us) would blur an open-loop schedule. */
+	if (w->due_fd >= 0)
+		prctl(PR_SET_TIMERSLACK, 1UL);
 	ev_run(w->loop, 0);
 	return NULL;
 }
@@ -370,6 +616,11 @@ int worker_start(struct worker *w)
 	ev_async_init(&w->cmd_async, cmd_cb);
 	w->cmd_async.data = w;
 	ev_async_start(w->loop, &w->cmd_async);
+	if (w->due_fd >= 0) {
+		ev_io_init(&w->due_io, due_cb, w->due_fd, EV_READ);
+		w->due_io.data = w;
+		ev_io_start(w->loop, &w->due_io);
+	}
 	ev_check_init(&w->deferred_check, deferred_cb);
 	w->deferred_check.data = w;
 	ev_timer_init(&w->tick, tick_cb, 1., 1.);
@@ -405,6 +656,21 @@ void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *
 	r->errors = wc->stats.errors;
 	r->p50_ns = hist_percentile(&wc->stats.lat, 50);
 	r->p99_ns = hist_percentile(&wc->stats.lat, 99);
+	r->timeouts = wc->errs.timeouts;
+	r->reconnects = 0;
+	memcpy(r->err_kinds, wc->errs.err_kinds, sizeof(r->err_kinds));
+	r->err_other = wc->errs.err_other;
+	r->last_done_ns = wc->last_done_ns > w->run->measure_start_ns ?
+		wc->last_done_ns - w->run->measure_start_ns : 0;
+	r->done_issuing = wc->done_issuing;
+	r->backlog_ops = 0;
+	if (w->open_loop && !wc->done_issuing && w->stop_ns > wc->next_due_ns) {
+		const struct config *cfg = w->run->cfg;
+
+		r->backlog_ops = (uint64_t)((double)(w->stop_ns - wc->next_due_ns) * cfg->rate /
+					    cfg->connections / 1e9) + 1;
+	}
+	r->outlier = r->stuck = false;
 	r->error = conn_error(wc->conn);
 }
 
@@ -428,6 +694,9 @@ void worker_destroy(struct worker *w, bool close_files)
 	}
 	free(w->conns);
 	free(w->deferred);
+	free(w->due_heap);
+	if (w->due_fd >= 0)
+		close(w->due_fd);
 	op_stats_destroy_all(w->total);
 	op_stats_destroy_all(w->ival);
 	op_stats_destroy_all(w->snap);

@@ -56,16 +56,16 @@ static void fixture_init(struct fixture *f)
 	rc = config_parse(&f->cfg, (int)N(argv) - 1, argv, err, sizeof(err));
 	if (rc != CFG_RUN)
 		fail_msg("config_parse: %d %s", rc, err);
-	assert_int_equal(op_stats_init_all(f->r.ops, HIST_PRECISE_BITS), 0);
-	assert_int_equal(op_stats_init(&f->r.layout, HIST_PRECISE_BITS), 0);
+	assert_int_equal(op_stats_init_all(f->r.ops, HIST_PRECISE_BITS, false), 0);
+	assert_int_equal(op_stats_init(&f->r.layout, HIST_PRECISE_BITS, false), 0);
 	for (int i = 0; i < NREADS; i++)
-		op_stats_record(&f->r.ops[OP_READ], READ_BYTES, 100000 + (uint64_t)i * 100);
+		op_stats_record(&f->r.ops[OP_READ], READ_BYTES, 100000 + (uint64_t)i * 100, 0);
 	for (int i = 0; i < NWRITES; i++)
-		op_stats_record(&f->r.ops[OP_WRITE], WRITE_BYTES, 1000000 + (uint64_t)i * 1000);
+		op_stats_record(&f->r.ops[OP_WRITE], WRITE_BYTES, 1000000 + (uint64_t)i * 1000, 0);
 	for (int i = 0; i < NWERRORS; i++)
-		op_stats_record(&f->r.ops[OP_WRITE], -EIO, 0);
+		op_stats_record(&f->r.ops[OP_WRITE], -EIO, 0, 0);
 	for (int i = 0; i < 16; i++)
-		op_stats_record(&f->r.layout, 1 << 20, 5000000);
+		op_stats_record(&f->r.layout, 1 << 20, 5000000, 0);
 
 	f->r.cfg = &f->cfg;
 	f->r.limits_note = "";
@@ -80,10 +80,12 @@ static void fixture_init(struct fixture *f)
 	f->threads[1] = (struct thread_report){ 1, 50.0 };
 	f->r.nthreads = 2;
 	f->r.threads = f->threads;
-	f->conns[0] = (struct conn_report){ 0, 0, 600, 600 * 4096, 0, 150000, 190000, "" };
-	f->conns[1] = (struct conn_report){ 1, 1, 500, 500 * 8192, 3, 1200000, 1400000, "" };
-	f->conns[2] = (struct conn_report){ 2, 0, 400, 400 * 4096, 0, 140000, 180000,
-					    "connection reset" };
+	f->conns[0] = (struct conn_report){ .id = 0, .worker = 0, .ops = 600, .bytes = 600 * 4096, .errors = 0,
+					    .p50_ns = 150000, .p99_ns = 190000, .error = "" };
+	f->conns[1] = (struct conn_report){ .id = 1, .worker = 1, .ops = 500, .bytes = 500 * 8192, .errors = 3,
+					    .p50_ns = 1200000, .p99_ns = 1400000, .error = "" };
+	f->conns[2] = (struct conn_report){ .id = 2, .worker = 0, .ops = 400, .bytes = 400 * 4096, .errors = 0,
+					    .p50_ns = 140000, .p99_ns = 180000, .error = "connection reset" };
 	f->r.nconns = 3;
 	f->r.conns = f->conns;
 }
@@ -598,8 +600,8 @@ static void test_text_many_conns(void **state)
 	(void)state;
 	fixture_init(&f);
 	for (unsigned i = 0; i < 20; i++)
-		many[i] = (struct conn_report){ i, i % 2, 100, 409600, 0, 1000 * (i + 1),
-						10000 * (i + 1), "" };
+		many[i] = (struct conn_report){ .id = i, .worker = i % 2, .ops = 100, .bytes = 409600, .errors = 0,
+					    .p50_ns = 1000 * (i + 1), .p99_ns = 10000 * (i + 1), .error = "" };
 	many[7].ops = 0;		/* no completions */
 	many[12].error = "mount failed";
 	many[3].errors = 2;

@@ -1,0 +1,165 @@
+/*
+ * series: interval rows to a temporary file, CSV and the HdrHistogram log,
+ * and the steady-state verdict. See include/series.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "series.h"
+
+static const char *const tags[OP_NTYPES] = { "read", "write" };
+
+int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,
+		const char *hdr_path, char *err, size_t len)
+{
+	struct timespec ts;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->log_start_ns = now_ns();
+	s->interval_ns = interval_ns;
+	memcpy(s->used, used, sizeof(s->used));
+	s->csv = csv;
+	s->rows = tmpfile();
+	if (!s->rows) {
+		snprintf(err, len, "cannot create a temporary file for the interval series: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	if (hdr_path[0]) {
+		rc = hdrlog_open(hdr_path, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, &s->hdr);
+		if (rc) {
+			snprintf(err, len, "--hdr-log: cannot write '%s': %s", hdr_path, strerror(-rc));
+			return rc;
+		}
+	}
+	if (csv)
+		report_csv_header(csv);
+	return 0;
+}
+
+void series_begin(struct series *s, uint64_t measure_start_ns)
+{
+	s->measure_start_ns = measure_start_ns;
+}
+
+int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
+	       const struct op_stats ival[OP_NTYPES])
+{
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const struct hist *h = &ival[t].lat;
+		struct interval_row row = {
+			.start_ns = start_ns - s->measure_start_ns, .len_ns = end_ns - start_ns,
+			.op = (uint32_t)t,
+			.ops = ival[t].ops, .bytes = ival[t].bytes, .errors = ival[t].errors,
+			.p50_ns = hist_percentile(h, 50), .p99_ns = hist_percentile(h, 99),
+			.p999_ns = hist_percentile(h, 99.9), .max_ns = h->count ? h->max : 0,
+		};
+
+		if (!s->used[t])
+			continue;
+		if (fwrite(&row, sizeof(row), 1, s->rows) != 1)
+			return -EIO;
+		s->nrows++;
+		if (s->csv)
+			report_csv_row(s->csv, &row);
+		if (s->hdr && hdrlog_write(s->hdr, tags[t], start_ns - s->log_start_ns, row.len_ns, h))
+			return -EIO;
+	}
+	return 0;
+}
+
+/* Total IOPS of the full-length interval at row index *i, advancing past it. */
+static bool next_interval(struct series *s, uint64_t *i, double *iops)
+{
+	struct interval_row row;
+	uint64_t start, len, ops = 0;
+
+	while (*i < s->nrows) {
+		if (fseek(s->rows, (long)(*i * sizeof(row)), SEEK_SET) ||
+		    fread(&row, sizeof(row), 1, s->rows) != 1)
+			return false;
+		start = row.start_ns;
+		len = row.len_ns;
+		for (; *i < s->nrows; (*i)++) {
+			if (fseek(s->rows, (long)(*i * sizeof(row)), SEEK_SET) ||
+			    fread(&row, sizeof(row), 1, s->rows) != 1 || row.start_ns != start)
+				break;
+			ops += row.ops;
+		}
+		/* A short last interval (the stop) would read as a drop. */
+		if (len * 10 >= s->interval_ns * 9) {
+			*iops = (double)ops * 1e9 / (double)len;
+			return true;
+		}
+		ops = 0;
+	}
+	return false;
+}
+
+void series_steady(struct series *s, struct steady_state *st)
+{
+	double sum = 0, sumsq = 0, v, third[3] = { 0 }, mean, sd;
+	unsigned n = 0, k, c0 = 0, c2 = 0;
+	uint64_t i = 0;
+
+	memset(st, 0, sizeof(*st));
+	while (next_interval(s, &i, &v)) {
+		sum += v;
+		sumsq += v * v;
+		n++;
+	}
+	st->intervals = n;
+	if (n < 3) {
+		st->verdict = "too few intervals for a verdict (3 needed)";
+		return;
+	}
+	/* Second pass for the thirds: the count is known now. */
+	for (i = 0, k = 0; next_interval(s, &i, &v); k++)
+		third[k * 3 / n] += v;
+	mean = sum / n;
+	sd = sqrt(fmax(sumsq / n - mean * mean, 0));
+	st->valid = true;
+	st->mean_iops = mean;
+	st->cov_pct = mean > 0 ? 100 * sd / mean : 0;
+	/* Thirds hold n/3 intervals each up to rounding: compare their means. */
+	for (k = 0; k < n; k++) {
+		c0 += k * 3 / n == 0;
+		c2 += k * 3 / n == 2;
+	}
+	st->drift_pct = third[0] > 0 ? 100 * ((third[2] / c2) / (third[0] / c0) - 1) : 0;
+	st->steady = st->cov_pct <= 10 && fabs(st->drift_pct) <= 10;
+	if (st->steady)
+		snprintf(s->verdict, sizeof(s->verdict), "steady: intervals vary by %.1f%% (CoV), "
+			 "last third vs first %+.1f%%", st->cov_pct, st->drift_pct);
+	else if (st->drift_pct <= -10)
+		snprintf(s->verdict, sizeof(s->verdict), "bursting: throughput fell %.1f%% from the "
+			 "first third of the run to the last (CoV %.1f%%)", -st->drift_pct, st->cov_pct);
+	else if (st->drift_pct >= 10)
+		snprintf(s->verdict, sizeof(s->verdict), "not steady: throughput rose %.1f%% from the "
+			 "first third of the run to the last (CoV %.1f%%)", st->drift_pct, st->cov_pct);
+	else
+		snprintf(s->verdict, sizeof(s->verdict), "not steady: intervals vary by %.1f%% (CoV), "
+			 "last third vs first %+.1f%%", st->cov_pct, st->drift_pct);
+	st->verdict = s->verdict;
+}
+
+int series_finish(struct series *s)
+{
+	int rc = hdrlog_close(s->hdr);
+
+	s->hdr = NULL;
+	return rc;
+}
+
+void series_destroy(struct series *s)
+{
+	hdrlog_close(s->hdr);
+	if (s->rows)
+		fclose(s->rows);
+	memset(s, 0, sizeof(*s));
+}
