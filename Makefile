@@ -69,9 +69,11 @@ deps-test:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
+SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh
 integration: $(BUILD)/nfsload $(HELPER_BINS)
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp NFSLOAD=$(BUILD)/nfsload \
-		HELPERS=$(BUILD)/tests tests/integration.sh
+	@rc=0; for t in $(SUITES); do echo "== $$t"; \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp NFSLOAD=$(BUILD)/nfsload \
+		HELPERS=$(BUILD)/tests $$t || rc=1; done; exit $$rc
 
 test: deps-test
 	@$(MAKE) --no-print-directory unit

@@ -69,6 +69,7 @@ struct worker {
 	unsigned active;	/* connections still running this phase */
 	bool stopping;
 	bool open_loop;		/* this phase follows --rate */
+	bool ramp_pending;	/* the ramp has not ended yet in this thread */
 	int due_fd;		/* open loop: timerfd for the soonest intended start */
 	ev_io due_io;
 	struct wconn **due_heap;

@@ -216,7 +216,7 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 
 	if (strlen(url) >= sizeof(buf))
 		return fail(err, len, "URL: longer than %d characters", CFG_URL_MAX - 1);
-	snprintf(cfg->url, sizeof(cfg->url), "%s", url);
+	memcpy(cfg->url, url, strlen(url) + 1);
 	if (strncmp(url, "nfs://", 6) != 0)
 		return fail(err, len, "URL: '%s' does not start with nfs:// "
 			    "(nfs://server[:port]/export[/dir][?args])", url);

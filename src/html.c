@@ -37,7 +37,7 @@ static const char css[] =
 	"section{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:14px 18px;"
 	"margin:14px 0}.meta,.none{color:#64748b}.none{font-style:italic}\n"
 	".url{font:15px ui-monospace,'DejaVu Sans Mono',monospace;word-break:break-all}\n"
-	".two{display:grid;grid-template-columns:auto minmax(0,1fr);gap:32px}.two>div{overflow-x:auto}"
+	".two{display:grid;grid-template-columns:auto minmax(0,1fr);gap:40px;margin-top:12px}.wide{overflow-x:auto}"
 	".pair{display:grid;grid-template-columns:1fr 1fr;gap:16px}\n"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}th,td{padding:3px 10px;"
 	"border-bottom:1px solid #eef2f7;text-align:right;white-space:nowrap}\n"
@@ -102,6 +102,7 @@ struct axis {
 	bool log, fixed;	/* fixed: lo and hi set by the caller, not the data */
 	enum tick_fmt fmt;
 	double lo, hi, step;	/* step: linear axes only */
+	const char *unit;	/* TF_SEC: "s", "min" or "h" */
 	double p0, p1;		/* pixel positions of lo and hi */
 };
 
@@ -152,7 +153,7 @@ static double log_bound(double v, bool up)
 	return m[i] * mag;
 }
 
-/* Widens [lo, hi] to whole steps (linear, from 0) or whole decades (log). */
+/* Widens [lo, hi] to whole steps (linear, from 0) or to ticks (log). */
 static void axis_fit(struct axis *a, double lo, double hi)
 {
 	if (a->fixed)
@@ -164,6 +165,10 @@ static void axis_fit(struct axis *a, double lo, double hi)
 		a->hi = log_bound(hi, true);
 		if (a->hi <= a->lo)
 			a->hi = log_bound(a->lo * 1.01, true);
+		if (a->hi / a->lo > 1000.5) {	/* decade ticks only: end on decades too */
+			a->lo = pow(10, floor(log10(a->lo) + 1e-9));
+			a->hi = pow(10, ceil(log10(a->hi) - 1e-9));
+		}
 		return;
 	}
 	a->lo = 0;	/* throughput, time and latency bars all read best from zero */
@@ -194,7 +199,7 @@ static const char *tick_label(const struct axis *a, double v, char *buf, size_t 
 
 	switch (a->fmt) {
 	case TF_LAT: return fmt_lat(v, buf, len);
-	case TF_SEC: snprintf(buf, len, "%.4g s", v); return buf;
+	case TF_SEC: snprintf(buf, len, "%.4g %s", v, a->unit); return buf;
 	case TF_PCT:	/* 1/(1-p) = 10^k is the percentile 100 - 10^(2-k) */
 		k = (int)lround(log10(v));
 		snprintf(buf, len, "%.*f%%", k > 2 ? k - 2 : 0, 100.0 - pow(10, 2 - k));
@@ -203,11 +208,12 @@ static const char *tick_label(const struct axis *a, double v, char *buf, size_t 
 	}
 }
 
-/* Tick values: whole steps, or decades (with 2x and 5x up to three decades). */
+/* Tick values: whole steps, or decades (with 2x and 5x where they stay 22 px apart). */
 static int axis_ticks(const struct axis *a, double *t, int max)
 {
 	static const double mult[] = { 1, 2, 5 };
-	int n = 0, nm = a->log && a->hi / a->lo <= 1000.5 && a->fmt != TF_PCT ? 3 : 1;
+	double decade_px = a->log ? fabs(a->p1 - a->p0) / log10(a->hi / a->lo) : 0;
+	int n = 0, nm = decade_px * log10(2) >= 22 && a->fmt != TF_PCT ? 3 : 1;
 
 	if (!a->log) {
 		for (int k = 0; n < max && a->lo + k * a->step <= a->hi * (1 + 1e-9); k++)
@@ -269,7 +275,7 @@ static void svg_series(FILE *out, const struct line *s, const struct axis *ax,
 			continue;
 		}
 		if (!open)
-				fprintf(out, "<polyline stroke-dasharray=\"%s\" points=\"",
+			fprintf(out, "<polyline stroke-dasharray=\"%s\" points=\"",
 				s->dash ? s->dash : "none");
 		fprintf(out, "%.1f,%.1f ", ax_px(ax, s->x[i]), ax_px(ay, s->y[i]));
 		open = true;
@@ -329,7 +335,7 @@ struct timeline {
  * rows, then merge runs of `stride` rows into one point. A merged point shows
  * the worst percentiles of its intervals, so a latency spike stays visible.
  */
-static void timeline_load(const struct report *r, struct timeline *tl)
+static void timeline_load(const struct report *r, struct timeline *tl, double time_unit_s)
 {
 	uint64_t rows[OP_NTYPES] = { 0 }, seen[OP_NTYPES] = { 0 }, stride[OP_NTYPES];
 	struct interval_row row, acc[OP_NTYPES];
@@ -357,7 +363,7 @@ static void timeline_load(const struct report *r, struct timeline *tl)
 		if ((++seen[t] % stride[t] != 0 && seen[t] < rows[t]) || tl->n[t] == MAX_POINTS)
 			continue;
 		k = tl->n[t]++;
-		tl->x[t][k] = (double)acc[t].start_ns / 1e9;
+		tl->x[t][k] = (double)acc[t].start_ns / 1e9 / time_unit_s;
 		tl->y[M_MIB][t][k] = per_sec(acc[t].bytes, acc[t].len_ns) / 1048576.0;
 		tl->y[M_IOPS][t][k] = per_sec(acc[t].ops, acc[t].len_ns);
 		tl->y[M_P50][t][k] = (double)acc[t].p50_ns;
@@ -394,14 +400,18 @@ static void time_charts(FILE *out, const struct report *r)
 	static const char *const pct_dash[3] = { NULL, "7 4", "2 3" };
 	struct timeline *tl = calloc(1, sizeof(*tl));
 	struct line tput[2][OP_NTYPES], lines[3 * OP_NTYPES];
-	struct chart mib = { 580, 280, "interval start", "MiB/s", { .fmt = TF_SEC }, { .fmt = TF_NUM } };
+	/* long runs read better in minutes or hours than in thousands of seconds */
+	double secs = (double)r->duration_ns / 1e9, unit_s = secs > 7200 ? 3600 : secs > 900 ? 60 : 1;
+	const char *unit = unit_s == 3600 ? "h" : unit_s == 60 ? "min" : "s";
+	struct chart mib = { 580, 280, "interval start", "MiB/s", { .fmt = TF_SEC, .unit = unit },
+			     { .fmt = TF_NUM } };
 	struct chart iops = mib, lat = { 1160, 300, "interval start", "latency (log scale)",
-					  { .fmt = TF_SEC }, { .log = true, .fmt = TF_LAT } };
+					  { .fmt = TF_SEC, .unit = unit }, { .log = true, .fmt = TF_LAT } };
 	int nt = 0, nl = 0;
 
 	iops.ylabel = "IOPS";
 	if (tl)
-		timeline_load(r, tl);
+		timeline_load(r, tl, unit_s);
 	for (int t = 0; tl && t < OP_NTYPES; t++) {
 		if (!tl->n[t] || !op_seen(r, t))
 			continue;
@@ -521,8 +531,10 @@ static void conn_bars(FILE *out, const struct conn_report *s, unsigned n)
 		 */
 		if (j < BAR_LABELS && (nb == n || j == 0 || lvl) && x + bw / 2 - last_label >= 14) {
 			last_label = x + bw / 2;
+			/* rotated, the glyphs sit left of the anchor: keep them off the y axis */
 			fprintf(out, "<text class=\"barlab\" transform=\"translate(%.1f,%.1f) "
-				"rotate(-90)\">#%u</text>\n", last_label + 4, top - 4, s[lo].id);
+				"rotate(-90)\">#%u</text>\n", fmax(last_label + 4, b.x0 + 13), top - 4,
+				s[lo].id);
 		}
 	}
 	/* the median connection: outliers are those past 3x this line */
@@ -559,8 +571,8 @@ static void conn_table(FILE *out, const struct conn_report *s, unsigned n)
 		fprintf(out, "<tr><td>%u</td><td>%u</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%"
 			PRIu64 "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td class=\"l\">%s%s",
 			c->id, c->worker, c->ops, c->errors, c->timeouts, c->reconnects,
-			units_format_duration(c->p50_ns, a, sizeof(a)),
-			units_format_duration(c->p99_ns, b, sizeof(b)),
+			c->ops ? units_format_duration(c->p50_ns, a, sizeof(a)) : "-",
+			c->ops ? units_format_duration(c->p99_ns, b, sizeof(b)) : "-",
 			c->outlier ? "outlier " : "", c->stuck ? "stuck " : "");
 		esc(out, c->error);
 		fputs("</td></tr>\n", out);
@@ -591,6 +603,7 @@ static void connections(FILE *out, const struct report *r)
 /* ---- summary ---- */
 
 /* A settings row; the value printf-style, escaped. */
+__attribute__((format(printf, 3, 4)))
 static void kv(FILE *out, const char *k, const char *fmt, ...)
 {
 	char v[CFG_URL_MAX];
@@ -654,9 +667,7 @@ static void totals_row(FILE *out, const char *name, const struct op_stats *s, ui
 
 static void totals(FILE *out, const struct report *r)
 {
-	uint64_t ops = report_total_ops(r);
-
-	fputs("<div><h3>Totals</h3><table><tr><th class=\"l\">op</th><th>count</th><th>IOPS</th>"
+	fputs("<h3>Totals</h3><div class=\"wide\"><table><tr><th class=\"l\">op</th><th>count</th><th>IOPS</th>"
 	      "<th>MiB/s</th><th>errors</th><th>min</th><th>mean</th><th>p50</th><th>p90</th>"
 	      "<th>p99</th><th>p99.9</th><th>p99.99</th><th>max</th></tr>\n", out);
 	for (int t = 0; t < OP_NTYPES; t++)
@@ -664,19 +675,26 @@ static void totals(FILE *out, const struct report *r)
 			totals_row(out, op_names[t], &r->ops[t], r->duration_ns);
 	if (!op_seen(r, OP_READ) && !op_seen(r, OP_WRITE))
 		fputs("<tr><td class=\"l none\" colspan=\"13\">no operations</td></tr>\n", out);
-	fputs("</table>\n", out);
+	fputs("</table></div>\n", out);
+}
+
+static void cpu(FILE *out, const struct report *r)
+{
+	uint64_t ops = report_total_ops(r);
+
 	fprintf(out, "<h3>Client CPU</h3><table class=\"kv\"><tr><th>user</th><td>%.2f s</td></tr>"
 		"<tr><th>system</th><td>%.2f s</td></tr><tr><th>per operation</th><td>%.2f us</td>"
 		"</tr><tr><th>threads busy</th><td>", r->user_s, r->sys_s,
 		ops ? (r->user_s + r->sys_s) * 1e6 / (double)ops : 0.0);
 	for (unsigned i = 0; i < r->nthreads; i++)
 		fprintf(out, "%s%.0f%%", i ? ", " : "", r->threads[i].busy_pct);
-	fputs("</td></tr></table></div>\n", out);
+	fputs("</td></tr></table>\n", out);
 }
 
 static void notes(FILE *out, const struct report *r)
 {
 	unsigned failed = 0;
+	char lag[32];
 
 	for (unsigned i = 0; i < r->nconns; i++)
 		failed += r->conns[i].error[0] != '\0';
@@ -698,15 +716,15 @@ static void notes(FILE *out, const struct report *r)
 	if (r->steady.valid) {
 		fprintf(out, "<p class=\"%s\">Steady state over %u intervals: ",
 			r->steady.steady ? "info" : "warn", r->steady.intervals);
-		esc(out, r->steady.verdict ? r->steady.verdict : "");
-		fprintf(out, " (CoV %.1f%%, drift %+.1f%%)</p>\n", r->steady.cov_pct, r->steady.drift_pct);
+		esc(out, r->steady.verdict ? r->steady.verdict : "");	/* it carries the figures */
+		fputs("</p>\n", out);
 	}
 	if (r->rate > 0)
-		fprintf(out, "<p class=\"%s\">Open loop: %.0f ops/s requested, %.0f achieved; %" PRIu64
-			" operations were still due at the end; worst issue lag %.3f ms. Latencies "
-			"include the wait from each operation's scheduled time.</p>\n",
-			r->achieved_rate < 0.99 * r->rate || r->backlog_ops ? "warn" : "info", r->rate,
-			r->achieved_rate, r->backlog_ops, (double)r->max_lag_ns / 1e6);
+		fprintf(out, "<p class=\"%s\">Open loop: %.0f ops/s requested, %.0f achieved; "
+			"backlog at the end %" PRIu64 " operations; worst issue lag %s. Latencies run "
+			"from each operation's scheduled time.</p>\n",
+			r->achieved_rate < 0.99 * r->rate ? "warn" : "info", r->rate, r->achieved_rate,
+			r->backlog_ops, fmt_lat((double)r->max_lag_ns, lag, sizeof(lag)));
 }
 
 void report_html(FILE *out, const struct report *r)
@@ -726,12 +744,14 @@ void report_html(FILE *out, const struct report *r)
 		"nfsload %s</div></header>\n", when,
 		units_format_duration(r->duration_ns, dur, sizeof(dur)),
 		r->interrupted ? " (interrupted)" : "", NFSLOAD_VERSION);
-	fputs("<section id=\"summary\"><h2>Summary</h2>\n<div class=\"two\">\n", out);
-	settings(out, r);
+	fputs("<section id=\"summary\"><h2>Summary</h2>\n", out);
 	totals(out, r);
-	fputs("</div>\n", out);
+	fputs("<div class=\"two\">\n", out);
+	settings(out, r);
+	fputs("<div>", out);
+	cpu(out, r);
 	notes(out, r);
-	fputs("</section>\n", out);
+	fputs("</div></div></section>\n", out);
 	time_charts(out, r);
 	spectrum(out, r);
 	connections(out, r);

@@ -150,8 +150,10 @@ static void live_print(struct app *app, uint64_t ns)
 static void interval_done(struct app *app)
 {
 	const struct op_stats *s = app->ival;
-	uint64_t start = app->swap_prev_ns, end = app->swap_ns;
-	bool in_window = app->run.phase == PHASE_MAIN && start >= app->run.measure_start_ns;
+	uint64_t m = app->run.measure_start_ns, end = app->swap_ns;
+	/* The interval the ramp ends in holds measured operations only (see worker). */
+	uint64_t start = app->swap_prev_ns > m ? app->swap_prev_ns : m;
+	bool in_window = app->run.phase == PHASE_MAIN && end > m;
 	uint64_t n;
 
 	for (unsigned i = 0; i < app->nworkers; i++)

@@ -228,6 +228,13 @@ static void submit_failed(struct wconn *wc, struct slot *s, enum op_type type, u
 	}
 }
 
+/* The ramp is over: its interval statistics only ever fed the live line. */
+static void end_ramp(struct worker *w)
+{
+	w->ramp_pending = false;
+	op_stats_reset_all(w->ival);
+}
+
 /*
  * Keeps the connection's queue full (closed loop) or issues what is due
  * (open loop: an operation waits for a free slot past its intended start,
@@ -311,8 +318,12 @@ static void op_done(void *owner, struct conn_req *req, int status)
 		status = -CONN_ERR_SHORT;
 	wc->inflight--;
 	wc->free_slots[wc->nfree++] = s;
+	if (w->ramp_pending && t >= w->run->measure_start_ns)
+		end_ramp(w);
 	if (!w->stopping) {
-		op_stats_record(&w->ival[s->type], status, lat, unc);
+		/* Once measuring, intervals hold what the totals hold, no ramp leftovers. */
+		if (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns)
+			op_stats_record(&w->ival[s->type], status, lat, unc);
 		if (s->start_ns >= w->run->measure_start_ns) {
 			op_stats_record(&w->total[s->type], status, lat, unc);
 			op_stats_record(&wc->stats, status, lat, unc);
@@ -417,6 +428,7 @@ static void start_phase(struct worker *w)
 
 	w->stopping = false;
 	w->open_loop = phase == PHASE_MAIN && w->run->cfg->rate > 0;
+	w->ramp_pending = w->run->measure_start_ns > t;
 	w->max_lag_ns = 0;
 	w->active = w->nconns;
 	w->phase_start_ns = t;
@@ -451,6 +463,8 @@ static void start_phase(struct worker *w)
 /* Hands the interval over at the main thread's tick, so all threads cut together. */
 static void swap_interval(struct worker *w)
 {
+	if (w->ramp_pending && now_ns() >= w->run->measure_start_ns)
+		end_ramp(w);
 	pthread_mutex_lock(&w->snap_mu);
 	op_stats_add_all(w->snap, w->ival);
 	pthread_mutex_unlock(&w->snap_mu);

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Latency tests: nfsload NFSv3 through tests/helper_proxy.c, a TCP proxy that holds
+# the server's replies a known time. MOUNT goes to ganesha directly, NFS through the
+# proxy. Needs NFSLOAD (the binary) and HELPERS (build/tests, with helper_proxy).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+NFSLOAD=${NFSLOAD:-build/nfsload}
+HELPERS=${HELPERS:-build/tests}
+NFSLOAD=$(realpath "$NFSLOAD")
+
+OUT=$TMP/out
+ERR=$TMP/err
+nl() {
+	RC=0
+	t_run_bounded 60 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+jqv() { jq -r "$1" "$OUT"; }
+ms() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e6 }'; }
+
+# proxy_start DELAY_MS [STALL_CONN STALL_MS]: helper_proxy on a free port in front of
+# ganesha's NFS port; sets PROXY_PID and PROXY_PORT. timeout bounds it should this
+# script die without its EXIT trap; a TERM to timeout is passed on to the proxy.
+PROXY_PID=
+proxy_start() {
+	local i
+	: >"$TMP/proxy.out"
+	timeout -k 5 300 "$HELPERS/helper_proxy" 0 "$NFS_PORT" "$@" >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
+	PROXY_PID=$!
+	PROXY_PORT=
+	for ((i = 0; i < 50; i++)); do
+		PROXY_PORT=$(sed -n 's/^port \([0-9][0-9]*\)$/\1/p' "$TMP/proxy.out")
+		[[ -n $PROXY_PORT ]] && break
+		sleep 0.1
+	done
+	if [[ -z $PROXY_PORT ]]; then
+		t_fail "proxy $*: start" "no port line; stderr: $(cat "$TMP/proxy.err")"
+		return 1
+	fi
+	PROXY_URL="nfs://127.0.0.1/export?version=3&nfsport=$PROXY_PORT&mountport=$MNT_PORT"
+}
+
+# proxy_stop NAME: SIGTERM; it must exit 0 having said nothing but its port.
+proxy_stop() {
+	local rc=0
+	[[ -n $PROXY_PID ]] || return 0
+	kill -TERM "$PROXY_PID" 2>/dev/null
+	wait "$PROXY_PID" || rc=$?
+	PROXY_PID=
+	check_eq "$1: proxy exits 0 on SIGTERM" 0 "$rc"
+	check_eq "$1: proxy printed only its port" "port $PROXY_PORT" "$(cat "$TMP/proxy.out" "$TMP/proxy.err")"
+}
+
+trap '[[ -n $PROXY_PID ]] && kill -TERM "$PROXY_PID" 2>/dev/null; t_cleanup' EXIT
+
+RUN=(--dir lat -c 4 -q 1 --rw randread --bs 4k --size 8m --runtime 4s --keep --output-format json)
+
+t_start_server || exit 1
+echo "# nfsload: $("$NFSLOAD" --version)"
+
+# Lay out the file directly against ganesha, so the runs through the proxy only read.
+nl --dir lat -c 4 --rw randread --size 8m --runtime 1s --keep --output-format json "$URL3"
+check_eq "layout: exit 0" 0 "$RC"
+check_eq "layout: ran" true "$(jqv .layout.ran)"
+
+# proxied NAME DELAY_MS [STALL_CONN STALL_MS]: one run through a fresh proxy.
+proxied() {
+	local name=$1
+	shift
+	proxy_start "$@" || return 1
+	nl "${RUN[@]}" "$PROXY_URL"
+	proxy_stop "$name"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: no errors" 0 "$(jqv .total.errors)"
+	check_eq "$name: layout skipped" false "$(jqv .layout.ran)"
+	check_ge "$name: reads completed" 100 "$(jqv .ops.read.count)"
+}
+
+# a) Replies held 20 ms: the median read latency grows by 20 ms, within 5 %.
+# Each setting runs twice, alternating; the lower p50 of the two counts (load on the
+# machine only ever adds latency). The tail is not compared: it is noisy here.
+p50_0=
+p50_20=
+for round in 1 2; do
+	for delay in 0 20; do
+		proxied "delay $delay ms (round $round)" "$delay" || continue
+		p=$(jqv .ops.read.lat_ns.p50)
+		[[ $p =~ ^[0-9]+$ ]] || continue
+		echo "# delay $delay ms, round $round: p50 $(ms "$p") ms, p99 $(ms "$(jqv .ops.read.lat_ns.p99)") ms"
+		if [[ $delay == 0 ]]; then
+			[[ -z $p50_0 ]] || ((p < p50_0)) && p50_0=$p
+		else
+			[[ -z $p50_20 ]] || ((p < p50_20)) && p50_20=$p
+		fi
+	done
+done
+echo "# p50 without delay: $(ms "${p50_0:-0}") ms; with 20 ms: $(ms "${p50_20:-0}") ms;" \
+	"increase $(ms $((${p50_20:-0} - ${p50_0:-0}))) ms"
+check_ge "delay 20 ms: p50 increase >= 19 ms" 19000000 $((${p50_20:-0} - ${p50_0:-0}))
+check_le "delay 20 ms: p50 increase <= 21 ms" 21000000 $((${p50_20:-0} - ${p50_0:-0}))
+
+# b) One connection's replies held 50 ms: nfsload must show exactly that one.
+# Accept order at the proxy: nfsload first mounts its control connection (a
+# synchronous nfs_mount in ctl_open, kept open, idle during the run): accept 1.
+# Then all data connections mount in parallel (MOUNT straight to ganesha, then a
+# connection to the NFS port, through the proxy): accepts 2..5 with -c 4, in an
+# order not tied to their ids (seen: 2nd accept -> id 3, 3rd -> id 2, 5th -> id 1).
+# There is no 6th. So k=2 always stalls exactly one data connection, some id.
+proxied "stall conn 2 by 50 ms" 0 2 50
+check_eq "stall: exactly one connection with p99 >= 50 ms" 1 \
+	"$(jqv '[.connections[] | select(.lat_ns.p99 >= 50000000)] | length')"
+check_eq "stall: the others have p99 < 25 ms" 3 \
+	"$(jqv '[.connections[] | select(.lat_ns.p99 < 25000000)] | length')"
+echo "# stall: p99 per connection (ms): $(jqv '[.connections[] | "\(.id)=\(.lat_ns.p99 / 1e6)"] | join(" ")')"
+check_eq "stall: every connection reports 'outlier'" true "$(jqv '[.connections[] | has("outlier")] | all')"
+check_eq "stall: the stalled connection, and only it, is the outlier" \
+	"$(jqv '[.connections[] | select(.lat_ns.p99 >= 50000000) | .id] | tostring')" \
+	"$(jqv '[.connections[] | select(.outlier == true) | .id] | tostring')"
+
+t_summary
