@@ -10,7 +10,7 @@ set -euo pipefail
 what=${1:-build}
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev)
 test_pkgs=(libcmocka-dev nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
-	jq python3 procps)
+	jq python3 procps chromium)
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;
