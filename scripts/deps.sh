@@ -10,11 +10,12 @@ set -euo pipefail
 what=${1:-build}
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev)
 test_pkgs=(libcmocka-dev nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
-	jq python3 procps chromium)
+	jq python3 procps)
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;
-test | demo) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+demo) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" chromium) ;; # chromium: the HTML report test
 bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" time) ;;
 *)
 	echo "usage: $0 [build|test|demo|bench]" >&2

@@ -1,12 +1,13 @@
 /*
- * helper_proxy LISTEN_PORT TARGET_PORT DELAY_MS [STALL_CONN STALL_MS]
+ * helper_proxy LISTEN_PORT TARGET_PORT DELAY_MS [STALL_CONN STALL_MS [STALL_AFTER_MS]]
  *
  * A TCP proxy on 127.0.0.1 that adds latency to replies: each accepted
  * connection is joined to 127.0.0.1:TARGET_PORT; client->server bytes are
  * forwarded at once, each chunk read from the server is held DELAY_MS (from
  * the moment it was read) before it goes to the client, in order. The
  * STALL_CONN-th accepted connection (1-based) has its replies held STALL_MS
- * instead. LISTEN_PORT 0 picks a free port and prints "port N" on stdout.
+ * instead, from STALL_AFTER_MS after its accept on (default 0: from the
+ * start; later lets a client finish setting up first). LISTEN_PORT 0 picks a free port and prints "port N" on stdout.
  * One thread, epoll, non-blocking sockets, one timerfd for the earliest due
  * reply. Exits 0 on SIGTERM/SIGINT; prints nothing else unless an error.
  */
@@ -47,6 +48,7 @@ struct conn {
 	struct conn *next, *prev;
 	struct end cli, srv;
 	uint64_t delay_ns;
+	uint64_t stall_ns, stall_from_ns;	/* stall_from_ns 0: never */
 	int connecting, cli_eof, srv_eof, srv_shut, cli_shut;
 	int down_blocked;	/* the client's socket buffer is full: wait for EPOLLOUT */
 	char up[BUF_SIZE];	/* client->server bytes not yet written */
@@ -172,7 +174,10 @@ static int read_down(struct conn *c)
 		}
 		if (!(k = malloc(sizeof(*k) + (size_t)n)))
 			die("malloc");
-		*k = (struct chunk){ .due_ns = now_ns() + c->delay_ns, .len = (size_t)n };
+		uint64_t t = now_ns();
+		uint64_t d = c->stall_from_ns && t >= c->stall_from_ns ? c->stall_ns : c->delay_ns;
+
+		*k = (struct chunk){ .due_ns = t + d, .len = (size_t)n };
 		memcpy(k->data, buf, (size_t)n);
 		if (c->tail)
 			c->tail->next = k;
@@ -242,7 +247,7 @@ static int add_fd(int fd, void *ptr, uint32_t events)
 }
 
 static void on_accept(int lfd, int target_port, uint64_t delay_ns, unsigned stall_conn,
-		      uint64_t stall_ns)
+		      uint64_t stall_ns, uint64_t stall_after_ns)
 {
 	static unsigned accepted;
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)target_port),
@@ -266,7 +271,11 @@ static void on_accept(int lfd, int target_port, uint64_t delay_ns, unsigned stal
 			continue;
 		}
 		c->connecting = 1;
-		c->delay_ns = accepted == stall_conn ? stall_ns : delay_ns;
+		c->delay_ns = delay_ns;
+		if (accepted == stall_conn) {
+			c->stall_ns = stall_ns;
+			c->stall_from_ns = now_ns() + stall_after_ns;
+		}
 		c->cli = (struct end){ c, cfd };
 		c->srv = (struct end){ c, sfd };
 		if (add_fd(cfd, &c->cli, EDGE) < 0 || add_fd(sfd, &c->srv, EDGE) < 0)
@@ -321,22 +330,24 @@ int main(int argc, char **argv)
 	socklen_t salen = sizeof(sa);
 	struct epoll_event evs[64];
 	unsigned stall_conn = 0;
-	uint64_t delay_ns, stall_ns = 0;
+	uint64_t delay_ns, stall_ns = 0, stall_after_ns = 0;
 	int lfd, sfd, target_port, one = 1;
 	sigset_t sigs;
 
-	if (argc != 4 && argc != 6) {
+	if (argc != 4 && argc != 6 && argc != 7) {
 		fprintf(stderr, "usage: helper_proxy LISTEN_PORT TARGET_PORT DELAY_MS "
-				"[STALL_CONN STALL_MS]\n");
+				"[STALL_CONN STALL_MS [STALL_AFTER_MS]]\n");
 		return 2;
 	}
 	sa.sin_port = htons((uint16_t)arg_num(argv[1], 65535));
 	target_port = (int)arg_num(argv[2], 65535);
 	delay_ns = (uint64_t)arg_num(argv[3], 3600000) * 1000000u;
-	if (argc == 6) {
+	if (argc >= 6) {
 		stall_conn = (unsigned)arg_num(argv[4], 1000000);
 		stall_ns = (uint64_t)arg_num(argv[5], 3600000) * 1000000u;
 	}
+	if (argc == 7)
+		stall_after_ns = (uint64_t)arg_num(argv[6], 3600000) * 1000000u;
 
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
@@ -373,7 +384,8 @@ int main(int argc, char **argv)
 			if (p == &tag_signal)
 				return 0;	/* the kernel closes every socket */
 			if (p == &tag_listen) {
-				on_accept(lfd, target_port, delay_ns, stall_conn, stall_ns);
+				on_accept(lfd, target_port, delay_ns, stall_conn, stall_ns,
+					  stall_after_ns);
 			} else if (p == &tag_timer) {
 				uint64_t expirations;
 

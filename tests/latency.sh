@@ -117,4 +117,19 @@ check_eq "stall: the stalled connection, and only it, is the outlier" \
 	"$(jqv '[.connections[] | select(.lat_ns.p99 >= 50000000) | .id] | tostring')" \
 	"$(jqv '[.connections[] | select(.outlier == true) | .id] | tostring')"
 
+# c) One connection whose replies stop coming 1.5 s after it connected (set-up
+# done, the run going): stuck, the others fine. Its requests would time out only
+# after --timeout (5 s), past the run.
+proxy_start 0 2 60000 1500 || true
+nl --dir lat -c 4 -q 1 --rw randread --size 8m --runtime 4s --interval 500ms --skip-layout \
+	--keep --output-format json "$PROXY_URL"
+proxy_stop "stuck conn 2"
+check_eq "stuck: exactly one connection flagged" 1 "$(jqv '.outliers.stuck | length')"
+check_eq "stuck: it is the one whose completions stopped over a second before the end" \
+	"$(jqv '.duration_ns as $d | [.connections[] | select(.last_done_ns < $d - 1000000000) | .id] | tostring')" \
+	"$(jqv '.outliers.stuck | tostring')"
+check_eq "stuck: the others completed operations to the end" 3 \
+	"$(jqv '.duration_ns as $d | [.connections[] | select(.last_done_ns > $d - 500000000)] | length')"
+check_match "stuck: the text report would name it" "stuck" "$(jqv '.connections[] | select(.stuck) | "stuck"')"
+
 t_summary
