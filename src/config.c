@@ -245,6 +245,10 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 			return fail(err, len, "URL: port '%s' is not a port (1 to 65535)", port);
 		cfg->nfsport = (unsigned)p;
 	}
+	/* libnfs 4.0 crashes mounting a one-character server name. */
+	if (strlen(host) == 1)
+		return fail(err, len, "URL: server name '%s' is too short for libnfs 4.0 "
+			    "(2 characters or more, or an address)", host);
 	if (host[0] == '\0' || strlen(host) >= sizeof(cfg->host) ||
 	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 	    != strlen(host))

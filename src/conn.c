@@ -524,18 +524,25 @@ void conn_detach(struct conn *c)
 }
 
 /*
- * libnfs 4.0 reports an RPC timeout as -EINTR "Command timed out" and any
- * RPC or connection failure as -EFAULT: give them names a user can act on.
+ * libnfs 4.0 ends a timed-out READ or WRITE with -EINTR ("cancelled"; nfsload
+ * cancels nothing while it still listens), and both an NFS error status and
+ * an RPC or connection failure with -EFAULT, its data then being a reply
+ * struct or a string. The context's error tells them apart: "NFS: ... (errno)"
+ * for a status.
  */
-static int normalize_status(int status, const char *msg)
+static int normalize_status(struct nfs_context *nfs, int status)
 {
-	if (msg && strstr(msg, "timed out"))
+	const char *msg = nfs_get_error(nfs), *p;
+	int code;
+
+	if (status == -EINTR)
 		return -ETIMEDOUT;
-	if (msg && strstr(msg, "cancelled"))
-		return -ECANCELED;
-	if (status == -EFAULT)
-		return -ECONNABORTED;
-	return status;
+	if (status != -EFAULT)
+		return status;
+	if (msg && strncmp(msg, "NFS", 3) == 0 && (p = strrchr(msg, '(')) &&
+	    sscanf(p, "(%d)", &code) == 1 && code < 0)
+		return code;
+	return -ECONNABORTED;
 }
 
 static void rw_cb(int status, struct nfs_context *nfs, void *data, void *priv)
@@ -543,12 +550,14 @@ static void rw_cb(int status, struct nfs_context *nfs, void *data, void *priv)
 	struct conn_req *req = priv;
 	struct conn *c = req->conn;
 
-	(void)nfs;
+	(void)data;
 	if (status < 0) {
-		/* libnfs often has no context error once a socket died: keep the op's. */
-		if (data)
-			snprintf(c->last_op_error, sizeof(c->last_op_error), "%s", (const char *)data);
-		status = normalize_status(status, data);
+		const char *msg = nfs_get_error(nfs);
+
+		/* Kept for the connection's error line should the socket die next. */
+		if (msg)
+			snprintf(c->last_op_error, sizeof(c->last_op_error), "%s", msg);
+		status = normalize_status(nfs, status);
 	}
 	if (c->done)
 		c->done(c->owner, req, status);

@@ -723,7 +723,7 @@ static void notes(FILE *out, const struct report *r)
 		fprintf(out, "<p class=\"%s\">Open loop: %.0f ops/s requested, %.0f achieved; "
 			"backlog at the end %" PRIu64 " operations; worst issue lag %s. Latencies run "
 			"from each operation's scheduled time.</p>\n",
-			r->achieved_rate < 0.99 * r->rate ? "warn" : "info", r->rate, r->achieved_rate,
+			r->achieved_rate < 0.95 * r->rate ? "warn" : "info", r->rate, r->achieved_rate,
 			r->backlog_ops, fmt_lat((double)r->max_lag_ns, lag, sizeof(lag)));
 }
 

@@ -47,10 +47,13 @@ struct app {
 	unsigned swap_seq;		/* interval hand-over in progress */
 	bool swap_pending, swap_waiting;
 	uint64_t swap_prev_ns, swap_ns;
+	uint64_t row_start_ns;		/* where the next row of the series begins */
 	uint64_t phase_start_ns, stop_ns;
 	int64_t start_unix_ns;
 	struct rusage ru_start, ru_end;
 	struct op_stats ival[OP_NTYPES];	/* the interval just handed over */
+	struct hist live_hist;		/* reads and writes together, for the live line */
+	uint64_t end_ns;		/* a time-based phase's planned end, else 0 */
 };
 
 static void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -116,6 +119,7 @@ static void begin_stop(struct app *app)
 	app->stopping = true;
 	app->stop_ns = now_ns();
 	getrusage(RUSAGE_SELF, &app->ru_end);
+	ev_timer_stop(app->loop, &app->tick_timer);	/* final_interval cuts the rest */
 	for (unsigned i = 0; i < app->nworkers; i++)
 		worker_command(&app->workers[i], WORKER_CMD_STOP);
 	/* Operations stuck on a dead server time out in libnfs; don't wait longer. */
@@ -123,10 +127,11 @@ static void begin_stop(struct app *app)
 	ev_timer_start(app->loop, &app->drain_timer);
 }
 
-/* The live line for the interval in app->ival (it merges write into read). */
+/* The live line for the interval in app->ival. */
 static void live_print(struct app *app, uint64_t ns)
 {
-	struct op_stats *s = app->ival;
+	const struct op_stats *s = app->ival;
+	struct hist *both = &app->live_hist;
 	uint64_t ops = 0, bytes = 0, errors = 0;
 	char p99[32];
 
@@ -135,13 +140,15 @@ static void live_print(struct app *app, uint64_t ns)
 		bytes += s[t].bytes;
 		errors += s[t].errors;
 	}
-	hist_add(&s[OP_READ].lat, &s[OP_WRITE].lat);
+	hist_reset(both);
+	hist_add(both, &s[OP_READ].lat);
+	hist_add(both, &s[OP_WRITE].lat);
 	fprintf(stderr, "%s[%6.1fs] %s %9.0f IOPS %9.1f MiB/s  p99 %9s  errors %llu%s",
 		app->live_tty ? "\r" : "", (double)(app->swap_ns - app->phase_start_ns) / 1e9,
 		app->run.phase == PHASE_LAYOUT ? "layout" : "run   ",
 		ns ? (double)ops * 1e9 / (double)ns : 0.,
 		ns ? (double)bytes * 1e9 / (double)ns / 1048576.0 : 0.,
-		units_format_duration(hist_percentile(&s[OP_READ].lat, 99), p99, sizeof(p99)),
+		units_format_duration(hist_percentile(both, 99), p99, sizeof(p99)),
 		(unsigned long long)errors, app->live_tty ? "   " : "\n");
 	fflush(stderr);
 }
@@ -149,22 +156,26 @@ static void live_print(struct app *app, uint64_t ns)
 /* Every thread handed the interval over: one row per op type, the live line. */
 static void interval_done(struct app *app)
 {
-	const struct op_stats *s = app->ival;
-	uint64_t m = app->run.measure_start_ns, end = app->swap_ns;
-	/* The interval the ramp ends in holds measured operations only (see worker). */
-	uint64_t start = app->swap_prev_ns > m ? app->swap_prev_ns : m;
-	bool in_window = app->run.phase == PHASE_MAIN && end > m;
-	uint64_t n;
+	uint64_t end = app->swap_ns, start = app->row_start_ns;
+	bool in_window = app->run.phase == PHASE_MAIN && end > app->run.measure_start_ns;
 
 	for (unsigned i = 0; i < app->nworkers; i++)
 		worker_take_interval(&app->workers[i], app->ival);
-	n = s[OP_READ].ops + s[OP_WRITE].ops + s[OP_READ].errors + s[OP_WRITE].errors;
-	/* A sliver at the stop with nothing in it is not an interval. */
-	if (in_window && end > start && (n || (end - start) * 100 >= app->cfg.interval_ns) &&
-	    series_add(&app->series, start, end, app->ival))
-		fprintf(stderr, "nfsload: cannot write the interval series\n");
-	if (app->live && end > start)
-		live_print(app, end - start);
+	if (app->live && !app->swap_waiting && end > app->swap_prev_ns)
+		live_print(app, end - app->swap_prev_ns);
+	/*
+	 * Rows tile the measured window from its start (the interval the ramp
+	 * ends in holds measured operations only, see worker). A sliver, such as
+	 * a cut just after the ramp, is carried into the next row; only the last
+	 * one, at the stop, may be short.
+	 */
+	if (in_window && end > start) {
+		if ((end - start) * 100 < app->cfg.interval_ns && !app->swap_waiting)
+			return;
+		if (series_add(&app->series, start, end, app->ival))
+			fprintf(stderr, "nfsload: cannot write the interval series\n");
+		app->row_start_ns = end;
+	}
 	op_stats_reset_all(app->ival);
 }
 
@@ -216,6 +227,7 @@ static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 				last = app->workers[i].last_done_ns;
 		app->stopping = true;
 		app->stop_ns = last;
+		ev_timer_stop(loop, &app->tick_timer);
 		getrusage(RUSAGE_SELF, &app->ru_end);
 	}
 	ev_break(loop, EVBREAK_ONE);
@@ -276,6 +288,9 @@ static void tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		next = t + d < m ? t + d : m;
 	else
 		next = m + ((t - m) / d + 1) * d;
+	/* The stop cuts the last interval: none just before it, to leave no sliver. */
+	if (app->end_ns && next + d / 10 >= app->end_ns)
+		return;
 	ev_timer_set(w, (double)(next - t) / 1e9, 0.);
 	ev_timer_start(loop, w);
 }
@@ -309,6 +324,7 @@ static uint64_t run_phase(struct app *app, enum worker_phase phase)
 	app->swap_pending = false;
 	app->run.phase = phase;
 	app->run.measure_start_ns = app->phase_start_ns + (phase == PHASE_MAIN ? cfg->ramp_ns : 0);
+	app->row_start_ns = app->run.measure_start_ns;
 	getrusage(RUSAGE_SELF, &app->ru_start);
 	app->start_unix_ns = realtime_ns();
 	for (unsigned i = 0; i < app->nworkers; i++) {
@@ -319,7 +335,9 @@ static uint64_t run_phase(struct app *app, enum worker_phase phase)
 		ev_timer_set(&app->ramp_timer, ramp, 0.);
 		ev_timer_start(app->loop, &app->ramp_timer);
 	}
+	app->end_ns = 0;
 	if (phase == PHASE_MAIN && cfg->runtime_ns) {
+		app->end_ns = app->run.measure_start_ns + cfg->runtime_ns;
 		ev_timer_set(&app->end_timer, ramp + (double)cfg->runtime_ns / 1e9, 0.);
 		ev_timer_start(app->loop, &app->end_timer);
 	}
@@ -390,8 +408,11 @@ static void flag_connections(struct report *r, uint64_t interval_ns)
 		struct conn_report *c = &r->conns[i];
 
 		c->outlier = n >= 3 && c->ops && c->p99_ns > 3 * median;
+		/* Completions stamped after the stop (drain) count as at the stop. */
+		uint64_t last = c->last_done_ns < r->duration_ns ? c->last_done_ns : r->duration_ns;
+
 		c->stuck = !c->error[0] && !c->done_issuing && r->duration_ns > 3 * interval_ns &&
-			   r->duration_ns - c->last_done_ns > 2 * interval_ns;
+			   r->duration_ns - last > 2 * interval_ns;
 	}
 }
 
@@ -585,7 +606,8 @@ int main(int argc, char **argv)
 	    op_stats_init_all(rep.ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
 	    op_stats_init(&rep.layout, HIST_PRECISE_BITS, false) || !app.run.pattern ||
 	    hist_init(&rep.setup_mount, HIST_PRECISE_BITS) ||
-	    hist_init(&rep.setup_open, HIST_PRECISE_BITS))
+	    hist_init(&rep.setup_open, HIST_PRECISE_BITS) ||
+	    hist_init(&app.live_hist, HIST_PRECISE_BITS))
 		die(EXIT_RUNTIME, "out of memory");
 	start_workers(&app);
 	rep.connect_ns = connect_all(&app, &rep);
@@ -649,6 +671,7 @@ cleanup:
 	ctl_free(app.ctl);
 	fileset_destroy(&app.fs);
 	op_stats_destroy_all(app.ival);
+	hist_destroy(&app.live_hist);
 	series_destroy(&app.series);
 	if (app.html)
 		fclose(app.html);

@@ -148,10 +148,12 @@ static void text_connections(FILE *out, const struct report *r)
 		/* Short for many connections: the slowest five and every troubled one. */
 		if (r->nconns > 16 && i >= 5 && !troubled)
 			continue;
-		fprintf(out, "  %-6u %-6u %10" PRIu64 " %9.1f %7" PRIu64 " %9s %9s ", c->id,
+		fprintf(out, "  %-6u %-6u %10" PRIu64 " %9.1f %7" PRIu64 " %9s %9s", c->id,
 			c->worker, c->ops, (double)c->bytes / 1048576.0, c->errors,
 			units_format_duration(c->p50_ns, a, sizeof(a)),
 			units_format_duration(c->p99_ns, b, sizeof(b)));
+		if (troubled)
+			fputc(' ', out);
 		if (c->outlier)
 			fputs(" outlier", out);
 		if (c->stuck)

@@ -6,15 +6,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-NFSLOAD=$(realpath "${NFSLOAD:-build/nfsload}")
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=$TMP/out
-ERR=$TMP/err
-nl() {
-	RC=0
-	t_run_bounded 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
-}
-jqv() { jq -r "$1" "$OUT"; }
 
 t_start_server || exit 1
 nl --dir a -c 4 -q 4 --size 16m --nrfiles 2 --io-size 4k --keep "$URL3"	# lay out once

@@ -4,19 +4,6 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-NFSLOAD=${NFSLOAD:-build/nfsload}
-HELPERS=${HELPERS:-build/tests}
-NFSLOAD=$(realpath "$NFSLOAD")
-
-# nl ARGS...: nfsload bounded in time; stdout to $OUT, stderr to $ERR, status in $RC.
-OUT=$TMP/out
-ERR=$TMP/err
-nl() {
-	RC=0
-	t_run_bounded 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
-}
-jqv() { jq -r "$1" "$OUT"; }
-
 # nl_during SECONDS ACTION ARGS...: nfsload in the background, ACTION (with $pid
 # set) after SECONDS, then wait, at most 120 s in all; status in $RC.
 nl_during() {

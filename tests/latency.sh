@@ -5,17 +5,6 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-NFSLOAD=${NFSLOAD:-build/nfsload}
-HELPERS=${HELPERS:-build/tests}
-NFSLOAD=$(realpath "$NFSLOAD")
-
-OUT=$TMP/out
-ERR=$TMP/err
-nl() {
-	RC=0
-	t_run_bounded 60 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
-}
-jqv() { jq -r "$1" "$OUT"; }
 ms() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e6 }'; }
 
 # proxy_start DELAY_MS [STALL_CONN STALL_MS]: helper_proxy on a free port in front of

@@ -153,6 +153,19 @@ while True:
 EOF
 }
 
+# nfsload runs: NFSLOAD (default build/nfsload) and HELPERS (build/tests) as the
+# Makefile passes them. nl ARGS... runs nfsload --quiet bounded in time, stdout to
+# $OUT, stderr to $ERR, status in $RC; jqv FILTER reads $OUT with jq.
+NFSLOAD=$(realpath "${NFSLOAD:-build/nfsload}")
+HELPERS=${HELPERS:-build/tests}
+OUT=$TMP/out
+ERR=$TMP/err
+nl() {
+	RC=0
+	t_run_bounded 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+jqv() { jq -r "$1" "$OUT"; }
+
 # Export the variables from a state dir's env file (KEY=VALUE lines, not shell-quoted).
 t_load_env() {
 	local key value

@@ -593,6 +593,7 @@ static void test_url_bad(void **state)
 		{ "nfs://srv/export?uid=x", { "URL", "uid" } },
 		{ "nfs://srv/export?if=", { "URL", "if" } },
 		{ "nfs://[::1]/e", { "URL", "IPv6" } },
+		{ "nfs://a/export", { "URL", "too short" } },
 		{ "nfs://[::1]:2049/e", { "URL", "IPv6" } },
 		{ "nfs://srv/export//sub", { "URL", "path" } },
 		{ "nfs://srv//export", { "URL", "path" } },
@@ -643,16 +644,16 @@ static void test_parse_url_direct(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.nfs_version = 3;
-	assert_int_equal(config_parse_url(&c, "nfs://h:2049/e/f/?mountport=635", err,
+	assert_int_equal(config_parse_url(&c, "nfs://hx:2049/e/f/?mountport=635", err,
 					  sizeof(err)), 0);
-	assert_string_equal(c.host, "h");
+	assert_string_equal(c.host, "hx");
 	assert_string_equal(c.path, "/e/f");
 	assert_int_equal(c.nfsport, 2049);
 	assert_int_equal(c.mountport, 635);
 	assert_non_null(strstr(c.libnfs_url, "version=3"));
 	assert_non_null(strstr(c.libnfs_url, "nfsport=2049"));
 	assert_non_null(strstr(c.libnfs_url, "mountport=635"));
-	assert_string_equal(c.libnfs_url, "nfs://h/e/f?version=3&nfsport=2049&mountport=635");
+	assert_string_equal(c.libnfs_url, "nfs://hx/e/f?version=3&nfsport=2049&mountport=635");
 }
 
 /* ---- --help / --version ---- */
