@@ -52,6 +52,8 @@ struct config {
 	uint64_t seed;
 	bool skip_layout;
 	bool keep;
+	bool sync;			/* stable writes: files opened O_SYNC (FILE_SYNC) */
+	unsigned commit_every;		/* COMMIT after this many writes on a file, 0 = never */
 	enum cfg_live live;
 	enum cfg_format format;
 	char output[CFG_URL_MAX];	/* "" = stdout */

@@ -72,7 +72,7 @@ void conn_attach(struct conn *c, struct ev_loop *loop, void *owner,
 void conn_detach(struct conn *c);
 
 /*
- * Queues one READ or WRITE; it leaves when the loop next services the socket
+ * Queues one READ, WRITE or COMMIT (of the whole file); it leaves when the loop next services the socket
  * or at conn_flush. Write data comes from buf (len bytes, copied by libnfs).
  * 0 or a negative errno (the request is not queued then).
  */

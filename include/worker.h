@@ -70,6 +70,7 @@ struct worker {
 	bool stopping;
 	bool open_loop;		/* this phase follows --rate */
 	bool ramp_pending;	/* the ramp has not ended yet in this thread */
+	unsigned commit_every;	/* this phase's --commit-every, 0 = none */
 	int due_fd;		/* open loop: timerfd for the soonest intended start */
 	ev_io due_io;
 	struct wconn **due_heap;

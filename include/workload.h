@@ -19,7 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum op_type { OP_READ, OP_WRITE, OP_NTYPES };
+/* OP_COMMIT is not chosen by a stream: the worker adds it (--commit-every). */
+enum op_type { OP_READ, OP_WRITE, OP_COMMIT, OP_NTYPES };
 
 enum wl_mode {
 	WL_READ, WL_WRITE, WL_RANDREAD, WL_RANDWRITE, WL_READWRITE, WL_RANDRW,

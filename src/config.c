@@ -25,7 +25,7 @@ enum {
 	OPT_RW = 256, OPT_RWMIXREAD, OPT_SIZE, OPT_NRFILES, OPT_DIR, OPT_RUNTIME,
 	OPT_IO_SIZE, OPT_RAMP, OPT_TIMEOUT, OPT_SEED, OPT_SKIP_LAYOUT, OPT_KEEP,
 	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT, OPT_INTERVAL, OPT_RATE, OPT_ARRIVAL,
-	OPT_HDR_LOG, OPT_REPORT,
+	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +54,8 @@ static const struct option long_opts[] = {
 	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
 	{ "hdr-log", required_argument, NULL, OPT_HDR_LOG },
 	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "sync", no_argument, NULL, OPT_SYNC },
+	{ "commit-every", required_argument, NULL, OPT_COMMIT_EVERY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -77,6 +79,8 @@ void config_usage(FILE *out)
 	      "      --ramp-time TIME   warm-up excluded from every statistic\n"
 	      "      --timeout TIME     RPC timeout, whole seconds (default 5s)\n"
 	      "      --seed N           random seed (default 1)\n"
+	      "      --sync             stable writes (FILE_SYNC): files opened with O_SYNC\n"
+	      "      --commit-every N   a COMMIT after every N writes on a file (1: after each)\n"
 	      "      --skip-layout      use the files as they are, do not create or extend them\n"
 	      "      --keep             leave the files behind\n"
 	      "      --live / --quiet   force / suppress the once-a-second line on stderr\n"
@@ -342,6 +346,12 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 		return fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
 	if (cfg->timeout_ns > UINT64_C(3600000000000))
 		return fail(err, len, "--timeout: at most 1h");
+	if (cfg->commit_every && read_pct == 100)
+		return fail(err, len, "--commit-every: --rw %s writes nothing to commit",
+			    wl_mode_name(cfg->rw));
+	if (cfg->commit_every && cfg->sync)
+		return fail(err, len, "--commit-every: writes are already stable with --sync "
+			    "(use one or the other)");
 	if (arrival_set && cfg->rate == 0)
 		return fail(err, len, "--arrival: only with --rate (open loop)");
 	if (!cfg->runtime_ns && !cfg->io_size) {
@@ -433,6 +443,12 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case OPT_SEED:
 			if (units_parse_uint(arg, 0, UINT64_MAX, &cfg->seed))
 				rc = fail(err, len, "--seed: '%s' is not a whole number", arg);
+			break;
+		case OPT_SYNC:
+			cfg->sync = true;
+			break;
+		case OPT_COMMIT_EVERY:
+			rc = parse_count("--commit-every", arg, 1000000, &cfg->commit_every, err, len);
 			break;
 		case OPT_SKIP_LAYOUT:
 			cfg->skip_layout = true;

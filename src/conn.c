@@ -317,7 +317,7 @@ static int open_next(struct conn *c)
 
 	conn_file_path(c->cfg, c->file_ids[c->nfiles - c->opens_pending], path, sizeof(path));
 	c->step_start_ns = now_ns();
-	if (nfs_open_async(c->nfs, path, O_RDWR, open_cb, c) < 0) {
+	if (nfs_open_async(c->nfs, path, O_RDWR | (c->cfg->sync ? O_SYNC : 0), open_cb, c) < 0) {
 		set_error(c, "open", nfs_get_error(c->nfs));
 		return -EIO;
 	}
@@ -571,13 +571,15 @@ int conn_submit(struct conn *c, const struct wl_op *op, const void *buf, struct 
 	if (c->state != CONN_READY)
 		return -ENOTCONN;
 	req->conn = c;
+	if (op->type == OP_COMMIT)
+		rc = nfs_fsync_async(c->nfs, fh, rw_cb, req);	/* COMMIT (v3 and v4) */
 #ifdef LIBNFS_API_V2
-	if (op->type == OP_READ)
+	else if (op->type == OP_READ)
 		rc = nfs_pread_async(c->nfs, fh, c->read_buf, op->len, op->offset, rw_cb, req);
 	else
 		rc = nfs_pwrite_async(c->nfs, fh, buf, op->len, op->offset, rw_cb, req);
 #else
-	if (op->type == OP_READ)
+	else if (op->type == OP_READ)
 		rc = nfs_pread_async(c->nfs, fh, op->offset, op->len, rw_cb, req);
 	else
 		rc = nfs_pwrite_async(c->nfs, fh, op->offset, op->len, buf, rw_cb, req);

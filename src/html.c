@@ -26,8 +26,8 @@
 #define SPECTRUM_MAX 1e5	/* 1/(1-p) at p = 99.999% */
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-static const char *const op_names[OP_NTYPES] = { "read", "write" };
-static const char *const op_colors[OP_NTYPES] = { "#2563eb", "#059669" };
+static const char *const op_names[OP_NTYPES] = { "read", "write", "commit" };
+static const char *const op_colors[OP_NTYPES] = { "#2563eb", "#059669", "#7c3aed" };
 
 static const char css[] =
 	"body{font:14px/1.45 system-ui,'Segoe UI','DejaVu Sans',Arial,sans-serif;color:#1f2937;"
@@ -394,8 +394,8 @@ static void chart_or_none(FILE *out, const char *title, struct chart *c, const s
 static void time_charts(FILE *out, const struct report *r)
 {
 	static const char *const pct_name[3][OP_NTYPES] = {
-		{ "read p50", "write p50" }, { "read p99", "write p99" },
-		{ "read p99.9", "write p99.9" },
+		{ "read p50", "write p50", "commit p50" }, { "read p99", "write p99", "commit p99" },
+		{ "read p99.9", "write p99.9", "commit p99.9" },
 	};
 	static const char *const pct_dash[3] = { NULL, "7 4", "2 3" };
 	struct timeline *tl = calloc(1, sizeof(*tl));
@@ -442,7 +442,9 @@ static void time_charts(FILE *out, const struct report *r)
  */
 static void spectrum(FILE *out, const struct report *r)
 {
-	static const char *const unc_name[OP_NTYPES] = { "read, from issue", "write, from issue" };
+	static const char *const unc_name[OP_NTYPES] = {
+		"read, from issue", "write, from issue", "commit, from issue",
+	};
 	double x[SPECTRUM_POINTS], y[2 * OP_NTYPES][SPECTRUM_POINTS];
 	struct line s[2 * OP_NTYPES];
 	struct chart c = { 1160, 300, "percentile", "latency (log scale)",

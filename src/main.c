@@ -559,7 +559,10 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html, strerror(errno));
 	{
 		unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
-		bool used[OP_NTYPES] = { [OP_READ] = read_pct > 0, [OP_WRITE] = read_pct < 100 };
+		bool used[OP_NTYPES] = {
+			[OP_READ] = read_pct > 0, [OP_WRITE] = read_pct < 100,
+			[OP_COMMIT] = cfg->commit_every > 0,
+		};
 
 		if (series_init(&app.series, cfg->interval_ns, used,
 				cfg->format == CFG_FORMAT_CSV ? app.out : NULL, cfg->hdr_log, err,

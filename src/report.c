@@ -15,9 +15,9 @@
 
 #define BUSY_WARN_PCT 90.0
 
-static const char *const op_names[OP_NTYPES] = { "read", "write" };
+static const char *const op_names[OP_NTYPES] = { "read", "write", "commit" };
 /* The NFS procedure behind each op type. */
-static const char *const op_procs[OP_NTYPES] = { "READ", "WRITE" };
+static const char *const op_procs[OP_NTYPES] = { "READ", "WRITE", "COMMIT" };
 
 static const struct {
 	const char *key;
@@ -91,6 +91,19 @@ static int by_p99_desc(const void *a, const void *b)
 	const struct conn_report *x = a, *y = b;
 
 	return x->p99_ns < y->p99_ns ? 1 : x->p99_ns > y->p99_ns ? -1 : 0;
+}
+
+/* "UNSTABLE, COMMIT after every 4 writes per file", "FILE_SYNC (--sync)", ... */
+static const char *write_stability(const struct config *cfg, char *buf, size_t len)
+{
+	if (cfg->sync)
+		snprintf(buf, len, "FILE_SYNC (--sync)");
+	else if (cfg->commit_every)
+		snprintf(buf, len, "UNSTABLE, COMMIT after every %u write%s per file",
+			 cfg->commit_every, cfg->commit_every == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "UNSTABLE, no COMMIT");
+	return buf;
 }
 
 static void text_lat(FILE *out, uint64_t ns)
@@ -258,6 +271,11 @@ void report_text(FILE *out, const struct report *r)
 		fprintf(out, ", %u%% reads", cfg->rwmixread);
 	fprintf(out, ", %u file%s of %s in /%s\n", cfg->nrfiles, cfg->nrfiles == 1 ? "" : "s",
 		units_format_size(cfg->size, b, sizeof(b)), cfg->dir);
+	if (wl_mode_read_pct(cfg->rw, cfg->rwmixread) < 100) {
+		char w[80];
+
+		fprintf(out, "writes: %s\n", write_stability(cfg, w, sizeof(w)));
+	}
 	fprintf(out, "connections: %u on %u thread%s (", cfg->connections, r->nthreads,
 		r->nthreads == 1 ? "" : "s");
 	for (unsigned i = 0; i < r->nthreads; i++)
@@ -402,6 +420,7 @@ static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 static void json_settings(FILE *out, const struct report *r)
 {
 	const struct config *cfg = r->cfg;
+	char buf[80];
 
 	fputs("\"settings\": {\"url\": ", out);
 	json_str(out, cfg->url);
@@ -415,8 +434,11 @@ static void json_settings(FILE *out, const struct report *r)
 		PRIu64 ", \"rate\": ", cfg->runtime_ns, cfg->io_size, cfg->ramp_ns, cfg->timeout_ns,
 		cfg->seed, cfg->interval_ns);
 	json_num(out, cfg->rate);
-	fprintf(out, ", \"arrival\": \"%s\"},\n",
-		cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" : "uniform");
+	fprintf(out, ", \"arrival\": \"%s\", \"sync\": %s, \"commit_every\": %u, "
+		"\"write_stability\": ", cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" : "uniform",
+		cfg->sync ? "true" : "false", cfg->commit_every);
+	json_str(out, write_stability(cfg, buf, sizeof(buf)));
+	fputs("},\n", out);
 }
 
 static void json_series(FILE *out, const struct report *r)

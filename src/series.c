@@ -10,7 +10,7 @@
 #include "clock.h"
 #include "series.h"
 
-static const char *const tags[OP_NTYPES] = { "read", "write" };
+static const char *const tags[OP_NTYPES] = { "read", "write", "commit" };
 
 int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,
 		const char *hdr_path, char *err, size_t len)

@@ -19,6 +19,7 @@ struct slot {
 	uint64_t start_ns;	/* intended start: the issue itself unless open loop */
 	uint64_t issue_ns;
 	enum op_type type;
+	uint32_t range;		/* which of the connection's files */
 	uint32_t len;
 	bool busy;
 };
@@ -37,6 +38,11 @@ struct wconn {
 	struct op_stats stats;	/* coarse histogram, all op types */
 	uint64_t last_done_ns;
 	struct conn_report errs;	/* timeouts and errors by kind only */
+
+	/* --commit-every: writes completed per file since its last COMMIT */
+	uint32_t *writes_since_commit;
+	bool *commit_due;
+	unsigned ncommits_due;
 
 	/* open loop: the schedule of intended starts */
 	unsigned heap_idx;	/* place in the worker's due heap, HEAP_NONE if not there */
@@ -220,6 +226,7 @@ static void submit_failed(struct wconn *wc, struct slot *s, enum op_type type, u
 	s->busy = false;
 	wc->free_slots[wc->nfree++] = s;
 	wc->done_issuing = true;
+	wc->ncommits_due = 0;
 	w->ival[type].errors++;
 	if (t >= w->run->measure_start_ns) {
 		w->total[type].errors++;
@@ -240,17 +247,58 @@ static void end_ramp(struct worker *w)
  * (open loop: an operation waits for a free slot past its intended start,
  * and its latency still counts from that start). t is "now".
  */
+/* Takes a free slot for op, stamped start (intended) and t (issue). false: refused. */
+static bool issue(struct wconn *wc, const struct wl_op *op, uint64_t start, uint64_t t)
+{
+	const struct run *run = wc->w->run;
+	struct slot *s = wc->free_slots[--wc->nfree];
+	const void *buf = op->type == OP_WRITE ? run_write_data(run, op->file, op->offset) : NULL;
+
+	s->start_ns = start;
+	s->issue_ns = t;
+	s->type = op->type;
+	s->range = op->range;
+	s->len = op->len;
+	s->busy = true;
+	if (conn_submit(wc->conn, op, buf, &s->req) < 0) {
+		submit_failed(wc, s, op->type, t);
+		return false;
+	}
+	wc->inflight++;
+	return true;
+}
+
+/* A COMMIT for one file that reached --commit-every writes. */
+static bool issue_commit(struct wconn *wc, uint64_t t)
+{
+	for (uint32_t r = 0; r < wc->stream->nranges; r++) {
+		struct wl_op op = { .type = OP_COMMIT, .range = r, .file = wc->stream->ranges[r].file };
+
+		if (!wc->commit_due[r])
+			continue;
+		wc->commit_due[r] = false;
+		wc->ncommits_due--;
+		return issue(wc, &op, t, t);
+	}
+	return false;
+}
+
 static void refill(struct wconn *wc, uint64_t t)
 {
 	struct worker *w = wc->w;
 	const struct run *run = w->run;
 	struct wl_op op;
 
-	while (!w->stopping && !wc->done_issuing && wc->nfree > 0) {
+	while (!w->stopping && wc->nfree > 0) {
 		uint64_t start = t;
-		struct slot *s;
-		const void *buf;
 
+		if (wc->ncommits_due) {
+			if (!issue_commit(wc, t))
+				break;
+			continue;
+		}
+		if (wc->done_issuing)
+			break;
 		if (w->open_loop) {
 			if (wc->next_due_ns > t) {
 				wait_for_due(wc);
@@ -267,20 +315,10 @@ static void refill(struct wconn *wc, uint64_t t)
 			if (start >= run->measure_start_ns && t - start > w->max_lag_ns)
 				w->max_lag_ns = t - start;
 		}
-		s = wc->free_slots[--wc->nfree];
-		buf = op.type == OP_WRITE ? run_write_data(run, op.file, op.offset) : NULL;
-		s->start_ns = start;
-		s->issue_ns = t;
-		s->type = op.type;
-		s->len = op.len;
-		s->busy = true;
-		if (conn_submit(wc->conn, &op, buf, &s->req) < 0) {
-			submit_failed(wc, s, op.type, t);
+		if (!issue(wc, &op, start, t))
 			break;
-		}
-		wc->inflight++;
 	}
-	if (wc->inflight == 0 && (w->stopping || wc->done_issuing))
+	if (wc->inflight == 0 && (w->stopping || (wc->done_issuing && !wc->ncommits_due)))
 		conn_finish(wc);
 }
 
@@ -334,6 +372,14 @@ static void op_done(void *owner, struct conn_req *req, int status)
 		}
 	}
 	if (status >= 0) {
+		if (s->type == OP_WRITE && w->commit_every &&
+		    ++wc->writes_since_commit[s->range] >= w->commit_every) {
+			wc->writes_since_commit[s->range] = 0;
+			if (!wc->commit_due[s->range]) {
+				wc->commit_due[s->range] = true;
+				wc->ncommits_due++;
+			}
+		}
 		refill(wc, t);
 		return;
 	}
@@ -428,6 +474,7 @@ static void start_phase(struct worker *w)
 
 	w->stopping = false;
 	w->open_loop = phase == PHASE_MAIN && w->run->cfg->rate > 0;
+	w->commit_every = phase == PHASE_MAIN ? w->run->cfg->commit_every : 0;
 	w->ramp_pending = w->run->measure_start_ns > t;
 	w->max_lag_ns = 0;
 	w->active = w->nconns;
@@ -447,6 +494,10 @@ static void start_phase(struct worker *w)
 		wc->last_done_ns = 0;
 		wc->finished = false;
 		wc->done_issuing = false;
+		wc->ncommits_due = 0;
+		memset(wc->writes_since_commit, 0,
+		       wc->main_stream.nranges * sizeof(*wc->writes_since_commit));
+		memset(wc->commit_due, 0, wc->main_stream.nranges * sizeof(*wc->commit_due));
 		wc->stream = phase == PHASE_LAYOUT ? &wc->layout_stream : &wc->main_stream;
 		if (w->open_loop)
 			start_schedule(wc, t);
@@ -552,8 +603,10 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
 
 	wc->slots = calloc(cfg->iodepth, sizeof(*wc->slots));
 	wc->free_slots = calloc(cfg->iodepth, sizeof(*wc->free_slots));
+	wc->writes_since_commit = calloc(wc->main_stream.nranges + 1, sizeof(uint32_t));
+	wc->commit_due = calloc(wc->main_stream.nranges + 1, sizeof(bool));
 	ids = calloc(wc->main_stream.nranges + 1, sizeof(*ids));
-	if (!wc->slots || !wc->free_slots || !ids) {
+	if (!wc->slots || !wc->free_slots || !ids || !wc->writes_since_commit || !wc->commit_due) {
 		free(ids);
 		return -ENOMEM;
 	}
@@ -705,6 +758,8 @@ void worker_destroy(struct worker *w, bool close_files)
 		op_stats_destroy(&wc->stats);
 		free(wc->slots);
 		free(wc->free_slots);
+		free(wc->writes_since_commit);
+		free(wc->commit_due);
 	}
 	free(w->conns);
 	free(w->deferred);

@@ -107,6 +107,23 @@ check_eq "reads of a never laid out file: exit 1" 1 "$RC"
 check_eq "reads of a never laid out file: no success counted" 0 "$(jqv .ops.read.count)"
 check_ge "reads of a never laid out file: errors counted" 1 "$(jqv .ops.read.errors)"
 
+# Write stability: a COMMIT after every N writes on a file, counted; stable writes.
+nl --dir commit -c 2 -q 4 --rw write --bs 64k --size 2m --nrfiles 2 --skip-layout --commit-every 1 \
+	--output-format json "$URL3"
+check_eq "commit-every 1: exit 0" 0 "$RC"
+check_eq "commit-every 1: one COMMIT per write" "$(jqv .ops.write.count)" "$(jqv .ops.commit.count)"
+check_eq "commit-every 1: COMMIT is its own procedure" COMMIT "$(jqv .ops.commit.procedure)"
+check_ge "commit-every 1: COMMIT latency measured" 1 "$(jqv .ops.commit.lat_ns.p50)"
+nl --dir commit4 -c 1 -q 4 --rw randwrite --bs 4k --size 1m --io-size 256k --commit-every 4 \
+	--output-format json "$URL3"
+check_eq "commit-every 4: 64 writes, 16 COMMITs" "64 16" "$(jqv '"\(.ops.write.count) \(.ops.commit.count)"')"
+check_eq "commit-every 4: the report says which stability" "UNSTABLE, COMMIT after every 4 writes per file" \
+	"$(jqv .settings.write_stability)"
+nl --dir sync -c 2 -q 2 --rw write --bs 64k --size 1m --nrfiles 2 --skip-layout --sync --keep "$URL3"
+check_eq "sync: exit 0" 0 "$RC"
+check_match "sync: the report says FILE_SYNC" "writes: FILE_SYNC" "$(cat "$OUT")"
+files_match "sync: stable writes land byte-exact" "$EXPORT_DIR/sync" 2 $((1 << 20))
+
 # 64 connections on 2 threads at iodepth 4.
 nl --dir many -t 2 -c 64 -q 4 --rw randread --bs 4k --size 8m --nrfiles 8 --runtime 3s --output-format json "$URL3"
 check_eq "64 conns: exit 0" 0 "$RC"
@@ -157,6 +174,8 @@ bad "URL without export" "^nfsload: URL: no export path" "nfs://127.0.0.1"
 bad "URL bad port" "^nfsload: URL: nfsport=99999 is not a port" "nfs://127.0.0.1/export?nfsport=99999"
 bad "URL unknown arg" "^nfsload: URL: unknown argument 'rsize'" "nfs://127.0.0.1/export?rsize=65536&nfsport=1"
 bad "no URL" "^nfsload: no URL given" -c 2
+bad "commit without writes" "^nfsload: --commit-every: --rw randread writes nothing" --commit-every 2 "$URL3"
+bad "commit with sync" "^nfsload: --commit-every: writes are already stable" --rw write --sync --commit-every 2 "$URL3"
 check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
 # Unreachable port: fails fast with a clear line, exit 1.

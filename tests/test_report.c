@@ -221,7 +221,7 @@ static void test_json(void **state)
 		{ ".layout.stats | has(\"buckets\")", "false" },
 		{ ".duration_ns", "2000000000" },
 		{ ".interrupted", "false" },
-		{ ".ops | keys | join(\",\")", "read,write" },
+		{ ".ops | keys | join(\",\")", "commit,read,write" },
 		{ ".ops.read.count", "1000" },
 		{ ".ops.read.bytes", "4096000" },
 		{ ".ops.read.errors", "0" },
