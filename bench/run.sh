@@ -3,12 +3,16 @@
 # nfsload, fio's nfs engine (when a fio with that engine is found) and a bare libnfs poll
 # loop (bench/bare_libnfs.c). Client and server share the machine's cores, so the figure
 # that says something about the client is its CPU time (user+sys) per operation / per MiB.
+# First, bench/micro.c: the cost of recording one operation and of one interval's
+# hand-over and merge of the statistics (no server involved). Workload 6 runs nfsload
+# with and without --hdr-log (1 s and 100 ms intervals): the cost of the interval series
+# and the HdrHistogram log, as CPU per operation against the same run without the log.
 #
 #   bench/run.sh [NFSLOAD_BINARY]          (default build/nfsload; skipped if absent)
 #
 # Environment:
-#   BENCH_SECONDS=10      run time of workloads 1-4
-#   BENCH_ROUNDS=3        workloads 1-4 run this many times, the tools taking turns;
+#   BENCH_SECONDS=10      run time of workloads 1-4 and 6
+#   BENCH_ROUNDS=3        workloads 1-4 and 6 run this many times, the tools taking turns;
 #                         the table shows the median of each figure (the machine is noisy)
 #   BENCH_SECONDS_1000=10 run time of workload 5 (1000 connections)
 #   BENCH_FILESIZE=256m   size of each test file
@@ -30,6 +34,7 @@ OUT=${BENCH_OUT:-$ROOT/build/bench/run-$(date +%Y%m%d-%H%M%S)}
 REPORT=$OUT/report.txt
 ROWS=$OUT/rows.tsv
 BARE=$ROOT/build/bench/bare_libnfs
+MICRO=$ROOT/build/bench/micro
 
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "$*" | tee -a "$REPORT"; }
@@ -96,6 +101,16 @@ else
 	echo "bench: bench/bare_libnfs.c did not build (see $OUT/bare-build.log): skipping it" >&2
 fi
 
+# The micro-benchmark: compiled from the sources it measures, with the Makefile's -O2.
+HAVE_MICRO=0
+if ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -O2 -g -Wall -Wextra -Werror \
+	-o "$MICRO" "$ROOT/bench/micro.c" "$ROOT/src/hist.c" "$ROOT/src/stats.c" "$ROOT/src/hdrlog.c" \
+	-lz -lpthread -lm >"$OUT/micro-build.log" 2>&1; then
+	HAVE_MICRO=1
+else
+	echo "bench: bench/micro.c did not build (see $OUT/micro-build.log): skipping it" >&2
+fi
+
 # --- the server and the test files -----------------------------------------------------
 "$ROOT/tests/ganesha.sh" start "$STATE" >"$OUT/ganesha-start.log" 2>&1 ||
 	{ cat "$OUT/ganesha-start.log" >&2; die "nfs-ganesha did not start"; }
@@ -125,6 +140,19 @@ fi
 	echo "raw outputs: $OUT"
 	echo
 } | tee -a "$REPORT"
+
+# --- the micro-benchmark (the server is up but idle) ----------------------------------
+say "## 0. micro-benchmark: statistics recording and the interval hand-over (bench/micro.c)"
+if ((HAVE_MICRO)); then
+	say "\$ $MICRO"
+	if "$MICRO" >"$OUT/micro.out" 2>"$OUT/micro.err"; then
+		tee -a "$REPORT" <"$OUT/micro.out"
+	else
+		say "micro: failed (rc=$?, see $OUT/micro.err)"
+	fi
+else
+	say "micro: skipped (did not build, see $OUT/micro-build.log)"
+fi
 
 # --- running one measurement -----------------------------------------------------------
 srv_ticks() { awk '{ print $14 + $15 }' "/proc/$GANESHA_PID/stat" 2>/dev/null || echo 0; }
@@ -169,24 +197,51 @@ failed_status() { # after a non-zero RC
 
 # nfsload WL DIRNAME OPDIR ARGS...
 run_nfsload() {
-	local wl=$1 dir=$2 op=$3 j
-	shift 3
+	run_nfsload_as nfsload "$@"
+}
+
+# nfsload under another name in the table (a variant of its options): TOOL WL DIRNAME OPDIR
+# ARGS... An ARG of @HDR@ becomes $OUT/WL-TOOL-rROUND.hdr (the HdrHistogram log).
+run_nfsload_as() {
+	local tool=$1 wl=$2 dir=$3 op=$4 j hdr a note
+	local -a args=()
+	shift 4
 	if ((!HAVE_NFSLOAD)); then
-		say "$wl nfsload: skipped (not built)"
+		say "$wl $tool: skipped (not built)"
 		return
 	fi
-	measure "$wl" nfsload $((SECS + 120)) "$NFSLOAD" "$@" --dir "$dir" --skip-layout --keep \
-		--output-format json --output "$OUT/$wl-nfsload-r$ROUND.json" "$URL3"
+	hdr=$OUT/$wl-$tool-r$ROUND.hdr
+	for a in "$@"; do
+		[[ $a == @HDR@ ]] && a=$hdr
+		args+=("$a")
+	done
+	measure "$wl" "$tool" $((SECS + 120)) "$NFSLOAD" "${args[@]}" --dir "$dir" --skip-layout \
+		--keep --output-format json --output "$OUT/$wl-$tool-r$ROUND.json" "$URL3"
 	j=$B.json
 	if ((RC != 0)) || ! jq -e .total.count "$j" >/dev/null 2>&1; then
-		row "$wl" nfsload "$( ((RC)) && failed_status || echo 'no-json')" 0 0 0 - - "see $B.err"
+		row "$wl" "$tool" "$( ((RC)) && failed_status || echo 'no-json')" 0 0 0 - - "see $B.err"
 		return
 	fi
+	note=$(jq -r '"own cpu \(.cpu.us_per_op * 100 | round / 100) us/op; connect \(.setup.connect_ns / 1e6 * 10 | round / 10) ms"' "$j")
+	[[ -f $hdr ]] && note+="; hdr log $(grep -c '^Tag=' "$hdr") lines"
 	# shellcheck disable=SC2046
-	row "$wl" nfsload "$(jq -r 'if .total.errors > 0 then "errors=\(.total.errors)" else "ok" end' "$j")" \
+	row "$wl" "$tool" "$(jq -r 'if .total.errors > 0 then "errors=\(.total.errors)" else "ok" end' "$j")" \
 		$(jq -r --arg op "$op" '[.total.count, .total.bytes, .duration_ns / 1e9,
 			((.ops[$op].lat_ns.p50 // 0) / 1000), ((.ops[$op].lat_ns.p99 // 0) / 1000)] | @tsv' "$j") \
-		"$(jq -r '"own cpu \(.cpu.us_per_op * 100 | round / 100) us/op; connect \(.setup.connect_ns / 1e6 * 10 | round / 10) ms"' "$j")"
+		"$note"
+}
+
+# Workload 6, one variant: off (the interval series only, always on), hdr (--hdr-log at
+# the default 1 s interval), hdr100ms (--hdr-log at 100 ms intervals: 10x the rate).
+run_w6() {
+	local -a w6=(--threads 1 --connections 1 --iodepth 16 --rw randread "${COMMON[@]}")
+	case $1 in
+	off) run_nfsload_as nfsload w6-interval-hdr nfsload-read read "${w6[@]}" ;;
+	hdr) run_nfsload_as nfsload+hdr w6-interval-hdr nfsload-read read "${w6[@]}" \
+		--interval 1s --hdr-log @HDR@ ;;
+	hdr100ms) run_nfsload_as nfsload+hdr100ms w6-interval-hdr nfsload-read read "${w6[@]}" \
+		--interval 100ms --hdr-log @HDR@ ;;
+	esac
 }
 
 # fio WL OPDIR ARGS...
@@ -288,6 +343,14 @@ run_nfsload w4-seqwrite-1m nfsload-write write --threads 1 --connections 1 --iod
 	--rw write --bs 1m --size "$FILESIZE" --nrfiles 1 --runtime "${SECS}s"
 run_fio w4-seqwrite-1m write --filename=/bench/write.dat --rw=write --bs=1m --iodepth=4
 
+say ""
+say "## 6. interval series and HdrHistogram log on vs off: 4 KiB random read, 1 connection, iodepth 16"
+# The variants take turns, the first one rotating with the round (drift spreads evenly).
+W6=(off hdr hdr100ms)
+for ((k = 0; k < 3; k++)); do
+	run_w6 "${W6[(ROUND - 1 + k) % 3]}"
+done
+
 done
 
 say ""
@@ -298,11 +361,16 @@ run_nfsload w5-1000conn nfsload-read read --threads 2 --connections 1000 --iodep
 # --- the table -------------------------------------------------------------------------
 {
 	echo
-	echo "## Results (median of $ROUNDS rounds for workloads 1-4)"
+	echo "## Results (median of $ROUNDS rounds for workloads 1-4 and 6)"
 	echo "client CPU = user+sys of the whole client process (GNU time; fio: with its job processes)."
 	echo "RSS = peak resident set of the client (fio: of its largest process). p50/p99 = per-op"
 	echo "latency, submission to completion (fio: lat_ns with lat_percentiles=1). 'vs fio' and"
 	echo "'vs bare' = this tool's median / theirs in the same workload (CPU: lower is better)."
+	echo "Workload 6: nfsload = interval series only (always on), +hdr = --interval 1s --hdr-log,"
+	echo "+hdr100ms = --interval 100ms --hdr-log; 'vs off' in the note = its median / nfsload's"
+	echo "(target: CPU within 5%, i.e. <= 1.05x). 'rounds' = lowest..highest cpu us/op of the"
+	echo "rounds: a ratio inside that spread is the machine's noise, not the log's cost (see the"
+	echo "micro-benchmark's swap_merge_us and hdrlog_write_us for what an interval costs)."
 	echo
 	awk -F'\t' '
 	function median(key, k,   n, i, j, t, v) {
@@ -326,13 +394,14 @@ run_nfsload w5-1000conn nfsload-read read --threads 2 --connections 1000 --iodep
 			if ($3 == "ok") okruns[key]++
 		} else bad[key] = $3
 		note[key] = $12
+		if ($2 ~ /^nfsload\+/) hasvar[$1] = 1
 	}
 	END {
 		for (r = 1; r <= nkeys; r++) {
 			key = order[r]
 			if (cnt[key]) { m[key, "cop"] = median(key, "cop"); m[key, "iops"] = median(key, "iops") }
 		}
-		fmt = "%-17s | %-7s | %-10s | %9s | %8s | %9s | %10s | %8s | %8s | %7s | %9s | %10s | %10s | %11s | %s\n"
+		fmt = "%-17s | %-16s | %-10s | %9s | %8s | %9s | %10s | %8s | %8s | %7s | %9s | %10s | %10s | %11s | %s\n"
 		printf fmt, "workload", "tool", "status", "IOPS", "MiB/s", "cpu us/op", "cpu us/MiB", \
 			"p50 us", "p99 us", "RSS MiB", "srv us/op", "CPU vs fio", "CPU vs bare", \
 			"IOPS vs fio", "note"
@@ -346,15 +415,33 @@ run_nfsload w5-1000conn nfsload-read read --threads 2 --connections 1000 --iodep
 				continue
 			}
 			rf = ((fk, "cop") in m) ? sprintf("%.2fx", m[key, "cop"] / m[fk, "cop"]) : "-"
+			# A variant of nfsload (nfsload+...): against plain nfsload in the same workload.
+			ok = wl SUBSEP "nfsload"; vs = ""
+			if (tool ~ /^nfsload\+/ && ((ok, "cop") in m))
+				vs = sprintf("CPU vs off %.3fx, IOPS vs off %.3fx; ", m[key, "cop"] / m[ok, "cop"], \
+					m[key, "iops"] / m[ok, "iops"])
+			if (wl in hasvar && tool ~ /^nfsload/) {
+				lo = hi = val[key, "cop", 1]
+				for (i = 2; i <= cnt[key]; i++) {
+					if (val[key, "cop", i] < lo) lo = val[key, "cop", i]
+					if (val[key, "cop", i] > hi) hi = val[key, "cop", i]
+				}
+				vs = vs sprintf("rounds %.2f..%.2f us/op; ", lo, hi)
+			}
 			rb = ((bk, "cop") in m) ? sprintf("%.2fx", m[key, "cop"] / m[bk, "cop"]) : "-"
 			ri = ((fk, "iops") in m) ? sprintf("%.2fx", m[key, "iops"] / m[fk, "iops"]) : "-"
 			printf fmt, wl, tool, st, sprintf("%.0f", median(key, "iops")), \
 				sprintf("%.1f", median(key, "mibs")), sprintf("%.2f", median(key, "cop")), \
 				sprintf("%.0f", median(key, "cmib")), sprintf("%.0f", median(key, "p50")), \
 				sprintf("%.0f", median(key, "p99")), sprintf("%.1f", median(key, "rss")), \
-				sprintf("%.2f", median(key, "sop")), rf, rb, ri, note[key]
+				sprintf("%.2f", median(key, "sop")), rf, rb, ri, vs note[key]
 		}
 	}' "$ROWS"
+	if [[ -s $OUT/micro.out ]]; then
+		echo
+		echo "## Micro-benchmark (bench/micro.c; thread CPU, medians)"
+		grep -v '^#' "$OUT/micro.out"
+	fi
 } | tee -a "$REPORT"
 echo
 echo "report: $REPORT"
