@@ -34,7 +34,7 @@ endif
 NFS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libnfs 2>/dev/null)
 NFS_LIBS := $(shell $(PKG_CONFIG) --libs libnfs 2>/dev/null || echo -lnfs)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(CFLAGS)
-LIBS := $(NFS_LIBS) -lev -lz -lpthread -lm
+LIBS := $(NFS_LIBS) -lev -lz -lpthread -lm -linih
 
 SRCS := $(wildcard src/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
@@ -69,7 +69,7 @@ deps-test:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh
+SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/jobs.sh
 integration: $(BUILD)/nfsload $(HELPER_BINS)
 	@rc=0; for t in $(SUITES); do echo "== $$t"; \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp NFSLOAD=$(BUILD)/nfsload \

@@ -77,6 +77,26 @@ struct report {
 /* Row i of the series (0 <= i < nseries). 0 or -EIO. */
 int report_series_get(const struct report *r, uint64_t i, struct interval_row *row);
 
+/* One run of a job (phases, sweep points) in the job's summary table. */
+struct job_row {
+	const char *name;
+	const char *sweep_key, *sweep_value;	/* "" when not swept */
+	int status;				/* the run's exit status */
+	double iops[OP_NTYPES], mib_s[OP_NTYPES];
+	uint64_t p99_ns[OP_NTYPES];
+	uint64_t errors;
+};
+
+/*
+ * A job's output around its runs' reports: before run i (0-based) of n, after
+ * it, and the summary at the end (a table; in JSON the document's "summary").
+ * CSV gets a "# run NAME" line before each run's series and no summary.
+ */
+void report_job_run_begin(FILE *out, enum cfg_format fmt, const char *job_path,
+			  const struct job_row *row, unsigned i, unsigned n);
+void report_job_run_end(FILE *out, enum cfg_format fmt);
+void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *rows, unsigned n);
+
 /* Total operations (completed without error) over every op type. */
 uint64_t report_total_ops(const struct report *r);
 /* True when some worker thread was busy >= 90% of the time. */

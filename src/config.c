@@ -92,6 +92,8 @@ void config_usage(FILE *out)
 	      "      --output FILE      write the report to FILE instead of stdout\n"
 	      "      --hdr-log FILE     interval histograms in HdrHistogram log format 1.3\n"
 	      "      --report FILE      a self-contained HTML report with plots\n"
+	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"
+	      "      --sweep KEY=V1,V2  run once per value, one summary table (KEY: an option)\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version and the libnfs it was built for\n"
 	      "\n"

@@ -19,12 +19,26 @@
 
 #include "config.h"
 #include "conn.h"
+#include "job.h"
 #include "report.h"
 #include "series.h"
 #include "units.h"
 #include "worker.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };	/* 128 + signal when stopped by one */
+
+/* A run's figures for a job's summary, and what it created. */
+struct run_result {
+	struct job_row row;
+	struct fileset fs;
+};
+
+/* Per work directory, what a job's runs created: removed after the last run. */
+struct job_dir {
+	struct config cfg;	/* a run's, to reach the server */
+	struct fileset fs;	/* what any run created there */
+	bool keep;
+};
 
 struct app {
 	struct config cfg;
@@ -538,7 +552,26 @@ static uint64_t connect_all(struct app *app, struct report *r)
 	return elapsed;
 }
 
-int main(int argc, char **argv)
+static void summarize(const struct report *r, struct run_result *res)
+{
+	double secs = (double)r->duration_ns / 1e9;
+
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const struct op_stats *s = &r->ops[t];
+
+		res->row.iops[t] = secs > 0 ? (double)s->ops / secs : 0;
+		res->row.mib_s[t] = secs > 0 ? (double)s->bytes / secs / 1048576.0 : 0;
+		res->row.p99_ns[t] = hist_percentile(&s->lat, 99);
+		res->row.errors += s->errors;
+	}
+}
+
+/*
+ * One run of a validated configuration, its report to out. res (or NULL)
+ * receives the figures for a job's summary and, moved out, what the run
+ * created on the server. Returns the exit status.
+ */
+static int run_one(const struct config *config, FILE *out, struct run_result *res)
 {
 	static struct app app;
 	struct config *cfg = &app.cfg;
@@ -547,14 +580,9 @@ int main(int argc, char **argv)
 	int rc, status = 0;
 	uint64_t max_bs;
 
-	rc = config_parse(cfg, argc, argv, err, sizeof(err));
-	if (rc == CFG_EXIT_OK)
-		return 0;
-	if (rc < 0)
-		die(EXIT_USAGE, "%s", err);
-	app.out = stdout;
-	if (cfg->output[0] && !(app.out = fopen(cfg->output, "w")))
-		die(EXIT_USAGE, "--output: cannot write '%s': %s", cfg->output, strerror(errno));
+	memset(&app, 0, sizeof(app));
+	*cfg = *config;
+	app.out = out;
 	if (cfg->html[0] && !(app.html = fopen(cfg->html, "w")))
 		die(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html, strerror(errno));
 	{
@@ -646,6 +674,8 @@ int main(int argc, char **argv)
 		collect(&app, rep.ops);
 	}
 	fill_report(&app, &rep);
+	if (res)
+		summarize(&rep, res);
 	if (series_finish(&app.series))
 		fprintf(stderr, "nfsload: --hdr-log: writing '%s' failed\n", cfg->hdr_log);
 	if (cfg->format == CFG_FORMAT_JSON)
@@ -667,11 +697,16 @@ stop_workers:
 	for (unsigned i = 0; i < app.nworkers; i++)
 		worker_destroy(&app.workers[i], !app.drain_timed_out);
 	free(app.workers);
-	ev_loop_destroy(app.loop);
 cleanup:
+	/* Also on the early exits: a job's next run makes a fresh default loop. */
+	ev_loop_destroy(app.loop);
 	if (!cfg->keep && ctl_cleanup(app.ctl, &app.fs, err, sizeof(err)))
 		fprintf(stderr, "nfsload: cleanup: %s\n", err);
 	ctl_free(app.ctl);
+	if (res) {
+		res->fs = app.fs;	/* the job cleans up after its last run */
+		memset(&app.fs, 0, sizeof(app.fs));
+	}
 	fileset_destroy(&app.fs);
 	op_stats_destroy_all(app.ival);
 	hist_destroy(&app.live_hist);
@@ -685,7 +720,157 @@ cleanup:
 	hist_destroy(&rep.setup_mount);
 	hist_destroy(&rep.setup_open);
 	free((void *)app.run.pattern);
-	if (app.out != stdout)
-		fclose(app.out);
 	return status;
+}
+
+/* "r.html" -> "r-2.html": each run of a job its own file. */
+static void number_path(char *path, size_t len, unsigned i)
+{
+	char head[CFG_URL_MAX], tail[CFG_URL_MAX], *dot = strrchr(path, '.');
+	char *slash = strrchr(path, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+
+	if (!path[0])
+		return;
+	snprintf(head, sizeof(head), "%.*s", (int)n, path);
+	snprintf(tail, sizeof(tail), "%s", path + n);
+	if ((size_t)snprintf(path, len, "%s-%u%s", head, i, tail) >= len)
+		die(EXIT_USAGE, "'%s-%u%s': file name too long", head, i, tail);
+}
+
+static void fileset_merge(struct fileset *dst, const struct fileset *src)
+{
+	if (src->n > dst->n) {
+		bool *c = realloc(dst->created, src->n * sizeof(*c));
+
+		if (!c)
+			die(EXIT_RUNTIME, "out of memory");
+		memset(c + dst->n, 0, (src->n - dst->n) * sizeof(*c));
+		dst->created = c;
+		dst->n = src->n;
+	}
+	for (uint32_t i = 0; i < src->n; i++)
+		dst->created[i] |= src->created[i];
+	dst->dir_created |= src->dir_created;
+	dst->marker_created |= src->marker_created;
+}
+
+/* The job's runs share work directories: what any created goes at the end. */
+static struct job_dir *job_dir_of(struct job_dir *dirs, unsigned *ndirs, const struct config *cfg)
+{
+	for (unsigned i = 0; i < *ndirs; i++)
+		if (!strcmp(dirs[i].cfg.libnfs_url, cfg->libnfs_url) && !strcmp(dirs[i].cfg.dir, cfg->dir))
+			return &dirs[i];
+	dirs[*ndirs].cfg = *cfg;
+	return &dirs[(*ndirs)++];
+}
+
+static void job_cleanup(struct job_dir *dirs, unsigned ndirs)
+{
+	char err[512];
+
+	for (unsigned i = 0; i < ndirs; i++) {
+		struct ctl *ctl = NULL;
+
+		if (!dirs[i].keep && (ctl_open(&dirs[i].cfg, &ctl, err, sizeof(err)) ||
+				      ctl_cleanup(ctl, &dirs[i].fs, err, sizeof(err))))
+			fprintf(stderr, "nfsload: cleanup of /%s: %s\n", dirs[i].cfg.dir, err);
+		ctl_free(ctl);
+		fileset_destroy(&dirs[i].fs);
+	}
+}
+
+/*
+ * --job FILE and --sweep: every run is checked before the first one touches
+ * the server; the runs go in order, the files stay between them, and the job
+ * stops at the first run that does not end with 0.
+ */
+static int run_job(int argc, char **argv)
+{
+	struct job job = { 0 };
+	struct config *cfgs;
+	struct run_result *res;
+	struct job_dir *dirs;
+	unsigned ndirs = 0, done = 0;
+	char err[700];
+	FILE *out = stdout;
+	int status = 0, rc;
+
+	if (job_load(argc, argv, &job, err, sizeof(err)))
+		die(EXIT_USAGE, "%s", err);
+	cfgs = calloc(job.nruns, sizeof(*cfgs));
+	res = calloc(job.nruns, sizeof(*res));
+	dirs = calloc(job.nruns, sizeof(*dirs));
+	if (!cfgs || !res || !dirs)
+		die(EXIT_RUNTIME, "out of memory");
+	for (unsigned i = 0; i < job.nruns; i++) {
+		rc = config_parse(&cfgs[i], job.runs[i].argc, job.runs[i].argv, err, sizeof(err));
+		if (rc == CFG_EXIT_OK)
+			return 0;
+		if (rc < 0) {
+			job_locate_error(&job, i, err, sizeof(err));
+			die(EXIT_USAGE, "%s", err);
+		}
+		if (strcmp(cfgs[i].output, cfgs[0].output) || cfgs[i].format != cfgs[0].format)
+			die(EXIT_USAGE, "%s: --output and --output-format must be the same in every "
+			    "run of a job", job.runs[i].name);
+		if (job.nruns > 1) {
+			number_path(cfgs[i].html, sizeof(cfgs[i].html), i + 1);
+			number_path(cfgs[i].hdr_log, sizeof(cfgs[i].hdr_log), i + 1);
+		}
+	}
+	if (cfgs[0].output[0] && !(out = fopen(cfgs[0].output, "w")))
+		die(EXIT_USAGE, "--output: cannot write '%s': %s", cfgs[0].output, strerror(errno));
+	for (unsigned i = 0; i < job.nruns && status == 0; i++, done++) {
+		struct job_dir *d = job_dir_of(dirs, &ndirs, &cfgs[i]);
+		struct job_row *row = &res[i].row;
+
+		row->name = job.runs[i].name;
+		row->sweep_key = job.runs[i].sweep_key;
+		row->sweep_value = job.runs[i].sweep_value;
+		d->keep |= cfgs[i].keep;
+		cfgs[i].keep = true;
+		report_job_run_begin(out, cfgs[i].format, job.path, row, i, job.nruns);
+		status = row->status = run_one(&cfgs[i], out, &res[i]);
+		report_job_run_end(out, cfgs[i].format);
+		fileset_merge(&d->fs, &res[i].fs);
+		fileset_destroy(&res[i].fs);
+	}
+	{
+		struct job_row rows[done];
+
+		for (unsigned i = 0; i < done; i++)
+			rows[i] = res[i].row;
+		report_job_summary(out, cfgs[0].format, rows, done);
+	}
+	job_cleanup(dirs, ndirs);
+	if (out != stdout)
+		fclose(out);
+	free(cfgs);
+	free(res);
+	free(dirs);
+	job_free(&job);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	char err[512];
+	FILE *out = stdout;
+	int rc;
+
+	if (job_wanted(argc, argv))
+		return run_job(argc, argv);
+	rc = config_parse(&cfg, argc, argv, err, sizeof(err));
+	if (rc == CFG_EXIT_OK)
+		return 0;
+	if (rc < 0)
+		die(EXIT_USAGE, "%s", err);
+	if (cfg.output[0] && !(out = fopen(cfg.output, "w")))
+		die(EXIT_USAGE, "--output: cannot write '%s': %s", cfg.output, strerror(errno));
+	rc = run_one(&cfg, out, NULL);
+	if (out != stdout)
+		fclose(out);
+	return rc;
 }

@@ -584,3 +584,82 @@ void report_json(FILE *out, const struct report *r)
 	json_connections(out, r);
 	fputs("}\n", out);
 }
+
+void report_job_run_begin(FILE *out, enum cfg_format fmt, const char *job_path,
+			  const struct job_row *row, unsigned i, unsigned n)
+{
+	if (fmt == CFG_FORMAT_CSV) {
+		fprintf(out, "# run %s\n", row->name);
+		return;
+	}
+	if (fmt == CFG_FORMAT_TEXT) {
+		fprintf(out, "%s=== run %u of %u: %s\n", i ? "\n" : "", i + 1, n, row->name);
+		return;
+	}
+	if (i == 0) {
+		fputs("{\n\"job\": ", out);
+		json_str(out, job_path);
+		fputs(",\n\"runs\": [\n", out);
+	}
+	fprintf(out, "%s{\"name\": ", i ? ",\n" : "");
+	json_str(out, row->name);
+	fputs(", \"sweep\": {\"key\": ", out);
+	json_str(out, row->sweep_key);
+	fputs(", \"value\": ", out);
+	json_str(out, row->sweep_value);
+	fputs("},\n\"report\": ", out);
+}
+
+void report_job_run_end(FILE *out, enum cfg_format fmt)
+{
+	if (fmt == CFG_FORMAT_JSON)
+		fputc('}', out);
+}
+
+static void text_job_summary(FILE *out, const struct job_row *rows, unsigned n)
+{
+	char a[32], b[32];
+
+	fprintf(out, "\njob summary, %u run%s:\n%-32s %10s %10s %10s %10s %9s %9s %7s %6s\n", n,
+		n == 1 ? "" : "s", "run", "read IOPS", "read MiB/s", "write IOPS", "write MiB/s",
+		"read p99", "write p99", "errors", "status");
+	for (unsigned i = 0; i < n; i++) {
+		const struct job_row *r = &rows[i];
+
+		fprintf(out, "%-32s %10.0f %10.1f %10.0f %10.1f %9s %9s %7" PRIu64 " %6d\n", r->name,
+			r->iops[OP_READ], r->mib_s[OP_READ], r->iops[OP_WRITE], r->mib_s[OP_WRITE],
+			r->p99_ns[OP_READ] ? units_format_duration(r->p99_ns[OP_READ], a, sizeof(a)) : "-",
+			r->p99_ns[OP_WRITE] ? units_format_duration(r->p99_ns[OP_WRITE], b, sizeof(b)) : "-",
+			r->errors, r->status);
+	}
+}
+
+void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *rows, unsigned n)
+{
+	if (fmt == CFG_FORMAT_TEXT) {
+		text_job_summary(out, rows, n);
+		return;
+	}
+	if (fmt != CFG_FORMAT_JSON)
+		return;
+	fputs("\n],\n\"summary\": [", out);
+	for (unsigned i = 0; i < n; i++) {
+		const struct job_row *r = &rows[i];
+
+		fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+		json_str(out, r->name);
+		fputs(", \"sweep_key\": ", out);
+		json_str(out, r->sweep_key);
+		fputs(", \"sweep_value\": ", out);
+		json_str(out, r->sweep_value);
+		for (int t = 0; t < OP_NTYPES; t++) {
+			fprintf(out, ", \"%s_iops\": ", op_names[t]);
+			json_num(out, r->iops[t]);
+			fprintf(out, ", \"%s_mib_s\": ", op_names[t]);
+			json_num(out, r->mib_s[t]);
+			fprintf(out, ", \"%s_p99_ns\": %" PRIu64, op_names[t], r->p99_ns[t]);
+		}
+		fprintf(out, ", \"errors\": %" PRIu64 ", \"status\": %d}", r->errors, r->status);
+	}
+	fputs("\n]\n}\n", out);
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Job files and sweeps against a real nfs-ganesha: phases in order, reported
+# each and together, files kept between phases and removed after the last;
+# sweeps as one table; bad job files name the file and line, touch nothing.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+t_start_server || exit 1
+J=$TMP/job
+mkdir -p "$J"
+
+cat >"$J/two.job" <<'JOB'
+; lay out and write, then read back
+[global]
+dir = jobdir
+size = 2m
+nrfiles = 2
+connections = 2
+iodepth = 4
+
+[phase write]
+rw = write
+bs = 64k
+skip-layout = 1
+
+[phase read]
+rw = randread
+runtime = 1s
+JOB
+nl --job "$J/two.job" --output-format json "$URL3"
+check_eq "job: exit 0" 0 "$RC"
+check_eq "job: two runs, in order" "write read" "$(jqv '[.runs[].name] | join(" ")')"
+check_eq "job: the write phase wrote the file set once" $((4 << 20)) "$(jqv '.runs[0].report.ops.write.bytes')"
+check_eq "job: the read phase found the files written (no layout)" false "$(jqv '.runs[1].report.layout.ran')"
+check_ge "job: the read phase read" 1 "$(jqv '.runs[1].report.ops.read.count')"
+check_eq "job: a summary row per run" 2 "$(jqv '.summary | length')"
+check "job: the work directory is removed after the last run" test ! -e "$EXPORT_DIR/jobdir"
+
+nl --job "$J/two.job" --keep "$URL3"
+check_eq "job text: exit 0" 0 "$RC"
+check_match "job text: each run reported" "=== run 1 of 2: write.*=== run 2 of 2: read" "$(tr '\n' ' ' <"$OUT")"
+check_match "job text: the summary table" "job summary, 2 runs" "$(cat "$OUT")"
+check "job --keep: files stay" test -f "$EXPORT_DIR/jobdir/file.000001"
+files_ok=$("$HELPERS/helper_pattern" "$EXPORT_DIR/jobdir/file.000001" 1 $((2 << 20)) && echo yes)
+check_eq "job --keep: the written data is byte-exact" yes "$files_ok"
+
+# A sweep: one run per value, one table.
+nl --dir sweep -c 2 -q 4 --rw randrw --size 2m --runtime 1s --sweep rwmixread=100,50,0 \
+	--output-format json "$URL3"
+check_eq "sweep: exit 0" 0 "$RC"
+check_eq "sweep: three points" "100 50 0" "$(jqv '[.summary[].sweep_value] | join(" ")')"
+check_eq "sweep: 100% reads writes nothing" 0 "$(jqv '.summary[0].write_iops')"
+check_eq "sweep: 0% reads reads nothing" 0 "$(jqv '.summary[2].read_iops')"
+check_eq "sweep: 50% does both" true "$(jqv '.summary[1] | .read_iops > 0 and .write_iops > 0')"
+check "sweep: its directory is removed" test ! -e "$EXPORT_DIR/sweep"
+
+# Bad job files: FILE:LINE, exit 2, nothing written.
+before=$(find "$EXPORT_DIR" | sort | md5sum)
+printf '[global]\nsize = 1m\n\n[phase a]\nbogus = 1\n' >"$J/key.job"
+nl --job "$J/key.job" "$URL3"
+check_eq "bad key: exit 2" 2 "$RC"
+check_match "bad key: file and line" "key.job:5: unknown key 'bogus'" "$(cat "$ERR")"
+printf '[global]\nsize = 1m\n[phase a]\nbs = 4q\n' >"$J/value.job"
+nl --job "$J/value.job" "$URL3"
+check_eq "bad value: exit 2" 2 "$RC"
+check_match "bad value: file, line and option" "value.job:4: --bs: '4q' is not a size" "$(cat "$ERR")"
+printf '[global]\nsize = 1m\n[mystery]\nbs = 4k\n' >"$J/section.job"
+nl --job "$J/section.job" "$URL3"
+check_eq "bad section: exit 2" 2 "$RC"
+check_match "bad section: file and line" "section.job:3: unknown section" "$(cat "$ERR")"
+nl --job "$J/missing.job" "$URL3"
+check_eq "missing job file: exit 2" 2 "$RC"
+check_eq "bad job files: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
+
+t_summary
