@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "meta.h"
 #include "workload.h"
 
 enum cfg_format { CFG_FORMAT_TEXT, CFG_FORMAT_JSON, CFG_FORMAT_CSV };
@@ -53,6 +54,12 @@ struct config {
 	bool skip_layout;
 	bool keep;
 	bool sync;			/* stable writes: files opened O_SYNC (FILE_SYNC) */
+	/* metadata workload (--mix): each connection's own tree */
+	bool meta;
+	char mix_str[256];		/* --mix as given */
+	struct meta_mix mix;
+	unsigned dirs, files_per_dir;
+	uint64_t file_size;
 	unsigned commit_every;		/* COMMIT after this many writes on a file, 0 = never */
 	enum cfg_live live;
 	enum cfg_format format;

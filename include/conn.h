@@ -29,6 +29,12 @@ struct conn;
 /* Caller-owned request; the caller embeds it in its own per-op slot. */
 struct conn_req {
 	struct conn *conn;
+	/* conn's own state for multi-call metadata operations */
+	void *fh;
+	int stage;
+	enum op_type op;
+	uint32_t len;
+	const void *buf;
 };
 
 /*
@@ -77,6 +83,15 @@ void conn_detach(struct conn *c);
  * 0 or a negative errno (the request is not queued then).
  */
 int conn_submit(struct conn *c, const struct wl_op *op, const void *buf, struct conn_req *req);
+/*
+ * Queues one metadata operation of --mix on path (rename: to path2; mkdir,
+ * rmdir and readdir: path is the directory). read and write move len bytes
+ * of the whole file (open, READ or WRITE, close, timed as one); open is an
+ * open and a close. The completion's status is bytes moved or 0, or -errno
+ * (a LOOKUP of a missing name reports -ENOENT).
+ */
+int conn_submit_meta(struct conn *c, enum op_type op, const char *path, const char *path2,
+		     uint32_t len, const void *buf, struct conn_req *req);
 /* Sends what is queued now, when called outside the socket's own callback. */
 void conn_flush(struct conn *c);
 /* Lets libnfs check its timeouts: call about once a second. */
@@ -115,6 +130,13 @@ int ctl_prepare(struct ctl *ctl, struct fileset *fs, char *err, size_t errlen);
 /* Removes what this run created (files, marker, directory). */
 int ctl_cleanup(struct ctl *ctl, const struct fileset *fs, char *err, size_t errlen);
 void ctl_free(struct ctl *ctl);
+/*
+ * --mix: makes every connection's tree afresh (an old one, left by --keep,
+ * is removed first): directories, and files of file_size bytes from data.
+ */
+int ctl_meta_prepare(struct ctl *ctl, const uint8_t *data, char *err, size_t errlen);
+/* Removes every connection's tree, whatever the run left in it. */
+int ctl_meta_cleanup(struct ctl *ctl, char *err, size_t errlen);
 void fileset_destroy(struct fileset *fs);
 
 /*
@@ -124,6 +146,10 @@ void fileset_destroy(struct fileset *fs);
  */
 #define CONN_RESERVED_PORTS_MAX 384
 int conn_use_reserved_ports(bool use);
+
+/* "/<dir>/c<conn>/d<d>[/<leaf>]": a --mix path below the mount (leaf may be NULL). */
+void conn_meta_path(const struct config *cfg, unsigned conn, unsigned dir, const char *leaf,
+		    char *buf, size_t len);
 
 /* "/<dir>/file.<id>": the path of file id below the mount, into buf. */
 void conn_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len);

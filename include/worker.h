@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "conn.h"
+#include "meta.h"
 #include "stats.h"
 #include "workload.h"
 
@@ -71,6 +72,7 @@ struct worker {
 	bool open_loop;		/* this phase follows --rate */
 	bool ramp_pending;	/* the ramp has not ended yet in this thread */
 	unsigned commit_every;	/* this phase's --commit-every, 0 = none */
+	bool meta;		/* this phase runs the --mix metadata workload */
 	int due_fd;		/* open loop: timerfd for the soonest intended start */
 	ev_io due_io;
 	struct wconn **due_heap;

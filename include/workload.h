@@ -19,8 +19,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* OP_COMMIT is not chosen by a stream: the worker adds it (--commit-every). */
-enum op_type { OP_READ, OP_WRITE, OP_COMMIT, OP_NTYPES };
+/*
+ * OP_COMMIT is not chosen by a stream: the worker adds it (--commit-every).
+ * The ones after it are the metadata operations of --mix (see meta.h).
+ */
+enum op_type {
+	OP_READ, OP_WRITE, OP_COMMIT, OP_GETATTR, OP_LOOKUP, OP_ACCESS, OP_SETATTR,
+	OP_READDIR, OP_CREATE, OP_REMOVE, OP_MKDIR, OP_RMDIR, OP_RENAME, OP_OPEN, OP_NTYPES
+};
 
 enum wl_mode {
 	WL_READ, WL_WRITE, WL_RANDREAD, WL_RANDWRITE, WL_READWRITE, WL_RANDRW,

@@ -25,7 +25,8 @@ enum {
 	OPT_RW = 256, OPT_RWMIXREAD, OPT_SIZE, OPT_NRFILES, OPT_DIR, OPT_RUNTIME,
 	OPT_IO_SIZE, OPT_RAMP, OPT_TIMEOUT, OPT_SEED, OPT_SKIP_LAYOUT, OPT_KEEP,
 	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT, OPT_INTERVAL, OPT_RATE, OPT_ARRIVAL,
-	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY,
+	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
+	OPT_FILES_PER_DIR, OPT_FILE_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +57,10 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "commit-every", required_argument, NULL, OPT_COMMIT_EVERY },
+	{ "mix", required_argument, NULL, OPT_MIX },
+	{ "dirs", required_argument, NULL, OPT_DIRS },
+	{ "files-per-dir", required_argument, NULL, OPT_FILES_PER_DIR },
+	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -81,6 +86,12 @@ void config_usage(FILE *out)
 	      "      --seed N           random seed (default 1)\n"
 	      "      --sync             stable writes (FILE_SYNC): files opened with O_SYNC\n"
 	      "      --commit-every N   a COMMIT after every N writes on a file (1: after each)\n"
+	      "      --mix OP=W,...     metadata workload: weighted read, write, getattr, lookup,\n"
+	      "                         access, setattr, readdir, create, remove, mkdir, rmdir,\n"
+	      "                         rename, open over each connection's own tree\n"
+	      "      --dirs N           directories per connection for --mix (default 4)\n"
+	      "      --files-per-dir N  files per directory at the start (default 16)\n"
+	      "      --file-size SIZE   size of those files, read and written whole (default 4k)\n"
 	      "      --skip-layout      use the files as they are, do not create or extend them\n"
 	      "      --keep             leave the files behind\n"
 	      "      --live / --quiet   force / suppress the once-a-second line on stderr\n"
@@ -264,6 +275,8 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 	n = strlen(cfg->path);
 	while (n > 1 && cfg->path[n - 1] == '/')
 		cfg->path[--n] = '\0';
+	if (n == 1)	/* "nfs://srv//": only slashes, as "nfs://srv/" */
+		return fail(err, len, "URL: no export path (nfs://server/export)");
 	if (strstr(cfg->path, "//") || strstr(cfg->path, "/./") || strstr(cfg->path, "/../") ||
 	    (n >= 2 && strcmp(cfg->path + n - 2, "/.") == 0) ||
 	    (n >= 3 && strcmp(cfg->path + n - 3, "/..") == 0) || strpbrk(cfg->path, "%#\\ \t"))
@@ -315,6 +328,9 @@ static void set_defaults(struct config *cfg)
 	snprintf(cfg->dir, sizeof(cfg->dir), "nfsload.work");
 	cfg->timeout_ns = UINT64_C(5000000000);
 	cfg->interval_ns = UINT64_C(1000000000);
+	cfg->dirs = 4;
+	cfg->files_per_dir = 16;
+	cfg->file_size = 4096;
 	cfg->seed = 1;
 }
 
@@ -354,6 +370,19 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 	if (cfg->commit_every && cfg->sync)
 		return fail(err, len, "--commit-every: writes are already stable with --sync "
 			    "(use one or the other)");
+	if (cfg->meta && !cfg->runtime_ns)
+		return fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
+	if (cfg->meta && cfg->nfs_version == 4 && cfg->iodepth > 1 &&
+	    (cfg->mix.weight[OP_READ] || cfg->mix.weight[OP_WRITE] || cfg->mix.weight[OP_CREATE] ||
+	     cfg->mix.weight[OP_OPEN]))
+		return fail(err, len, "--mix: libnfs 4.0 cannot run NFSv4 OPENs in parallel on one "
+			    "connection (read, write, create, open): use --iodepth 1, more "
+			    "--connections, or version=3");
+	if (cfg->meta && (cfg->rate > 0 || cfg->commit_every))
+		return fail(err, len, "--mix: not with --rate or --commit-every (not yet)");
+	if (cfg->meta && cfg->mix.weight[OP_WRITE] && cfg->file_size > conn_max_write(cfg->nfs_version))
+		return fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
+			    "(at most %d bytes)", (unsigned long long)cfg->file_size, CFG_V4_MAX_WRITE);
 	if (arrival_set && cfg->rate == 0)
 		return fail(err, len, "--arrival: only with --rate (open loop)");
 	if (!cfg->runtime_ns && !cfg->io_size) {
@@ -451,6 +480,22 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			break;
 		case OPT_COMMIT_EVERY:
 			rc = parse_count("--commit-every", arg, 1000000, &cfg->commit_every, err, len);
+			break;
+		case OPT_MIX:
+			rc = meta_mix_parse(arg, &cfg->mix, err, len);
+			cfg->meta = rc == 0;
+			snprintf(cfg->mix_str, sizeof(cfg->mix_str), "%s", arg);
+			break;
+		case OPT_DIRS:
+			rc = parse_count("--dirs", arg, 100000, &cfg->dirs, err, len);
+			break;
+		case OPT_FILES_PER_DIR:
+			rc = parse_count("--files-per-dir", arg, 1000000, &cfg->files_per_dir, err, len);
+			break;
+		case OPT_FILE_SIZE:
+			rc = parse_size("--file-size", arg, &cfg->file_size, err, len);
+			if (rc == 0 && cfg->file_size > MAX_BS)
+				rc = fail(err, len, "--file-size: '%s' is larger than 16m", arg);
 			break;
 		case OPT_SKIP_LAYOUT:
 			cfg->skip_layout = true;

@@ -563,6 +563,135 @@ static void rw_cb(int status, struct nfs_context *nfs, void *data, void *priv)
 		c->done(c->owner, req, status);
 }
 
+static void finish(struct conn_req *req, int status)
+{
+	struct conn *c = req->conn;
+
+	if (c->done)
+		c->done(c->owner, req, status);
+}
+
+static void close_cb(int status, struct nfs_context *nfs, void *data, void *priv)
+{
+	(void)status;
+	(void)nfs;
+	(void)data;
+	(void)priv;
+}
+
+/* open -> READ/WRITE -> close, reported once: stage 0 opened, 1 transferred. */
+static void meta_file_cb(int status, struct nfs_context *nfs, void *data, void *priv)
+{
+	struct conn_req *req = priv;
+	struct conn *c = req->conn;
+	int rc;
+
+	if (status < 0 || !c->done) {
+		if (req->stage == 1 && req->fh)
+			nfs_close_async(nfs, req->fh, close_cb, NULL);
+		rw_cb(status, nfs, data, priv);
+		return;
+	}
+	if (req->stage == 0) {
+		req->fh = data;
+		req->stage = 1;
+		if (req->op == OP_OPEN) {
+			nfs_close_async(nfs, req->fh, close_cb, NULL);
+			finish(req, 0);
+			return;
+		}
+#ifdef LIBNFS_API_V2
+		rc = req->op == OP_READ ?
+			nfs_pread_async(nfs, req->fh, c->read_buf, req->len, 0, meta_file_cb, req) :
+			nfs_pwrite_async(nfs, req->fh, req->buf, req->len, 0, meta_file_cb, req);
+#else
+		rc = req->op == OP_READ ?
+			nfs_pread_async(nfs, req->fh, 0, req->len, meta_file_cb, req) :
+			nfs_pwrite_async(nfs, req->fh, 0, req->len, req->buf, meta_file_cb, req);
+#endif
+		if (rc < 0) {
+			nfs_close_async(nfs, req->fh, close_cb, NULL);
+			finish(req, -EIO);
+		}
+		return;
+	}
+	nfs_close_async(nfs, req->fh, close_cb, NULL);
+	finish(req, status);
+}
+
+/* A directory listing, discarded once read. */
+static void readdir_cb(int status, struct nfs_context *nfs, void *data, void *priv)
+{
+	if (status >= 0) {
+		nfs_closedir(nfs, data);
+		status = 0;
+	}
+	rw_cb(status, nfs, NULL, priv);
+}
+
+/* A create hands back an open file: close it, the create is what counts. */
+static void create_cb(int status, struct nfs_context *nfs, void *data, void *priv)
+{
+	if (status >= 0) {
+		nfs_close_async(nfs, data, close_cb, NULL);
+		status = 0;
+	}
+	rw_cb(status, nfs, NULL, priv);
+}
+
+int conn_submit_meta(struct conn *c, enum op_type op, const char *path, const char *path2,
+		     uint32_t len, const void *buf, struct conn_req *req)
+{
+	struct nfs_context *nfs = c->nfs;
+	int rc;
+
+	if (c->state != CONN_READY)
+		return -ENOTCONN;
+	*req = (struct conn_req){ .conn = c, .op = op, .len = len, .buf = buf };
+	switch (op) {
+	case OP_READ:
+		rc = nfs_open_async(nfs, path, O_RDONLY, meta_file_cb, req);
+		break;
+	case OP_WRITE:
+		rc = nfs_open_async(nfs, path, O_WRONLY, meta_file_cb, req);
+		break;
+	case OP_OPEN:
+		rc = nfs_open_async(nfs, path, O_RDONLY, meta_file_cb, req);
+		break;
+	case OP_GETATTR:
+	case OP_LOOKUP:
+		rc = nfs_stat64_async(nfs, path, rw_cb, req);
+		break;
+	case OP_ACCESS:
+		rc = nfs_access_async(nfs, path, R_OK | W_OK, rw_cb, req);
+		break;
+	case OP_SETATTR:
+		rc = nfs_chmod_async(nfs, path, 0644, rw_cb, req);
+		break;
+	case OP_READDIR:
+		rc = nfs_opendir_async(nfs, path, readdir_cb, req);
+		break;
+	case OP_CREATE:
+		rc = nfs_open2_async(nfs, path, O_CREAT | O_EXCL | O_WRONLY, 0644, create_cb, req);
+		break;
+	case OP_REMOVE:
+		rc = nfs_unlink_async(nfs, path, rw_cb, req);
+		break;
+	case OP_MKDIR:
+		rc = nfs_mkdir_async(nfs, path, rw_cb, req);
+		break;
+	case OP_RMDIR:
+		rc = nfs_rmdir_async(nfs, path, rw_cb, req);
+		break;
+	case OP_RENAME:
+		rc = nfs_rename_async(nfs, path, path2, rw_cb, req);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return rc < 0 ? -EIO : 0;
+}
+
 int conn_submit(struct conn *c, const struct wl_op *op, const void *buf, struct conn_req *req)
 {
 	struct nfsfh *fh = c->fhs[op->range];
@@ -853,4 +982,87 @@ void fileset_destroy(struct fileset *fs)
 	free(fs->created);
 	fs->size = NULL;
 	fs->created = NULL;
+}
+
+/* ---- --mix trees ---- */
+
+void conn_meta_path(const struct config *cfg, unsigned conn, unsigned dir, const char *leaf,
+		    char *buf, size_t len)
+{
+	snprintf(buf, len, "/%s/c%u/d%u%s%s", cfg->dir, conn, dir, leaf ? "/" : "", leaf ? leaf : "");
+}
+
+/* Empties and removes path, a directory nfsload made, down to depth levels. */
+static int remove_tree(struct ctl *ctl, const char *path, int depth)
+{
+	struct nfsdir *dir;
+	struct nfsdirent *e;
+	char child[400];
+	int rc = 0;
+
+	if (nfs_opendir(ctl->nfs, path, &dir) < 0)
+		return -EIO;
+	while ((e = nfs_readdir(ctl->nfs, dir))) {
+		if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
+			continue;
+		snprintf(child, sizeof(child), "%s/%s", path, e->name);
+		if (S_ISDIR(e->mode) && depth > 0)
+			rc |= remove_tree(ctl, child, depth - 1);
+		else if (nfs_unlink(ctl->nfs, child) < 0)
+			rc = -EIO;
+	}
+	nfs_closedir(ctl->nfs, dir);
+	if (nfs_rmdir(ctl->nfs, path) < 0)
+		rc = -EIO;
+	return rc;
+}
+
+int ctl_meta_prepare(struct ctl *ctl, const uint8_t *data, char *err, size_t len)
+{
+	const struct config *cfg = ctl->cfg;
+	struct nfs_stat_64 st;
+	char path[400], leaf[32];
+
+	for (unsigned c = 0; c < cfg->connections; c++) {
+		snprintf(path, sizeof(path), "/%s/c%u", cfg->dir, c);
+		if (nfs_stat64(ctl->nfs, path, &st) == 0 && remove_tree(ctl, path, 2) < 0)
+			return ctl_fail(ctl, err, len, "cannot remove an old tree", -EIO);
+		if (nfs_mkdir(ctl->nfs, path) < 0)
+			return ctl_fail(ctl, err, len, "cannot make a --mix tree", -EIO);
+		for (unsigned d = 0; d < cfg->dirs; d++) {
+			conn_meta_path(cfg, c, d, NULL, path, sizeof(path));
+			if (nfs_mkdir(ctl->nfs, path) < 0)
+				return ctl_fail(ctl, err, len, "cannot make a --mix directory", -EIO);
+			for (unsigned f = 0; f < cfg->files_per_dir; f++) {
+				struct nfsfh *fh;
+				int rc;
+
+				snprintf(leaf, sizeof(leaf), "f%u", f);
+				conn_meta_path(cfg, c, d, leaf, path, sizeof(path));
+				if (nfs_open2(ctl->nfs, path, O_CREAT | O_WRONLY, 0644, &fh) < 0)
+					return ctl_fail(ctl, err, len, "cannot create a --mix file", -EIO);
+#ifdef LIBNFS_API_V2
+				rc = nfs_pwrite(ctl->nfs, fh, data, cfg->file_size, 0);
+#else
+				rc = nfs_pwrite(ctl->nfs, fh, 0, cfg->file_size, data);
+#endif
+				nfs_close(ctl->nfs, fh);
+				if (rc < 0)
+					return ctl_fail(ctl, err, len, "cannot write a --mix file", rc);
+			}
+		}
+	}
+	return 0;
+}
+
+int ctl_meta_cleanup(struct ctl *ctl, char *err, size_t len)
+{
+	char path[400];
+	int rc = 0;
+
+	for (unsigned c = 0; c < ctl->cfg->connections; c++) {
+		snprintf(path, sizeof(path), "/%s/c%u", ctl->cfg->dir, c);
+		rc |= remove_tree(ctl, path, 2);
+	}
+	return rc ? ctl_fail(ctl, err, len, "cannot remove a --mix tree", -EIO) : 0;
 }

@@ -26,8 +26,14 @@
 #define SPECTRUM_MAX 1e5	/* 1/(1-p) at p = 99.999% */
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-static const char *const op_names[OP_NTYPES] = { "read", "write", "commit" };
-static const char *const op_colors[OP_NTYPES] = { "#2563eb", "#059669", "#7c3aed" };
+static const char *const op_names[OP_NTYPES] = {
+	"read", "write", "commit", "getattr", "lookup", "access", "setattr", "readdir", "create",
+	"remove", "mkdir", "rmdir", "rename", "open",
+};
+static const char *const op_colors[OP_NTYPES] = {
+	"#2563eb", "#059669", "#7c3aed", "#d97706", "#0891b2", "#db2777", "#65a30d", "#4f46e5",
+	"#dc2626", "#0d9488", "#9333ea", "#ca8a04", "#475569", "#be123c",
+};
 
 static const char css[] =
 	"body{font:14px/1.45 system-ui,'Segoe UI','DejaVu Sans',Arial,sans-serif;color:#1f2937;"
@@ -393,11 +399,8 @@ static void chart_or_none(FILE *out, const char *title, struct chart *c, const s
 
 static void time_charts(FILE *out, const struct report *r)
 {
-	static const char *const pct_name[3][OP_NTYPES] = {
-		{ "read p50", "write p50", "commit p50" }, { "read p99", "write p99", "commit p99" },
-		{ "read p99.9", "write p99.9", "commit p99.9" },
-	};
-	static const char *const pct_dash[3] = { NULL, "7 4", "2 3" };
+	static const char *const pct_dash[3] = { NULL, "7 4", "2 3" }, *pct[3] = { "p50", "p99", "p99.9" };
+	char pct_name[3][OP_NTYPES][32];
 	struct timeline *tl = calloc(1, sizeof(*tl));
 	struct line tput[2][OP_NTYPES], lines[3 * OP_NTYPES];
 	/* long runs read better in minutes or hours than in thousands of seconds */
@@ -419,9 +422,11 @@ static void time_charts(FILE *out, const struct report *r)
 			tput[m][nt] = (struct line){ op_names[t], op_colors[t], NULL, tl->n[t],
 						       tl->x[t], tl->y[M_MIB + m][t] };
 		nt++;
-		for (int p = 0; p < 3; p++)
+		for (int p = 0; p < 3; p++) {
+			snprintf(pct_name[p][t], sizeof(pct_name[p][t]), "%s %s", op_names[t], pct[p]);
 			lines[nl++] = (struct line){ pct_name[p][t], op_colors[t], pct_dash[p],
 						     tl->n[t], tl->x[t], tl->y[M_P50 + p][t] };
+		}
 	}
 	fputs("<section id=\"throughput\"><h2>Throughput over time</h2>\n<div class=\"pair\"><div>",
 	      out);
@@ -442,9 +447,7 @@ static void time_charts(FILE *out, const struct report *r)
  */
 static void spectrum(FILE *out, const struct report *r)
 {
-	static const char *const unc_name[OP_NTYPES] = {
-		"read, from issue", "write, from issue", "commit, from issue",
-	};
+	char unc_name[OP_NTYPES][40];
 	double x[SPECTRUM_POINTS], y[2 * OP_NTYPES][SPECTRUM_POINTS];
 	struct line s[2 * OP_NTYPES];
 	struct chart c = { 1160, 300, "percentile", "latency (log scale)",
@@ -463,6 +466,7 @@ static void spectrum(FILE *out, const struct report *r)
 		/* p = 0 is not a percentile: the smallest positive one gives the minimum */
 		for (int i = 0; i < SPECTRUM_POINTS; i++)
 			y[n][i] = (double)hist_percentile(h, fmax(100.0 * (1.0 - 1.0 / x[i]), 1e-9));
+		snprintf(unc_name[t], sizeof(unc_name[t]), "%s, from issue", op_names[t]);
 		s[n] = (struct line){ k < OP_NTYPES ? op_names[t] : unc_name[t], op_colors[t],
 				      k < OP_NTYPES ? NULL : "7 4", SPECTRUM_POINTS, x, y[n] };
 		n++;

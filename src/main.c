@@ -592,6 +592,9 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 			[OP_COMMIT] = cfg->commit_every > 0,
 		};
 
+		for (int t = 0; cfg->meta && t < OP_NTYPES; t++)
+			used[t] = cfg->mix.weight[t] > 0;
+
 		if (series_init(&app.series, cfg->interval_ns, used,
 				cfg->format == CFG_FORMAT_CSV ? app.out : NULL, cfg->hdr_log, err,
 				sizeof(err)))
@@ -650,9 +653,26 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 		if (worker_start(&app.workers[i]))
 			die(EXIT_RUNTIME, "cannot start worker thread %u", i);
 
-	for (uint32_t i = 0; i < app.fs.n && !cfg->skip_layout; i++)
+	if (cfg->meta) {
+		/* The trees are the layout of a --mix run. */
+		uint64_t t0 = now_ns();
+
+		if (app.live)
+			fprintf(stderr, "nfsload: making %u trees of %u x %u files\n", cfg->connections,
+				cfg->dirs, cfg->files_per_dir);
+		if (ctl_meta_prepare(app.ctl, app.run.pattern, err, sizeof(err))) {
+			fprintf(stderr, "nfsload: %s\n", err);
+			status = EXIT_RUNTIME;
+			goto stop_workers;
+		}
+		rep.layout_ran = true;
+		rep.layout_ns = now_ns() - t0;
+		rep.layout.ops = (uint64_t)cfg->connections * cfg->dirs * cfg->files_per_dir;
+		rep.layout.bytes = rep.layout.ops * cfg->file_size;
+	}
+	for (uint32_t i = 0; i < app.fs.n && !cfg->skip_layout && !cfg->meta; i++)
 		rep.layout_ran |= app.fs.size[i] < cfg->size;
-	if (rep.layout_ran) {
+	if (rep.layout_ran && !cfg->meta) {
 		struct op_stats layout[OP_NTYPES];
 
 		if (app.live) {
@@ -700,6 +720,8 @@ stop_workers:
 cleanup:
 	/* Also on the early exits: a job's next run makes a fresh default loop. */
 	ev_loop_destroy(app.loop);
+	if (!cfg->keep && cfg->meta && ctl_meta_cleanup(app.ctl, err, sizeof(err)))
+		fprintf(stderr, "nfsload: cleanup: %s\n", err);
 	if (!cfg->keep && ctl_cleanup(app.ctl, &app.fs, err, sizeof(err)))
 		fprintf(stderr, "nfsload: cleanup: %s\n", err);
 	ctl_free(app.ctl);
@@ -773,6 +795,7 @@ static void job_cleanup(struct job_dir *dirs, unsigned ndirs)
 		struct ctl *ctl = NULL;
 
 		if (!dirs[i].keep && (ctl_open(&dirs[i].cfg, &ctl, err, sizeof(err)) ||
+				      (dirs[i].cfg.meta && ctl_meta_cleanup(ctl, err, sizeof(err))) ||
 				      ctl_cleanup(ctl, &dirs[i].fs, err, sizeof(err))))
 			fprintf(stderr, "nfsload: cleanup of /%s: %s\n", dirs[i].cfg.dir, err);
 		ctl_free(ctl);

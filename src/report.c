@@ -15,9 +15,15 @@
 
 #define BUSY_WARN_PCT 90.0
 
-static const char *const op_names[OP_NTYPES] = { "read", "write", "commit" };
-/* The NFS procedure behind each op type. */
-static const char *const op_procs[OP_NTYPES] = { "READ", "WRITE", "COMMIT" };
+static const char *const op_names[OP_NTYPES] = {
+	"read", "write", "commit", "getattr", "lookup", "access", "setattr", "readdir", "create",
+	"remove", "mkdir", "rmdir", "rename", "open",
+};
+/* The NFS procedure (or the libnfs call, for composite ones) behind each op type. */
+static const char *const op_procs[OP_NTYPES] = {
+	"READ", "WRITE", "COMMIT", "GETATTR", "LOOKUP", "ACCESS", "SETATTR", "READDIRPLUS",
+	"CREATE", "REMOVE", "MKDIR", "RMDIR", "RENAME", "OPEN",
+};
 
 static const struct {
 	const char *key;
@@ -265,16 +271,23 @@ void report_text(FILE *out, const struct report *r)
 		wl_mode_name(cfg->rw));
 	if (r->limits_note[0])
 		fprintf(out, "note: %s\n", r->limits_note);
-	fprintf(out, "workload: %s, bs %s, iodepth %u", wl_mode_name(cfg->rw),
-		units_format_size(cfg->bs, a, sizeof(a)), cfg->iodepth);
-	if (cfg->rw == WL_READWRITE || cfg->rw == WL_RANDRW)
-		fprintf(out, ", %u%% reads", cfg->rwmixread);
-	fprintf(out, ", %u file%s of %s in /%s\n", cfg->nrfiles, cfg->nrfiles == 1 ? "" : "s",
-		units_format_size(cfg->size, b, sizeof(b)), cfg->dir);
-	if (wl_mode_read_pct(cfg->rw, cfg->rwmixread) < 100) {
-		char w[80];
+	if (cfg->meta) {
+		fprintf(out, "workload: metadata mix %s, iodepth %u, per connection %u dirs x %u "
+			"files of %s in /%s\n", cfg->mix_str, cfg->iodepth, cfg->dirs,
+			cfg->files_per_dir, units_format_size(cfg->file_size, a, sizeof(a)), cfg->dir);
+	} else {
+		fprintf(out, "workload: %s, bs %s, iodepth %u", wl_mode_name(cfg->rw),
+			units_format_size(cfg->bs, a, sizeof(a)), cfg->iodepth);
+		if (cfg->rw == WL_READWRITE || cfg->rw == WL_RANDRW)
+			fprintf(out, ", %u%% reads", cfg->rwmixread);
+		fprintf(out, ", %u file%s of %s in /%s\n", cfg->nrfiles,
+			cfg->nrfiles == 1 ? "" : "s", units_format_size(cfg->size, b, sizeof(b)),
+			cfg->dir);
+		if (wl_mode_read_pct(cfg->rw, cfg->rwmixread) < 100) {
+			char w[80];
 
-		fprintf(out, "writes: %s\n", write_stability(cfg, w, sizeof(w)));
+			fprintf(out, "writes: %s\n", write_stability(cfg, w, sizeof(w)));
+		}
 	}
 	fprintf(out, "connections: %u on %u thread%s (", cfg->connections, r->nthreads,
 		r->nthreads == 1 ? "" : "s");
@@ -434,6 +447,10 @@ static void json_settings(FILE *out, const struct report *r)
 		PRIu64 ", \"rate\": ", cfg->runtime_ns, cfg->io_size, cfg->ramp_ns, cfg->timeout_ns,
 		cfg->seed, cfg->interval_ns);
 	json_num(out, cfg->rate);
+	fputs(", \"mix\": ", out);
+	json_str(out, cfg->meta ? cfg->mix_str : "");
+	fprintf(out, ", \"dirs\": %u, \"files_per_dir\": %u, \"file_size\": %" PRIu64,
+		cfg->dirs, cfg->files_per_dir, cfg->file_size);
 	fprintf(out, ", \"arrival\": \"%s\", \"sync\": %s, \"commit_every\": %u, "
 		"\"write_stability\": ", cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" : "uniform",
 		cfg->sync ? "true" : "false", cfg->commit_every);
@@ -552,6 +569,9 @@ void report_json(FILE *out, const struct report *r)
 	fprintf(out, "},\n\"duration_ns\": %" PRIu64 ",\n\"interrupted\": %s,\n\"ops\": {",
 		r->duration_ns, r->interrupted ? "true" : "false");
 	for (int t = 0; t < OP_NTYPES; t++) {
+		/* read, write and commit always; metadata operations when used. */
+		if (t > OP_COMMIT && !r->ops[t].ops && !r->ops[t].errors)
+			continue;
 		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_names[t]);
 		json_op(out, &r->ops[t], r->duration_ns, op_procs[t]);
 		ops += r->ops[t].ops;
@@ -652,7 +672,7 @@ void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *ro
 		json_str(out, r->sweep_key);
 		fputs(", \"sweep_value\": ", out);
 		json_str(out, r->sweep_value);
-		for (int t = 0; t < OP_NTYPES; t++) {
+		for (int t = 0; t <= OP_COMMIT; t++) {
 			fprintf(out, ", \"%s_iops\": ", op_names[t]);
 			json_num(out, r->iops[t]);
 			fprintf(out, ", \"%s_mib_s\": ", op_names[t]);

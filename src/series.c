@@ -10,7 +10,10 @@
 #include "clock.h"
 #include "series.h"
 
-static const char *const tags[OP_NTYPES] = { "read", "write", "commit" };
+static const char *const tags[OP_NTYPES] = {
+	"read", "write", "commit", "getattr", "lookup", "access", "setattr", "readdir", "create",
+	"remove", "mkdir", "rmdir", "rename", "open",
+};
 
 int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,
 		const char *hdr_path, char *err, size_t len)

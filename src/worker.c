@@ -20,6 +20,7 @@ struct slot {
 	uint64_t issue_ns;
 	enum op_type type;
 	uint32_t range;		/* which of the connection's files */
+	struct meta_target tg;	/* --mix: what and where */
 	uint32_t len;
 	bool busy;
 };
@@ -38,6 +39,8 @@ struct wconn {
 	struct op_stats stats;	/* coarse histogram, all op types */
 	uint64_t last_done_ns;
 	struct conn_report errs;	/* timeouts and errors by kind only */
+
+	struct meta_tree tree;	/* --mix */
 
 	/* --commit-every: writes completed per file since its last COMMIT */
 	uint32_t *writes_since_commit;
@@ -283,12 +286,57 @@ static bool issue_commit(struct wconn *wc, uint64_t t)
 	return false;
 }
 
+/* --mix: one metadata operation on the connection's own tree. */
+static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t t)
+{
+	const struct config *cfg = wc->w->run->cfg;
+	unsigned id = conn_id(wc->conn);
+	struct slot *s = wc->free_slots[--wc->nfree];
+	char path[400], path2[400], leaf[32];
+	bool whole = tg->op == OP_READ || tg->op == OP_WRITE;
+
+	if (tg->op == OP_MKDIR || tg->op == OP_RMDIR)
+		snprintf(leaf, sizeof(leaf), "x%u", wc->tree.extra[tg->dir] - (tg->op == OP_RMDIR));
+	else
+		snprintf(leaf, sizeof(leaf), "f%u", tg->slot);
+	conn_meta_path(cfg, id, tg->dir, tg->op == OP_READDIR ? NULL : leaf, path, sizeof(path));
+	if (tg->op == OP_RENAME) {
+		snprintf(leaf, sizeof(leaf), "f%u", tg->slot2);
+		conn_meta_path(cfg, id, tg->dir, leaf, path2, sizeof(path2));
+	}
+	s->start_ns = s->issue_ns = t;
+	s->type = tg->op;
+	s->tg = *tg;
+	/* A read takes the file as it is (a created one is empty); a write must be whole. */
+	s->len = tg->op == OP_WRITE ? (uint32_t)cfg->file_size : 0;
+	s->busy = true;
+	if (conn_submit_meta(wc->conn, tg->op, path, path2, whole ? (uint32_t)cfg->file_size : 0,
+			     tg->op == OP_WRITE ? wc->w->run->pattern : NULL, &s->req) < 0) {
+		meta_done(&wc->tree, tg, false);
+		submit_failed(wc, s, tg->op, t);
+		return false;
+	}
+	wc->inflight++;
+	return true;
+}
+
 static void refill(struct wconn *wc, uint64_t t)
 {
 	struct worker *w = wc->w;
 	const struct run *run = w->run;
 	struct wl_op op;
 
+	if (w->meta) {
+		struct meta_target tg;
+
+		/* Everything busy: the next completion tries again. */
+		while (!w->stopping && !wc->done_issuing && wc->nfree > 0 &&
+		       meta_next(&wc->tree, &run->cfg->mix, &tg) && issue_meta(wc, &tg, t))
+			;
+		if (wc->inflight == 0 && (w->stopping || wc->done_issuing))
+			conn_finish(wc);
+		return;
+	}
 	while (!w->stopping && wc->nfree > 0) {
 		uint64_t start = t;
 
@@ -351,17 +399,27 @@ static void op_done(void *owner, struct conn_req *req, int status)
 	uint64_t t = now_ns(), lat = t - s->start_ns, unc = t - s->issue_ns;
 
 	s->busy = false;
+	/* A LOOKUP of a missing name is what --mix's lookup asks for. */
+	if (s->type == OP_LOOKUP && status == -ENOENT)
+		status = 0;
 	/* A short transfer (a read past the end of a file) is not a success. */
 	if (status >= 0 && (uint32_t)status < s->len)
 		status = -CONN_ERR_SHORT;
+	if (w->meta)
+		meta_done(&wc->tree, &s->tg, status >= 0);
 	wc->inflight--;
 	wc->free_slots[wc->nfree++] = s;
 	if (w->ramp_pending && t >= w->run->measure_start_ns)
 		end_ramp(w);
-	if (!w->stopping) {
-		/* Once measuring, intervals hold what the totals hold, no ramp leftovers. */
-		if (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns)
-			op_stats_record(&w->ival[s->type], status, lat, unc);
+	/*
+	 * Once measuring, intervals hold what the totals hold, no ramp leftovers.
+	 * A --mix run also counts what completes after the stop: its counts
+	 * must say what the tree on the server holds.
+	 */
+	if (!w->stopping &&
+	    (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns))
+		op_stats_record(&w->ival[s->type], status, lat, unc);
+	if (!w->stopping || w->meta) {
 		if (s->start_ns >= w->run->measure_start_ns) {
 			op_stats_record(&w->total[s->type], status, lat, unc);
 			op_stats_record(&wc->stats, status, lat, unc);
@@ -427,6 +485,8 @@ static void conn_lost(void *owner, struct conn *c)
 		if (!s->busy)
 			continue;
 		s->busy = false;
+		if (w->meta)
+			meta_done(&wc->tree, &s->tg, false);
 		w->ival[s->type].errors++;
 		if (!w->stopping && s->start_ns >= w->run->measure_start_ns) {
 			w->total[s->type].errors++;
@@ -475,6 +535,7 @@ static void start_phase(struct worker *w)
 	w->stopping = false;
 	w->open_loop = phase == PHASE_MAIN && w->run->cfg->rate > 0;
 	w->commit_every = phase == PHASE_MAIN ? w->run->cfg->commit_every : 0;
+	w->meta = phase == PHASE_MAIN && w->run->cfg->meta;
 	w->ramp_pending = w->run->measure_start_ns > t;
 	w->max_lag_ns = 0;
 	w->active = w->nconns;
@@ -615,6 +676,9 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
 	}
 	wc->nfree = cfg->iodepth;
 	wc->heap_idx = HEAP_NONE;
+	if (cfg->meta && meta_tree_init(&wc->tree, cfg->dirs, cfg->files_per_dir,
+					cfg->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (id + 1))))
+		return -ENOMEM;
 	for (uint32_t r = 0; r < wc->main_stream.nranges; r++)
 		ids[r] = wc->main_stream.ranges[r].file;
 	rc = conn_new(cfg, id, ids, wc->main_stream.nranges, &wc->conn);
@@ -760,6 +824,7 @@ void worker_destroy(struct worker *w, bool close_files)
 		free(wc->free_slots);
 		free(wc->writes_since_commit);
 		free(wc->commit_due);
+		meta_tree_destroy(&wc->tree);
 	}
 	free(w->conns);
 	free(w->deferred);

@@ -54,6 +54,32 @@ check_eq "sweep: 0% reads reads nothing" 0 "$(jqv '.summary[2].read_iops')"
 check_eq "sweep: 50% does both" true "$(jqv '.summary[1] | .read_iops > 0 and .write_iops > 0')"
 check "sweep: its directory is removed" test ! -e "$EXPORT_DIR/sweep"
 
+# A metadata mix over each connection's own tree: every operation counted; the
+# tree holds exactly what creates and removes say; removed afterwards.
+MIX=read=20,write=10,getattr=15,lookup=5,access=5,setattr=5,readdir=5,create=10,remove=10
+MIX=$MIX,mkdir=3,rmdir=3,rename=5,open=4
+nl --dir meta -t 2 -c 2 -q 4 --mix "$MIX" --dirs 2 --files-per-dir 8 --runtime 2s --keep \
+	--output-format json "$URL3"
+check_eq "mix: exit 0" 0 "$RC"
+check_eq "mix: no errors" 0 "$(jqv .total.errors)"
+check_eq "mix: every operation of the mix ran" 13 \
+	"$(jqv '[.ops | to_entries[] | select(.key != "commit" and .value.count > 0)] | length')"
+check_eq "mix: procedures named" "GETATTR READDIRPLUS RENAME" \
+	"$(jqv '[.ops.getattr.procedure, .ops.readdir.procedure, .ops.rename.procedure] | join(" ")')"
+check_eq "mix: files on disk = 2 x 2 x 8 + creates - removes" \
+	"$(jqv '32 + .ops.create.count - .ops.remove.count')" \
+	"$(find "$EXPORT_DIR/meta" -type f -name 'f[0-9]*' | wc -l)"
+check_eq "mix: extra directories on disk = mkdirs - rmdirs" \
+	"$(jqv '.ops.mkdir.count - .ops.rmdir.count')" "$(find "$EXPORT_DIR/meta" -type d -name 'x*' | wc -l)"
+nl --dir meta -c 2 -q 4 --mix getattr=1,create=1,remove=1 --dirs 2 --files-per-dir 8 --runtime 1s "$URL3"
+check_eq "mix without --keep: exit 0" 0 "$RC"
+check "mix without --keep: the trees are removed" test ! -e "$EXPORT_DIR/meta/c0"
+nl --mix read=1,frobnicate=2 --runtime 1s "$URL3"
+check_eq "mix: unknown operation, exit 2" 2 "$RC"
+check_match "mix: the message names it" "--mix: 'frobnicate' is not an operation" "$(cat "$ERR")"
+nl --mix create=1 --runtime 1s -q 4 "$URL4"
+check_eq "mix: parallel NFSv4 OPENs refused, exit 2" 2 "$RC"
+
 # Bad job files: FILE:LINE, exit 2, nothing written.
 before=$(find "$EXPORT_DIR" | sort | md5sum)
 printf '[global]\nsize = 1m\n\n[phase a]\nbogus = 1\n' >"$J/key.job"
