@@ -14,7 +14,7 @@ PROXY_PID=
 proxy_start() {
 	local i
 	: >"$TMP/proxy.out"
-	timeout -k 5 300 "$HELPERS/helper_proxy" 0 "$NFS_PORT" "$@" >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
+	timeout -k 30 300 "$HELPERS/helper_proxy" 0 "$NFS_PORT" "$@" >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
 	PROXY_PID=$!
 	PROXY_PORT=
 	for ((i = 0; i < 50; i++)); do
