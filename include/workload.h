@@ -63,6 +63,11 @@ struct wl_op {
 	uint32_t len;
 };
 
+/* "read", "getattr", ...: the name of an op type in reports, JSON keys and --mix. */
+const char *op_name(enum op_type t);
+/* The NFS procedure (or libnfs call, for composite ones) behind an op type. */
+const char *op_procedure(enum op_type t);
+
 const char *wl_mode_name(enum wl_mode m);
 /* -EINVAL for an unknown name. */
 int wl_mode_parse(const char *s, enum wl_mode *m);

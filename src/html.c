@@ -26,10 +26,6 @@
 #define SPECTRUM_MAX 1e5	/* 1/(1-p) at p = 99.999% */
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-static const char *const op_names[OP_NTYPES] = {
-	"read", "write", "commit", "getattr", "lookup", "access", "setattr", "readdir", "create",
-	"remove", "mkdir", "rmdir", "rename", "open",
-};
 static const char *const op_colors[OP_NTYPES] = {
 	"#2563eb", "#059669", "#7c3aed", "#d97706", "#0891b2", "#db2777", "#65a30d", "#4f46e5",
 	"#dc2626", "#0d9488", "#9333ea", "#ca8a04", "#475569", "#be123c",
@@ -419,11 +415,11 @@ static void time_charts(FILE *out, const struct report *r)
 		if (!tl->n[t] || !op_seen(r, t))
 			continue;
 		for (int m = 0; m < 2; m++)
-			tput[m][nt] = (struct line){ op_names[t], op_colors[t], NULL, tl->n[t],
+			tput[m][nt] = (struct line){ op_name(t), op_colors[t], NULL, tl->n[t],
 						       tl->x[t], tl->y[M_MIB + m][t] };
 		nt++;
 		for (int p = 0; p < 3; p++) {
-			snprintf(pct_name[p][t], sizeof(pct_name[p][t]), "%s %s", op_names[t], pct[p]);
+			snprintf(pct_name[p][t], sizeof(pct_name[p][t]), "%s %s", op_name(t), pct[p]);
 			lines[nl++] = (struct line){ pct_name[p][t], op_colors[t], pct_dash[p],
 						     tl->n[t], tl->x[t], tl->y[M_P50 + p][t] };
 		}
@@ -466,8 +462,8 @@ static void spectrum(FILE *out, const struct report *r)
 		/* p = 0 is not a percentile: the smallest positive one gives the minimum */
 		for (int i = 0; i < SPECTRUM_POINTS; i++)
 			y[n][i] = (double)hist_percentile(h, fmax(100.0 * (1.0 - 1.0 / x[i]), 1e-9));
-		snprintf(unc_name[t], sizeof(unc_name[t]), "%s, from issue", op_names[t]);
-		s[n] = (struct line){ k < OP_NTYPES ? op_names[t] : unc_name[t], op_colors[t],
+		snprintf(unc_name[t], sizeof(unc_name[t]), "%s, from issue", op_name(t));
+		s[n] = (struct line){ k < OP_NTYPES ? op_name(t) : unc_name[t], op_colors[t],
 				      k < OP_NTYPES ? NULL : "7 4", SPECTRUM_POINTS, x, y[n] };
 		n++;
 	}
@@ -678,7 +674,7 @@ static void totals(FILE *out, const struct report *r)
 	      "<th>p99</th><th>p99.9</th><th>p99.99</th><th>max</th></tr>\n", out);
 	for (int t = 0; t < OP_NTYPES; t++)
 		if (op_seen(r, t))
-			totals_row(out, op_names[t], &r->ops[t], r->duration_ns);
+			totals_row(out, op_name(t), &r->ops[t], r->duration_ns);
 	if (!op_seen(r, OP_READ) && !op_seen(r, OP_WRITE))
 		fputs("<tr><td class=\"l none\" colspan=\"13\">no operations</td></tr>\n", out);
 	fputs("</table></div>\n", out);

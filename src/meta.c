@@ -10,16 +10,10 @@
 #include "meta.h"
 #include "units.h"
 
-static const char *const names[OP_NTYPES] = {
-	[OP_READ] = "read", [OP_WRITE] = "write", [OP_GETATTR] = "getattr",
-	[OP_LOOKUP] = "lookup", [OP_ACCESS] = "access", [OP_SETATTR] = "setattr",
-	[OP_READDIR] = "readdir", [OP_CREATE] = "create", [OP_REMOVE] = "remove",
-	[OP_MKDIR] = "mkdir", [OP_RMDIR] = "rmdir", [OP_RENAME] = "rename", [OP_OPEN] = "open",
-};
 
 const char *meta_op_name(enum op_type t)
 {
-	return t < OP_NTYPES ? names[t] : NULL;
+	return t < OP_NTYPES && t != OP_COMMIT ? op_name(t) : NULL;
 }
 
 int meta_mix_parse(const char *s, struct meta_mix *mix, char *err, size_t len)
@@ -39,7 +33,7 @@ int meta_mix_parse(const char *s, struct meta_mix *mix, char *err, size_t len)
 
 		if (eq)
 			*eq = '\0';
-		for (t = 0; t < OP_NTYPES && (!names[t] || strcmp(names[t], tok)); t++)
+		for (t = 0; t < OP_NTYPES && (!meta_op_name(t) || strcmp(meta_op_name(t), tok)); t++)
 			;
 		if (t == OP_NTYPES) {
 			snprintf(err, len, "--mix: '%s' is not an operation (read, write, getattr, "

@@ -15,15 +15,6 @@
 
 #define BUSY_WARN_PCT 90.0
 
-static const char *const op_names[OP_NTYPES] = {
-	"read", "write", "commit", "getattr", "lookup", "access", "setattr", "readdir", "create",
-	"remove", "mkdir", "rmdir", "rename", "open",
-};
-/* The NFS procedure (or the libnfs call, for composite ones) behind each op type. */
-static const char *const op_procs[OP_NTYPES] = {
-	"READ", "WRITE", "COMMIT", "GETATTR", "LOOKUP", "ACCESS", "SETATTR", "READDIRPLUS",
-	"CREATE", "REMOVE", "MKDIR", "RMDIR", "RENAME", "OPEN",
-};
 
 static const struct {
 	const char *key;
@@ -52,7 +43,7 @@ void report_csv_row(FILE *out, const struct interval_row *row)
 	double secs = (double)row->len_ns / 1e9;
 
 	fprintf(out, "%.3f,%.3f,%s,%" PRIu64 ",%.1f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-		PRIu64 ",%" PRIu64 "\n", (double)row->start_ns / 1e9, secs, op_names[row->op],
+		PRIu64 ",%" PRIu64 "\n", (double)row->start_ns / 1e9, secs, op_name(row->op),
 		row->ops, secs > 0 ? (double)row->ops / secs : 0.,
 		secs > 0 ? (double)row->bytes / secs / 1048576.0 : 0., row->errors, row->p50_ns,
 		row->p99_ns, row->p999_ns, row->max_ns);
@@ -253,7 +244,7 @@ static void text_open_loop(FILE *out, const struct report *r)
 		if (!s->ops || !s->lat_unc.counts)
 			continue;
 		fprintf(out, "  %-6s from intended start p50 %s p99 %s | from issue p50 %s p99 %s\n",
-			op_names[t], units_format_duration(hist_percentile(&s->lat, 50), a, sizeof(a)),
+			op_name(t), units_format_duration(hist_percentile(&s->lat, 50), a, sizeof(a)),
 			units_format_duration(hist_percentile(&s->lat, 99), b, sizeof(b)),
 			units_format_duration(hist_percentile(&s->lat_unc, 50), c, sizeof(c)),
 			units_format_duration(hist_percentile(&s->lat_unc, 99), d, sizeof(d)));
@@ -311,7 +302,7 @@ void report_text(FILE *out, const struct report *r)
 		"max");
 	for (int t = 0; t < OP_NTYPES; t++)
 		if (r->ops[t].ops || r->ops[t].errors)
-			text_op_row(out, op_names[t], &r->ops[t], r->duration_ns);
+			text_op_row(out, op_name(t), &r->ops[t], r->duration_ns);
 	tot = calloc(1, sizeof(*tot));
 	if (tot && op_stats_init(tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
@@ -466,7 +457,7 @@ static void json_series(FILE *out, const struct report *r)
 	for (uint64_t i = 0; report_series_get(r, i, &row) == 0; i++) {
 		fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64 ", \"op\": \"%s\", "
 			"\"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"iops\": ",
-			i ? "," : "", row.start_ns, row.len_ns, op_names[row.op], row.ops, row.bytes,
+			i ? "," : "", row.start_ns, row.len_ns, op_name(row.op), row.ops, row.bytes,
 			row.errors);
 		json_num(out, per_sec(row.ops, row.len_ns));
 		fputs(", \"mib_s\": ", out);
@@ -572,8 +563,8 @@ void report_json(FILE *out, const struct report *r)
 		/* read, write and commit always; metadata operations when used. */
 		if (t > OP_COMMIT && !r->ops[t].ops && !r->ops[t].errors)
 			continue;
-		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_names[t]);
-		json_op(out, &r->ops[t], r->duration_ns, op_procs[t]);
+		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_name(t));
+		json_op(out, &r->ops[t], r->duration_ns, op_procedure(t));
 		ops += r->ops[t].ops;
 		bytes += r->ops[t].bytes;
 		errors += r->ops[t].errors;
@@ -673,11 +664,11 @@ void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *ro
 		fputs(", \"sweep_value\": ", out);
 		json_str(out, r->sweep_value);
 		for (int t = 0; t <= OP_COMMIT; t++) {
-			fprintf(out, ", \"%s_iops\": ", op_names[t]);
+			fprintf(out, ", \"%s_iops\": ", op_name(t));
 			json_num(out, r->iops[t]);
-			fprintf(out, ", \"%s_mib_s\": ", op_names[t]);
+			fprintf(out, ", \"%s_mib_s\": ", op_name(t));
 			json_num(out, r->mib_s[t]);
-			fprintf(out, ", \"%s_p99_ns\": %" PRIu64, op_names[t], r->p99_ns[t]);
+			fprintf(out, ", \"%s_p99_ns\": %" PRIu64, op_name(t), r->p99_ns[t]);
 		}
 		fprintf(out, ", \"errors\": %" PRIu64 ", \"status\": %d}", r->errors, r->status);
 	}

@@ -10,10 +10,6 @@
 #include "clock.h"
 #include "series.h"
 
-static const char *const tags[OP_NTYPES] = {
-	"read", "write", "commit", "getattr", "lookup", "access", "setattr", "readdir", "create",
-	"remove", "mkdir", "rmdir", "rename", "open",
-};
 
 int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,
 		const char *hdr_path, char *err, size_t len)
@@ -70,7 +66,7 @@ int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 		s->nrows++;
 		if (s->csv)
 			report_csv_row(s->csv, &row);
-		if (s->hdr && hdrlog_write(s->hdr, tags[t], start_ns - s->log_start_ns, row.len_ns, h))
+		if (s->hdr && hdrlog_write(s->hdr, op_name(t), start_ns - s->log_start_ns, row.len_ns, h))
 			return -EIO;
 	}
 	return 0;
