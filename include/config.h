@@ -60,6 +60,7 @@ struct config {
 	struct meta_mix mix;
 	unsigned dirs, files_per_dir;
 	uint64_t file_size;
+	unsigned small_files;		/* small-file mode: files in all, 0 = off */
 	unsigned commit_every;		/* COMMIT after this many writes on a file, 0 = never */
 	enum cfg_live live;
 	enum cfg_format format;

@@ -134,7 +134,8 @@ void ctl_free(struct ctl *ctl);
  * --mix: makes every connection's tree afresh (an old one, left by --keep,
  * is removed first): directories, and files of file_size bytes from data.
  */
-int ctl_meta_prepare(struct ctl *ctl, const uint8_t *data, char *err, size_t errlen);
+int ctl_meta_prepare(struct ctl *ctl, const uint8_t *data, bool empty, char *err,
+		     size_t errlen);
 /* Removes every connection's tree, whatever the run left in it. */
 int ctl_meta_cleanup(struct ctl *ctl, char *err, size_t errlen);
 void fileset_destroy(struct fileset *fs);

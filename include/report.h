@@ -50,6 +50,7 @@ struct report {
 	uint64_t layout_ns;
 	struct op_stats layout;		/* the layout phase's writes */
 	uint64_t duration_ns;		/* measured window of the main phase */
+	uint64_t pass_ns[OP_NTYPES];	/* small-file test: each pass's time, by op type */
 	bool interrupted;
 	struct op_stats ops[OP_NTYPES];	/* merged over threads */
 	double user_s, sys_s;		/* process CPU over the measured window */

@@ -39,6 +39,7 @@ struct run {
 	const struct fileset *files;
 	const uint8_t *pattern;		/* write data, see run_write_data */
 	enum worker_phase phase;
+	enum op_type pass_op;		/* small-file test: this pass's op; OP_NTYPES: none */
 	uint64_t layout_bs;
 	uint64_t measure_start_ns;	/* ops issued earlier are not recorded */
 	struct ev_loop *main_loop;

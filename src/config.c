@@ -26,7 +26,7 @@ enum {
 	OPT_IO_SIZE, OPT_RAMP, OPT_TIMEOUT, OPT_SEED, OPT_SKIP_LAYOUT, OPT_KEEP,
 	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT, OPT_INTERVAL, OPT_RATE, OPT_ARRIVAL,
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
-	OPT_FILES_PER_DIR, OPT_FILE_SIZE,
+	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "dirs", required_argument, NULL, OPT_DIRS },
 	{ "files-per-dir", required_argument, NULL, OPT_FILES_PER_DIR },
 	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
+	{ "small-files", required_argument, NULL, OPT_SMALL_FILES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -92,6 +93,8 @@ void config_usage(FILE *out)
 	      "      --dirs N           directories per connection for --mix (default 4)\n"
 	      "      --files-per-dir N  files per directory at the start (default 16)\n"
 	      "      --file-size SIZE   size of those files, read and written whole (default 4k)\n"
+	      "      --small-files N    small-file test: create N files of --file-size (written\n"
+	      "                         whole), read them all, stat them, delete them\n"
 	      "      --skip-layout      use the files as they are, do not create or extend them\n"
 	      "      --keep             leave the files behind\n"
 	      "      --live / --quiet   force / suppress the once-a-second line on stderr\n"
@@ -300,7 +303,7 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 	}
 	n = (size_t)snprintf(cfg->libnfs_url, sizeof(cfg->libnfs_url), "nfs://%s%s?version=%d%s",
 			     cfg->host, cfg->path, cfg->nfs_version, extra);
-	if (cfg->nfsport)
+	if (cfg->nfsport && n < sizeof(cfg->libnfs_url))
 		n += (size_t)snprintf(cfg->libnfs_url + n, sizeof(cfg->libnfs_url) - n,
 				      "&nfsport=%u", cfg->nfsport);
 	if (cfg->mountport && n < sizeof(cfg->libnfs_url))
@@ -370,6 +373,21 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 	if (cfg->commit_every && cfg->sync)
 		return fail(err, len, "--commit-every: writes are already stable with --sync "
 			    "(use one or the other)");
+	if (cfg->small_files && (cfg->meta || cfg->rate > 0 || cfg->commit_every || cfg->runtime_ns))
+		return fail(err, len, "--small-files: a test of its own (not with --mix, --rate, "
+			    "--commit-every or --runtime)");
+	if (cfg->small_files && cfg->file_size > conn_max_write(cfg->nfs_version))
+		return fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
+			    "(at most %d bytes)", (unsigned long long)cfg->file_size, CFG_V4_MAX_WRITE);
+	if (cfg->small_files) {
+		/* Each connection's share, spread over its directories. */
+		unsigned per_conn = (cfg->small_files + cfg->connections - 1) / cfg->connections;
+
+		cfg->files_per_dir = (per_conn + cfg->dirs - 1) / cfg->dirs;
+	}
+	if (cfg->small_files && cfg->nfs_version == 4 && cfg->iodepth > 1)
+		return fail(err, len, "--small-files: libnfs 4.0 cannot run NFSv4 OPENs in parallel "
+			    "on one connection: use --iodepth 1, more --connections, or version=3");
 	if (cfg->meta && !cfg->runtime_ns)
 		return fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
 	if (cfg->meta && cfg->nfs_version == 4 && cfg->iodepth > 1 &&
@@ -496,6 +514,9 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			rc = parse_size("--file-size", arg, &cfg->file_size, err, len);
 			if (rc == 0 && cfg->file_size > MAX_BS)
 				rc = fail(err, len, "--file-size: '%s' is larger than 16m", arg);
+			break;
+		case OPT_SMALL_FILES:
+			rc = parse_count("--small-files", arg, 100000000, &cfg->small_files, err, len);
 			break;
 		case OPT_SKIP_LAYOUT:
 			cfg->skip_layout = true;

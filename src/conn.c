@@ -672,7 +672,9 @@ int conn_submit_meta(struct conn *c, enum op_type op, const char *path, const ch
 		rc = nfs_opendir_async(nfs, path, readdir_cb, req);
 		break;
 	case OP_CREATE:
-		rc = nfs_open2_async(nfs, path, O_CREAT | O_EXCL | O_WRONLY, 0644, create_cb, req);
+		/* With len: create and write the whole file, timed as one (small-file test). */
+		rc = nfs_open2_async(nfs, path, O_CREAT | O_EXCL | O_WRONLY, 0644,
+				     len ? meta_file_cb : create_cb, req);
 		break;
 	case OP_REMOVE:
 		rc = nfs_unlink_async(nfs, path, rw_cb, req);
@@ -1017,7 +1019,7 @@ static int remove_tree(struct ctl *ctl, const char *path, int depth)
 	return rc;
 }
 
-int ctl_meta_prepare(struct ctl *ctl, const uint8_t *data, char *err, size_t len)
+int ctl_meta_prepare(struct ctl *ctl, const uint8_t *data, bool empty, char *err, size_t len)
 {
 	const struct config *cfg = ctl->cfg;
 	struct nfs_stat_64 st;
@@ -1033,7 +1035,7 @@ int ctl_meta_prepare(struct ctl *ctl, const uint8_t *data, char *err, size_t len
 			conn_meta_path(cfg, c, d, NULL, path, sizeof(path));
 			if (nfs_mkdir(ctl->nfs, path) < 0)
 				return ctl_fail(ctl, err, len, "cannot make a --mix directory", -EIO);
-			for (unsigned f = 0; f < cfg->files_per_dir; f++) {
+			for (unsigned f = 0; !empty && f < cfg->files_per_dir; f++) {
 				struct nfsfh *fh;
 				int rc;
 

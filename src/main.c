@@ -653,21 +653,24 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 		if (worker_start(&app.workers[i]))
 			die(EXIT_RUNTIME, "cannot start worker thread %u", i);
 
-	if (cfg->meta) {
-		/* The trees are the layout of a --mix run. */
+	app.run.pass_op = OP_NTYPES;
+	if (cfg->meta || cfg->small_files) {
+		/* The trees are the layout of a --mix run; the small-file test starts empty. */
 		uint64_t t0 = now_ns();
 
 		if (app.live)
 			fprintf(stderr, "nfsload: making %u trees of %u x %u files\n", cfg->connections,
-				cfg->dirs, cfg->files_per_dir);
-		if (ctl_meta_prepare(app.ctl, app.run.pattern, err, sizeof(err))) {
+				cfg->dirs, cfg->small_files ? 0 : cfg->files_per_dir);
+		if (ctl_meta_prepare(app.ctl, app.run.pattern, cfg->small_files > 0, err,
+				     sizeof(err))) {
 			fprintf(stderr, "nfsload: %s\n", err);
 			status = EXIT_RUNTIME;
 			goto stop_workers;
 		}
-		rep.layout_ran = true;
+		rep.layout_ran = !cfg->small_files;
 		rep.layout_ns = now_ns() - t0;
-		rep.layout.ops = (uint64_t)cfg->connections * cfg->dirs * cfg->files_per_dir;
+		rep.layout.ops = cfg->small_files ? 0 :
+			(uint64_t)cfg->connections * cfg->dirs * cfg->files_per_dir;
 		rep.layout.bytes = rep.layout.ops * cfg->file_size;
 	}
 	for (uint32_t i = 0; i < app.fs.n && !cfg->skip_layout && !cfg->meta; i++)
@@ -689,7 +692,17 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 		op_stats_add(&rep.layout, &layout[OP_WRITE]);
 		op_stats_destroy_all(layout);
 	}
-	if (!app.signal) {
+	if (cfg->small_files) {
+		/* Four passes over every file, each timed on its own. */
+		static const enum op_type passes[] = { OP_CREATE, OP_READ, OP_GETATTR, OP_REMOVE };
+
+		for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]) && !app.signal; p++) {
+			app.run.pass_op = passes[p];
+			rep.pass_ns[passes[p]] = run_phase(&app, PHASE_MAIN);
+			rep.duration_ns += rep.pass_ns[passes[p]];
+			collect(&app, rep.ops);
+		}
+	} else if (!app.signal) {
 		rep.duration_ns = run_phase(&app, PHASE_MAIN);
 		collect(&app, rep.ops);
 	}
@@ -720,7 +733,8 @@ stop_workers:
 cleanup:
 	/* Also on the early exits: a job's next run makes a fresh default loop. */
 	ev_loop_destroy(app.loop);
-	if (!cfg->keep && cfg->meta && ctl_meta_cleanup(app.ctl, err, sizeof(err)))
+	if (!cfg->keep && (cfg->meta || cfg->small_files) &&
+	    ctl_meta_cleanup(app.ctl, err, sizeof(err)))
 		fprintf(stderr, "nfsload: cleanup: %s\n", err);
 	if (!cfg->keep && ctl_cleanup(app.ctl, &app.fs, err, sizeof(err)))
 		fprintf(stderr, "nfsload: cleanup: %s\n", err);
@@ -795,7 +809,8 @@ static void job_cleanup(struct job_dir *dirs, unsigned ndirs)
 		struct ctl *ctl = NULL;
 
 		if (!dirs[i].keep && (ctl_open(&dirs[i].cfg, &ctl, err, sizeof(err)) ||
-				      (dirs[i].cfg.meta && ctl_meta_cleanup(ctl, err, sizeof(err))) ||
+				      ((dirs[i].cfg.meta || dirs[i].cfg.small_files) &&
+				       ctl_meta_cleanup(ctl, err, sizeof(err))) ||
 				      ctl_cleanup(ctl, &dirs[i].fs, err, sizeof(err))))
 			fprintf(stderr, "nfsload: cleanup of /%s: %s\n", dirs[i].cfg.dir, err);
 		ctl_free(ctl);

@@ -194,6 +194,29 @@ static const char *conn_list(const struct report *r, bool stuck, char *buf, size
 	return buf;
 }
 
+static const enum op_type small_passes[] = { OP_CREATE, OP_READ, OP_GETATTR, OP_REMOVE };
+#define NPASSES (sizeof(small_passes) / sizeof(small_passes[0]))
+
+/* The small-file test: one row per pass, files/s and MiB/s over that pass. */
+static void text_small_files(FILE *out, const struct report *r)
+{
+	char a[32], b[32], c[32];
+
+	fprintf(out, "\nsmall files: %u of %s\n  %-8s %9s %9s %10s %9s %9s %9s %7s\n",
+		r->cfg->small_files, units_format_size(r->cfg->file_size, a, sizeof(a)), "pass",
+		"files", "time", "files/s", "MiB/s", "p50", "p99", "errors");
+	for (size_t p = 0; p < NPASSES; p++) {
+		const struct op_stats *s = &r->ops[small_passes[p]];
+		uint64_t ns = r->pass_ns[small_passes[p]];
+
+		fprintf(out, "  %-8s %9" PRIu64 " %9s %10.0f %9.1f %9s %9s %7" PRIu64 "\n",
+			op_name(small_passes[p]), s->ops, units_format_duration(ns, a, sizeof(a)),
+			per_sec(s->ops, ns), mib_s(s->bytes, ns),
+			units_format_duration(hist_percentile(&s->lat, 50), b, sizeof(b)),
+			units_format_duration(hist_percentile(&s->lat, 99), c, sizeof(c)), s->errors);
+	}
+}
+
 /* Per-interval IOPS (all op types): how many intervals, lowest, mean, highest. */
 static void text_intervals(FILE *out, const struct report *r)
 {
@@ -312,6 +335,8 @@ void report_text(FILE *out, const struct report *r)
 	}
 	free(tot);
 
+	if (r->cfg->small_files)
+		text_small_files(out, r);
 	if (r->rate > 0)
 		text_open_loop(out, r);
 	fputc('\n', out);
@@ -419,6 +444,26 @@ static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 		fputc(']', out);
 	}
 	fputc('}', out);
+}
+
+static void json_small_files(FILE *out, const struct report *r)
+{
+	fprintf(out, "\"small_files\": {\"files\": %u, \"file_size\": %" PRIu64 ", \"passes\": [",
+		r->cfg->small_files, r->cfg->file_size);
+	for (size_t p = 0; p < NPASSES && r->cfg->small_files; p++) {
+		const struct op_stats *s = &r->ops[small_passes[p]];
+		uint64_t ns = r->pass_ns[small_passes[p]];
+
+		fprintf(out, "%s{\"pass\": \"%s\", \"files\": %" PRIu64 ", \"errors\": %" PRIu64
+			", \"duration_ns\": %" PRIu64 ", \"files_s\": ", p ? ", " : "",
+			op_name(small_passes[p]), s->ops, s->errors, ns);
+		json_num(out, per_sec(s->ops, ns));
+		fputs(", \"mib_s\": ", out);
+		json_num(out, mib_s(s->bytes, ns));
+		fprintf(out, ", \"lat_ns\": {\"p50\": %" PRIu64 ", \"p99\": %" PRIu64 "}}",
+			hist_percentile(&s->lat, 50), hist_percentile(&s->lat, 99));
+	}
+	fputs("]},\n", out);
 }
 
 static void json_settings(FILE *out, const struct report *r)
@@ -577,6 +622,7 @@ void report_json(FILE *out, const struct report *r)
 	fputs("},\n", out);
 	json_series(out, r);
 	json_open_loop(out, r);
+	json_small_files(out, r);
 	fputs("\"cpu\": {\"user_s\": ", out);
 	json_num(out, r->user_s);
 	fputs(", \"sys_s\": ", out);

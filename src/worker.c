@@ -40,7 +40,8 @@ struct wconn {
 	uint64_t last_done_ns;
 	struct conn_report errs;	/* timeouts and errors by kind only */
 
-	struct meta_tree tree;	/* --mix */
+	struct meta_tree tree;	/* --mix, --small-files */
+	uint64_t pass_next, pass_total;	/* small-file test: this connection's share */
 
 	/* --commit-every: writes completed per file since its last COMMIT */
 	uint32_t *writes_since_commit;
@@ -293,7 +294,9 @@ static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t 
 	unsigned id = conn_id(wc->conn);
 	struct slot *s = wc->free_slots[--wc->nfree];
 	char path[400], path2[400], leaf[32];
-	bool whole = tg->op == OP_READ || tg->op == OP_WRITE;
+	/* The small-file test's create writes the whole file in the same request. */
+	bool filled = tg->op == OP_CREATE && wc->w->run->pass_op == OP_CREATE;
+	bool whole = tg->op == OP_READ || tg->op == OP_WRITE || filled;
 
 	if (tg->op == OP_MKDIR || tg->op == OP_RMDIR)
 		snprintf(leaf, sizeof(leaf), "x%u", wc->tree.extra[tg->dir] - (tg->op == OP_RMDIR));
@@ -308,10 +311,10 @@ static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t 
 	s->type = tg->op;
 	s->tg = *tg;
 	/* A read takes the file as it is (a created one is empty); a write must be whole. */
-	s->len = tg->op == OP_WRITE ? (uint32_t)cfg->file_size : 0;
+	s->len = tg->op == OP_WRITE || filled ? (uint32_t)cfg->file_size : 0;
 	s->busy = true;
 	if (conn_submit_meta(wc->conn, tg->op, path, path2, whole ? (uint32_t)cfg->file_size : 0,
-			     tg->op == OP_WRITE ? wc->w->run->pattern : NULL, &s->req) < 0) {
+			     tg->op == OP_WRITE || filled ? wc->w->run->pattern : NULL, &s->req) < 0) {
 		meta_done(&wc->tree, tg, false);
 		submit_failed(wc, s, tg->op, t);
 		return false;
@@ -326,6 +329,28 @@ static void refill(struct wconn *wc, uint64_t t)
 	const struct run *run = w->run;
 	struct wl_op op;
 
+	if (w->meta && run->pass_op != OP_NTYPES) {
+		unsigned dirs = run->cfg->dirs;
+
+		/* Small-file test: every file of the connection's share once. */
+		while (!w->stopping && !wc->done_issuing && wc->nfree > 0) {
+			struct meta_target tg = { run->pass_op, (unsigned)(wc->pass_next % dirs),
+						  (unsigned)(wc->pass_next / dirs), 0 };
+
+			if (wc->pass_next >= wc->pass_total) {
+				wc->done_issuing = true;
+				break;
+			}
+			wc->pass_next++;
+			if (!issue_meta(wc, &tg, t))
+				break;
+		}
+		if (wc->pass_next >= wc->pass_total)
+			wc->done_issuing = true;
+		if (wc->inflight == 0 && (w->stopping || wc->done_issuing))
+			conn_finish(wc);
+		return;
+	}
 	if (w->meta) {
 		struct meta_target tg;
 
@@ -535,7 +560,7 @@ static void start_phase(struct worker *w)
 	w->stopping = false;
 	w->open_loop = phase == PHASE_MAIN && w->run->cfg->rate > 0;
 	w->commit_every = phase == PHASE_MAIN ? w->run->cfg->commit_every : 0;
-	w->meta = phase == PHASE_MAIN && w->run->cfg->meta;
+	w->meta = phase == PHASE_MAIN && (w->run->cfg->meta || w->run->cfg->small_files);
 	w->ramp_pending = w->run->measure_start_ns > t;
 	w->max_lag_ns = 0;
 	w->active = w->nconns;
@@ -556,6 +581,7 @@ static void start_phase(struct worker *w)
 		wc->finished = false;
 		wc->done_issuing = false;
 		wc->ncommits_due = 0;
+		wc->pass_next = 0;
 		memset(wc->writes_since_commit, 0,
 		       wc->main_stream.nranges * sizeof(*wc->writes_since_commit));
 		memset(wc->commit_due, 0, wc->main_stream.nranges * sizeof(*wc->commit_due));
@@ -676,7 +702,12 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
 	}
 	wc->nfree = cfg->iodepth;
 	wc->heap_idx = HEAP_NONE;
-	if (cfg->meta && meta_tree_init(&wc->tree, cfg->dirs, cfg->files_per_dir,
+	if (cfg->small_files) {
+		unsigned n = cfg->small_files;
+
+		wc->pass_total = n / cfg->connections + (id < n % cfg->connections);
+	}
+	if ((cfg->meta || cfg->small_files) && meta_tree_init(&wc->tree, cfg->dirs, cfg->files_per_dir,
 					cfg->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (id + 1))))
 		return -ENOMEM;
 	for (uint32_t r = 0; r < wc->main_stream.nranges; r++)

@@ -83,6 +83,22 @@ check_match "mix: the message names it" "--mix: 'frobnicate' is not an operation
 nl --mix create=1 --runtime 1s -q 4 "$URL4"
 check_eq "mix: parallel NFSv4 OPENs refused, exit 2" 2 "$RC"
 
+# The small-file test: create (written whole), read, stat, delete, each timed.
+nl --dir small -t 2 -c 4 -q 4 --small-files 256 --file-size 1k --keep --output-format json "$URL3"
+check_eq "small files: exit 0" 0 "$RC"
+check_eq "small files: four passes of 256 files" "create:256 read:256 getattr:256 remove:256" \
+	"$(jqv '[.small_files.passes[] | "\(.pass):\(.files)"] | join(" ")')"
+check_eq "small files: no errors" 0 "$(jqv '[.small_files.passes[].errors] | add')"
+check_eq "small files: every file written and read whole" "$((256 * 1024)) $((256 * 1024))" \
+	"$(jqv '"\(.ops.create.bytes) \(.ops.read.bytes)"')"
+check_eq "small files: files/s per pass" true "$(jqv '[.small_files.passes[].files_s > 0] | all')"
+check_eq "small files: the delete pass leaves no file" 0 "$(find "$EXPORT_DIR/small" -name 'f[0-9]*' | wc -l)"
+nl --dir small2 -c 2 -q 2 --small-files 32 --file-size 2k "$URL3"
+check_match "small files text: the table" "small files: 32 of 2.00 KiB" "$(cat "$OUT")"
+check "small files: nothing left without --keep" test ! -e "$EXPORT_DIR/small2"
+nl --small-files 8 --mix read=1 --runtime 1s "$URL3"
+check_eq "small files with --mix: exit 2" 2 "$RC"
+
 # Bad job files: FILE:LINE, exit 2, nothing written.
 before=$(find "$EXPORT_DIR" | sort | md5sum)
 printf '[global]\nsize = 1m\n\n[phase a]\nbogus = 1\n' >"$J/key.job"
