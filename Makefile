@@ -4,6 +4,7 @@
 #   make demo            private nfs-ganesha on loopback, a 10 s run, report
 #   make bench           side-by-side benchmark (bench/run.sh)
 #   make SAN=address,undefined test     sanitizer build in build-san-*/
+#   make SAN=thread test                ThreadSanitizer (tests/tsan.supp)
 #   make install PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -69,11 +70,12 @@ deps-test:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/jobs.sh
+SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/jobs.sh tests/presets.sh
 integration: $(BUILD)/nfsload $(HELPER_BINS)
 	@rc=0; for t in $(SUITES); do echo "== $$t"; \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp NFSLOAD=$(BUILD)/nfsload \
-		HELPERS=$(BUILD)/tests $$t || rc=1; done; exit $$rc
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+		TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp $$TSAN_OPTIONS" \
+		NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests $$t || rc=1; done; exit $$rc
 
 test: deps-test
 	@$(MAKE) --no-print-directory unit
@@ -88,15 +90,47 @@ bench:
 	@$(MAKE) --no-print-directory all
 	bench/run.sh $(BUILD)/nfsload
 
+JOBDIR ?= $(PREFIX)/share/nfsload/jobs
 install: $(BUILD)/nfsload
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(JOBDIR)
 	install -m 755 $(BUILD)/nfsload $(DESTDIR)$(BINDIR)/nfsload
 	install -m 644 man/nfsload.1 $(DESTDIR)$(MANDIR)/man1/nfsload.1
+	install -m 644 jobs/*.job $(DESTDIR)$(JOBDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/nfsload $(DESTDIR)$(MANDIR)/man1/nfsload.1
+	rm -rf $(DESTDIR)$(JOBDIR)
 
 clean:
 	rm -rf build build-san-* nfsload
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)
+
+# ---- fuzzing (tests/fuzz/README.md) ----
+#   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job) built
+#   with clang into build-fuzz/; each replays tests/fuzz/regress/<target>/, then
+#   fuzzes FUZZ_SECONDS from a copy of tests/fuzz/corpus/<target>/. Fails on a crash.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_BUILD := build-fuzz
+FUZZ_TARGETS := options url units job
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude $(NFS_CFLAGS) $(FUZZ_SAN)
+# all of src/ but main.c, as the unit tests link it (config.c's dependencies move)
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
+
+.PHONY: fuzz
+.SECONDARY: $(FUZZ_OBJS)
+fuzz: $(FUZZ_BINS)
+	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) | $(FUZZ_BUILD)/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
+
+$(FUZZ_BUILD)/obj:
+	mkdir -p $@
+	@echo '*' > $(FUZZ_BUILD)/.gitignore

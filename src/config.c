@@ -373,9 +373,11 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 	if (cfg->commit_every && cfg->sync)
 		return fail(err, len, "--commit-every: writes are already stable with --sync "
 			    "(use one or the other)");
-	if (cfg->small_files && (cfg->meta || cfg->rate > 0 || cfg->commit_every || cfg->runtime_ns))
-		return fail(err, len, "--small-files: a test of its own (not with --mix, --rate, "
-			    "--commit-every or --runtime)");
+	if (cfg->small_files && (cfg->meta || cfg->rate > 0 || cfg->commit_every))
+		return fail(err, len, "--small-files: a test of its own (not with --mix, --rate "
+			    "or --commit-every)");
+	if (cfg->small_files)
+		cfg->runtime_ns = 0;	/* each pass runs to its end (a job's runtime may apply) */
 	if (cfg->small_files && cfg->file_size > conn_max_write(cfg->nfs_version))
 		return fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
 			    "(at most %d bytes)", (unsigned long long)cfg->file_size, CFG_V4_MAX_WRITE);

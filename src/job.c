@@ -29,7 +29,9 @@ static const struct key {
 	{ "timeout", 0, 0 }, { "seed", 0, 0 }, { "skip-layout", 1, 0 }, { "keep", 1, 0 },
 	{ "live", 1, 0 }, { "quiet", 1, 0 }, { "output-format", 0, 0 }, { "output", 0, 0 },
 	{ "interval", 0, 0 }, { "rate", 0, 0 }, { "arrival", 0, 0 }, { "hdr-log", 0, 0 },
-	{ "report", 0, 0 }, { "sync", 1, 0 }, { "commit-every", 0, 0 }, { "url", 0, 0 },
+	{ "report", 0, 0 }, { "sync", 1, 0 }, { "commit-every", 0, 0 }, { "mix", 0, 0 },
+	{ "dirs", 0, 0 }, { "files-per-dir", 0, 0 }, { "file-size", 0, 0 },
+	{ "small-files", 0, 0 }, { "url", 0, 0 },
 	{ "sweep", 0, 0 },
 };
 enum { NKEYS = sizeof(keys) / sizeof(keys[0]), K_URL = NKEYS - 2, K_SWEEP, NOPTS = K_URL };

@@ -38,6 +38,8 @@ struct job_dir {
 	struct config cfg;	/* a run's, to reach the server */
 	struct fileset fs;	/* what any run created there */
 	bool keep;
+	bool trees;		/* a --mix or small-file run made trees: tree_cfg's */
+	struct config tree_cfg;
 };
 
 struct app {
@@ -801,6 +803,21 @@ static struct job_dir *job_dir_of(struct job_dir *dirs, unsigned *ndirs, const s
 	return &dirs[(*ndirs)++];
 }
 
+/* The trees of --mix and small-file runs: their own config says how many. */
+static int ctl_cleanup_trees(const struct job_dir *d, char *err, size_t len)
+{
+	struct ctl *tc = NULL;
+	int rc;
+
+	if (!d->trees)
+		return 0;
+	rc = ctl_open(&d->tree_cfg, &tc, err, len);
+	if (rc == 0)
+		rc = ctl_meta_cleanup(tc, err, len);
+	ctl_free(tc);
+	return rc;
+}
+
 static void job_cleanup(struct job_dir *dirs, unsigned ndirs)
 {
 	char err[512];
@@ -809,8 +826,7 @@ static void job_cleanup(struct job_dir *dirs, unsigned ndirs)
 		struct ctl *ctl = NULL;
 
 		if (!dirs[i].keep && (ctl_open(&dirs[i].cfg, &ctl, err, sizeof(err)) ||
-				      ((dirs[i].cfg.meta || dirs[i].cfg.small_files) &&
-				       ctl_meta_cleanup(ctl, err, sizeof(err))) ||
+				      ctl_cleanup_trees(&dirs[i], err, sizeof(err)) ||
 				      ctl_cleanup(ctl, &dirs[i].fs, err, sizeof(err))))
 			fprintf(stderr, "nfsload: cleanup of /%s: %s\n", dirs[i].cfg.dir, err);
 		ctl_free(ctl);
@@ -867,6 +883,10 @@ static int run_job(int argc, char **argv)
 		row->sweep_key = job.runs[i].sweep_key;
 		row->sweep_value = job.runs[i].sweep_value;
 		d->keep |= cfgs[i].keep;
+		if (cfgs[i].meta || cfgs[i].small_files) {
+			d->trees = true;
+			d->tree_cfg = cfgs[i];
+		}
 		cfgs[i].keep = true;
 		report_job_run_begin(out, cfgs[i].format, job.path, row, i, job.nruns);
 		status = row->status = run_one(&cfgs[i], out, &res[i]);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The shipped presets (jobs/*.job) end to end against a real nfs-ganesha, at a
+# tiny scale (--size, --runtime on the command line win over the files):
+# every phase runs and the summary tables have the right rows.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+JOBS=$(cd "$(dirname "$0")/../jobs" && pwd)
+t_start_server || exit 1
+
+preset() {
+	local job=$1
+	shift
+	nl --job "$JOBS/$job" --size 2m --runtime 1s --dir "preset-${job%.job}" "$@" \
+		--output-format json "$URL3"
+	check_eq "$job: exit 0" 0 "$RC"
+	check_eq "$job: no errors" 0 "$(jqv '[.summary[].errors] | add')"
+}
+
+preset large-sequential.job
+check_eq "large-sequential: write then read" "write read" "$(jqv '[.summary[].name] | join(" ")')"
+check_eq "large-sequential: the steady-state verdict in each" true \
+	"$(jqv '[.runs[].report.steady_state.verdict | length > 0] | all')"
+
+preset volume-limits.job
+check_eq "volume-limits: 4 block sizes x 5 mixes" 20 "$(jqv '.summary | length')"
+check_eq "volume-limits: rows per mix" "100 75 50 25 0" \
+	"$(jqv '[.summary[] | select(.name | startswith("rand-4k")) | .sweep_value] | join(" ")')"
+check_eq "volume-limits: reads only at 100, writes only at 0" true \
+	"$(jqv '[.summary[] | select(.sweep_value == "100") | .write_iops == 0] + [.summary[] | select(.sweep_value == "0") | .read_iops == 0] | all')"
+check_eq "volume-limits: 48 streams over 16 connections" "48 16" \
+	"$(jqv '.runs[0].report.settings | "\(.nrfiles) \(.connections)"')"
+
+preset container-volume.job
+check_eq "container-volume: six phases" "seq-write seq-read sync-write rand-read rand-write mixed-70-30" \
+	"$(jqv '[.summary[].name] | join(" ")')"
+# Time-based: the writes in flight at the stop (4 connections x 1) get no COMMIT.
+check_eq "container-volume: a COMMIT after every write in the synchronized test" true \
+	"$(jqv '.runs[2].report.ops | .commit.count > 0 and .commit.count <= .write.count and .commit.count >= .write.count - 4')"
+check_eq "container-volume: 70/30 mix on 4 workers" "70 4" \
+	"$(jqv '.runs[5].report.settings | "\(.rwmixread) \(.threads)"')"
+
+preset appliance.job
+check_eq "appliance: big file, then the small-file test" "big-write big-read small-files" \
+	"$(jqv '[.summary[].name] | join(" ")')"
+check_eq "appliance: 8192 files of 1 KiB in each pass" "8192 8192 8192 8192" \
+	"$(jqv '[.runs[2].report.small_files.passes[].files | tostring] | join(" ")')"
+check "appliance: nothing left behind" test ! -e "$EXPORT_DIR/preset-appliance"
+
+t_summary
