@@ -60,6 +60,7 @@ struct conn {
 	char *read_buf;		/* libnfs >= 6 reads into a caller buffer */
 	char error[160];
 	char last_op_error[120];
+	unsigned setattrs;	/* --mix: which SETATTR comes next */
 };
 
 /* Shared by all connections of one conn_setup_all call. */
@@ -666,7 +667,22 @@ int conn_submit_meta(struct conn *c, enum op_type op, const char *path, const ch
 		rc = nfs_access_async(nfs, path, R_OK | W_OK, rw_cb, req);
 		break;
 	case OP_SETATTR:
-		rc = nfs_chmod_async(nfs, path, 0644, rw_cb, req);
+		/* SETATTR in turn: mode, size (to --file-size), times. */
+		switch (c->setattrs++ % 3) {
+		case 0:
+			rc = nfs_chmod_async(nfs, path, 0644, rw_cb, req);
+			break;
+		case 1:
+			rc = nfs_truncate_async(nfs, path, c->cfg->file_size, rw_cb, req);
+			break;
+		default: {
+			struct timeval tv[2];
+
+			gettimeofday(&tv[0], NULL);	/* a file time, not an interval */
+			tv[1] = tv[0];
+			rc = nfs_utimes_async(nfs, path, tv, rw_cb, req);
+		}
+		}
 		break;
 	case OP_READDIR:
 		rc = nfs_opendir_async(nfs, path, readdir_cb, req);
