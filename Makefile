@@ -102,7 +102,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(JOBDIR)
 
 clean:
-	rm -rf build build-san-* nfsload
+	rm -rf build build-san-* build-fuzz nfsload
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)
 

@@ -350,6 +350,9 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 		return fail(err, len, "--threads: %u threads for %u connections would leave "
 			    "threads with nothing to do (at most --connections)",
 			    cfg->threads, cfg->connections);
+	if (cfg->size > UINT64_MAX / cfg->nrfiles)
+		return fail(err, len, "--size: %u files of that size are more than 16 EiB",
+			    cfg->nrfiles);
 	if (cfg->bs > cfg->size)
 		return fail(err, len, "--bs: %s is larger than --size %s (a block must fit in a file)",
 			    units_format_size(cfg->bs, a, sizeof(a)),

@@ -605,6 +605,9 @@ static void test_url_bad(void **state)
 		{ "nfs://srv/exp ort", { "URL", "path" } },
 		{ "nfs://srv/exp\\ort", { "URL", "path" } },
 		{ "nfs://srv/exp#ort", { "URL", "path" } },
+		/* fuzz: only slashes after the server are no export, as "nfs://srv/" */
+		{ "nfs://srv//", { "URL", "export" } },
+		{ "nfs://srv///?version=4", { "URL", "export" } },
 	};
 	char longurl[CFG_URL_MAX + 10];
 	struct config c;
@@ -631,6 +634,21 @@ static void test_url_bad(void **state)
 	longurl[CFG_URL_MAX] = '\0';
 	if (parse(&c, longurl, NULL) != -EINVAL || !strstr(err, "URL")) {
 		print_error("URL of %d characters: \"%s\"\n", CFG_URL_MAX, err);
+		bad++;
+	}
+	/*
+	 * fuzz: short enough for cfg->url, but the canonical libnfs URL is not
+	 * ("?version=3" added, ":2049" moved to "&nfsport=2049"): an error, and
+	 * nothing written past libnfs_url (nfs_version, the ports follow it).
+	 */
+	memcpy(longurl, "nfs://srv:2049/", 15);
+	memset(longurl + 15, 'x', CFG_URL_MAX - 1 - 15);
+	longurl[CFG_URL_MAX - 1] = '\0';
+	if (parse(&c, longurl, NULL) != -EINVAL || !strstr(err, "URL: too long") ||
+	    c.nfs_version != 3 || c.nfsport != 2049 || c.mountport != 0) {
+		print_error("URL of %d characters with a port: \"%s\", v%d nfsport %u "
+			    "mountport %u\n", CFG_URL_MAX - 1, err, c.nfs_version, c.nfsport,
+			    c.mountport);
 		bad++;
 	}
 	assert_int_equal(bad, 0);

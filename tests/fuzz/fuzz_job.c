@@ -5,13 +5,18 @@
  *   nfsload --job FILE nfs://h1/e     (the command line's URL wins)
  *   nfsload --job FILE                (the file's url keys are used)
  * then every run's argv goes through config_parse (and job_locate_error
- * when it fails), and job_free.
+ * when it fails), and job_free. A first line "#! WORD WORD..." (a comment
+ * to the job file) adds the words to both command lines after --job FILE,
+ * for the command line's precedence and --sweep (at most 8; words with
+ * "--j", -h, -V or "--h"/"--v" prefixes are dropped: no other file, no
+ * --help text).
  *
  * Checks: job_load returns 0, -EINVAL or -ENOMEM, one line in err, an empty
  * job on failure; on success at least one run, each argv "nfsload"-first
  * and NULL-terminated, names that fit; config_parse results pass
  * fuzz_check_config; a located error still names the file.
  */
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -78,14 +83,35 @@ static void load(int argc, char **argv)
 	FUZZ_CHECK(job.nruns == 0 && job.runs == NULL);
 }
 
+/* True for words that would open another file or print --help/--version. */
+static bool skipped(const char *w)
+{
+	return strstr(w, "--j") || (w[0] == '-' && w[1] != '-' && strpbrk(w, "hV")) ||
+	       strncmp(w, "--h", 3) == 0 || strncmp(w, "--v", 3) == 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *with_url[] = { (char *)"nfsload", (char *)"--job", path, (char *)"nfs://h1/e", NULL };
-	char *file_only[] = { (char *)"nfsload", (char *)"--job", path, NULL };
+	enum { MAX_WORDS = 8 };
+	char *with_url[MAX_WORDS + 5] = { (char *)"nfsload", (char *)"--job", path };
+	char *file_only[MAX_WORDS + 4] = { (char *)"nfsload", (char *)"--job", path };
+	char *line = NULL, *save, *w;
+	int nw = 0;
 
 	if (ftruncate(fd, 0) || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
 		abort();
-	load(4, with_url);
-	load(3, file_only);
+	if (size > 2 && data[0] == '#' && data[1] == '!') {
+		const uint8_t *nl = memchr(data, '\n', size);
+
+		line = fuzz_string(data + 2, nl ? (size_t)(nl - data) - 2 : size - 2);
+		for (w = strtok_r(line, " \t", &save); w && nw < MAX_WORDS;
+		     w = strtok_r(NULL, " \t", &save))
+			if (!skipped(w))
+				with_url[3 + nw] = file_only[3 + nw] = w, nw++;
+	}
+	with_url[3 + nw] = (char *)"nfs://h1/e";
+	load(4 + nw, with_url);
+	load(3 + nw, file_only);
+	free(line);
 	return 0;
 }

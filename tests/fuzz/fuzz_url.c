@@ -6,6 +6,12 @@
  * alone even on failure; on success the parts are well formed and the
  * canonical libnfs URL parses again to the same host, path, version, ports
  * and canonical URL (a fixed point).
+ *
+ * Each input is also tried padded to CFG_URL_MAX - 1 characters, the longest
+ * URL accepted: "/ppp...p" inserted where the path starts. Coverage does not
+ * lead libFuzzer to that length (the canonical URL outgrowing its buffer
+ * takes the same branches as any other too-long URL), so every input probes
+ * the boundary.
  */
 #include <stddef.h>
 
@@ -43,10 +49,9 @@ static void check_tail(const struct config *c)
 	FUZZ_CHECK(c->nfsport <= 65535 && c->mountport <= 65535);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check(const char *url)
 {
 	static struct config c, again;
-	char *url = fuzz_string(data, size);
 	char err[FUZZ_ERR_LEN] = "";
 	const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-";
 	int rc;
@@ -58,8 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_tail(&c);
 	if (rc) {
 		FUZZ_CHECK(err[0] != '\0');
-		free(url);
-		return 0;
+		return;
 	}
 	FUZZ_CHECK(strcmp(c.url, url) == 0);
 	FUZZ_CHECK(fuzz_terminated(c.host, sizeof(c.host)));
@@ -79,6 +83,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(again.nfs_version == c.nfs_version);
 	FUZZ_CHECK(again.nfsport == c.nfsport && again.mountport == c.mountport);
 	FUZZ_CHECK(strcmp(again.libnfs_url, c.libnfs_url) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char padded[CFG_URL_MAX];
+	char *url = fuzz_string(data, size);
+	size_t n = strlen(url), at, pad;
+
+	check(url);
+	/* "nfs://HOST" + "/ppp...p" + "/PATH?QUERY", CFG_URL_MAX - 1 long */
+	if (strncmp(url, "nfs://", 6) == 0 && n + 2 < sizeof(padded) &&
+	    (at = strcspn(url + 6, "/?") + 6) < n) {
+		pad = sizeof(padded) - 1 - n;
+		memcpy(padded, url, at);
+		padded[at] = '/';
+		memset(padded + at + 1, 'p', pad - 1);
+		memcpy(padded + at + pad, url + at, n - at + 1);
+		FUZZ_CHECK(strlen(padded) == sizeof(padded) - 1);
+		check(padded);
+	}
 	free(url);
 	return 0;
 }

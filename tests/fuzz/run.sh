@@ -34,8 +34,9 @@ for t in "$@"; do
 	      -artifact_prefix="$crashes/")
 	[[ -f $src/$t.dict ]] && opts+=(-dict="$src/$t.dict")
 	case $t in
-	job) opts+=(-max_len=8192) ;;	# lines past JOB_LINE_MAX
-	url) opts+=(-max_len=2048) ;;	# URLs past CFG_URL_MAX
+	# at full length from the start: the limits are a few kB in
+	job) opts+=(-max_len=8192 -len_control=0) ;;	# lines past JOB_LINE_MAX
+	url) opts+=(-max_len=2048 -len_control=0) ;;	# URLs past CFG_URL_MAX
 	esac
 	mkdir -p "$crashes" "$corpus"
 	cp -n "$src/corpus/$t"/* "$corpus/" 2>/dev/null
