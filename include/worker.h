@@ -128,6 +128,8 @@ int worker_init(struct worker *w, unsigned id, struct run *run, unsigned first_i
 struct conn *worker_conn(struct worker *w, unsigned i);
 /* Starts the thread and its loop (connections must be set up). */
 int worker_start(struct worker *w);
+/* EXIT, then pthread_join; worker_destroy then only frees. */
+void worker_join(struct worker *w);
 void worker_command(struct worker *w, enum worker_cmd cmd);
 /*
  * Adds and clears the interval statistics handed over by the last

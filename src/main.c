@@ -491,7 +491,12 @@ static int finish_status(const struct app *app, const struct report *r)
 
 static void setup_loop(struct app *app)
 {
-	app->loop = ev_default_loop(EVBACKEND_EPOLL);
+	/*
+	 * signalfd: SIGINT/SIGTERM stay blocked in this thread, so they never
+	 * interrupt a synchronous libnfs call (set-up, closing, cleanup): libnfs
+	 * 4.0 gives up on EINTR and leaves the request pointing at a dead stack frame.
+	 */
+	app->loop = ev_default_loop(EVBACKEND_EPOLL | EVFLAG_SIGNALFD);
 	if (!app->loop)
 		die(EXIT_RUNTIME, "cannot create the main event loop");
 	ev_async_init(&app->wake, wake_cb);
@@ -510,6 +515,24 @@ static void setup_loop(struct app *app)
 	app->tick_timer.data = app;
 	app->run.main_loop = app->loop;
 	app->run.wake = &app->wake;
+}
+
+/*
+ * Stops the worker threads: after a second signal or a drain timeout they may
+ * still be completing operations, and their figures are only ours to read
+ * once they are joined.
+ */
+static void join_workers(struct app *app)
+{
+	for (unsigned i = 0; i < app->nworkers; i++)
+		worker_join(&app->workers[i]);
+}
+
+/* After a phase: a phase left early (workers still draining) ends the workers. */
+static void settle_workers(struct app *app)
+{
+	if (!all_done(app))
+		join_workers(app);
 }
 
 static void start_workers(struct app *app)
@@ -688,6 +711,7 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 				units_format_size(cfg->size, size, sizeof(size)));
 		}
 		rep.layout_ns = run_phase(&app, PHASE_LAYOUT);
+		settle_workers(&app);
 		if (op_stats_init_all(layout, HIST_PRECISE_BITS, false))
 			die(EXIT_RUNTIME, "out of memory");
 		collect(&app, layout);
@@ -698,16 +722,20 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 		/* Four passes over every file, each timed on its own. */
 		static const enum op_type passes[] = { OP_CREATE, OP_READ, OP_GETATTR, OP_REMOVE };
 
-		for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]) && !app.signal; p++) {
+		for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]) && !app.signal &&
+		     !app.drain_timed_out; p++) {
 			app.run.pass_op = passes[p];
 			rep.pass_ns[passes[p]] = run_phase(&app, PHASE_MAIN);
+			settle_workers(&app);
 			rep.duration_ns += rep.pass_ns[passes[p]];
 			collect(&app, rep.ops);
 		}
-	} else if (!app.signal) {
+	} else if (!app.signal && !app.drain_timed_out) {
 		rep.duration_ns = run_phase(&app, PHASE_MAIN);
+		settle_workers(&app);
 		collect(&app, rep.ops);
 	}
+	join_workers(&app);	/* idle or not, they are read from here on */
 	fill_report(&app, &rep);
 	if (res)
 		summarize(&rep, res);

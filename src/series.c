@@ -51,16 +51,22 @@ int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 {
 	for (int t = 0; t < OP_NTYPES; t++) {
 		const struct hist *h = &ival[t].lat;
-		struct interval_row row = {
-			.start_ns = start_ns - s->measure_start_ns, .len_ns = end_ns - start_ns,
-			.op = (uint32_t)t,
-			.ops = ival[t].ops, .bytes = ival[t].bytes, .errors = ival[t].errors,
-			.p50_ns = hist_percentile(h, 50), .p99_ns = hist_percentile(h, 99),
-			.p999_ns = hist_percentile(h, 99.9), .max_ns = h->count ? h->max : 0,
-		};
+		struct interval_row row;
 
 		if (!s->used[t])
 			continue;
+		/* Field by field on zeroes: the padding after .op goes to the file too. */
+		memset(&row, 0, sizeof(row));
+		row.start_ns = start_ns - s->measure_start_ns;
+		row.len_ns = end_ns - start_ns;
+		row.op = (uint32_t)t;
+		row.ops = ival[t].ops;
+		row.bytes = ival[t].bytes;
+		row.errors = ival[t].errors;
+		row.p50_ns = hist_percentile(h, 50);
+		row.p99_ns = hist_percentile(h, 99);
+		row.p999_ns = hist_percentile(h, 99.9);
+		row.max_ns = h->count ? h->max : 0;
 		if (fwrite(&row, sizeof(row), 1, s->rows) != 1)
 			return -EIO;
 		s->nrows++;

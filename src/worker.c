@@ -807,6 +807,15 @@ void worker_command(struct worker *w, enum worker_cmd cmd)
 	ev_async_send(w->loop, &w->cmd_async);
 }
 
+void worker_join(struct worker *w)
+{
+	if (!w->started)
+		return;
+	worker_command(w, WORKER_CMD_EXIT);
+	pthread_join(w->thread, NULL);
+	w->started = false;
+}
+
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r)
 {
 	const struct wconn *wc = &w->conns[i];
@@ -845,7 +854,8 @@ void worker_destroy(struct worker *w, bool close_files)
 
 		if (wc->conn)
 			conn_detach(wc->conn);
-		if (close_files && wc->conn)
+		/* Not under requests in flight: libnfs 4.0 would free their handles. */
+		if (close_files && wc->conn && wc->inflight == 0)
 			conn_close_files(wc->conn);
 		conn_free(wc->conn);
 		wl_stream_destroy(&wc->main_stream);
