@@ -85,4 +85,8 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t er
 int config_parse_url(struct config *cfg, const char *url, char *err, size_t errlen);
 
 void config_usage(FILE *out);
+
+struct option;
+/* The long options config_parse knows (getopt_long's table, zero-terminated). */
+const struct option *config_options(void);
 #endif

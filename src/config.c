@@ -67,6 +67,11 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct option *config_options(void)
+{
+	return long_opts;
+}
+
 void config_usage(FILE *out)
 {
 	fputs("usage: nfsload [options] nfs://server[:port]/export[/dir][?args]\n"

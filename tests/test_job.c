@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,39 @@ static void test_errors(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Every option of config_parse (but help and version) is a job-file key:
+ * job.c keeps its own list, and this is what keeps the two in step.
+ */
+static void test_every_option_is_a_key(void **state)
+{
+	char path[] = "/tmp/test_job.XXXXXX";
+	const char *args[] = { "--job", path, "nfs://srv/e", NULL };
+	int fd = mkstemp(path), bad = 0;
+	struct job job;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	for (const struct option *o = config_options(); o->name; o++) {
+		FILE *f;
+
+		if (!strcmp(o->name, "help") || !strcmp(o->name, "version"))
+			continue;
+		assert_non_null(f = fopen(path, "w"));
+		fprintf(f, "[phase p]\n%s = 1\n", o->name);
+		fclose(f);
+		if (load(&job, args) == 0) {
+			job_free(&job);
+		} else if (strstr(err, "unknown key")) {
+			print_error("--%s is not a job-file key: %s\n", o->name, err);
+			bad++;
+		}
+	}
+	unlink(path);
+	assert_int_equal(bad, 0);
+}
+
 /* Lines past libinih's default 200 characters; longer than JOB_LINE_MAX fails. */
 static void test_long_lines(void **state)
 {
@@ -498,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_wanted),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_every_option_is_a_key),
 		cmocka_unit_test(test_locate_error),
 	};
 
