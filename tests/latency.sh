@@ -33,7 +33,9 @@ proxy_start() {
 proxy_stop() {
 	local rc=0
 	[[ -n $PROXY_PID ]] || return 0
-	kill -TERM "$PROXY_PID" 2>/dev/null
+	# The proxy itself, not the timeout around it: timeout's own signal
+	# forwarding to its process group was seen to end in a KILL under load.
+	pkill -TERM -P "$PROXY_PID" 2>/dev/null || kill -TERM "$PROXY_PID" 2>/dev/null
 	wait "$PROXY_PID" || rc=$?
 	PROXY_PID=
 	check_eq "$1: proxy exits 0 on SIGTERM" 0 "$rc"
