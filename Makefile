@@ -35,7 +35,7 @@ endif
 NFS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libnfs 2>/dev/null)
 NFS_LIBS := $(shell $(PKG_CONFIG) --libs libnfs 2>/dev/null || echo -lnfs)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(CFLAGS)
-LIBS := $(NFS_LIBS) -lev -lz -lpthread -lm -linih
+LIBS := $(NFS_LIBS) -lev -lz -lpthread -lm -linih -lxxhash
 
 SRCS := $(wildcard src/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))

@@ -19,6 +19,8 @@
 enum cfg_format { CFG_FORMAT_TEXT, CFG_FORMAT_JSON, CFG_FORMAT_CSV };
 enum cfg_arrival { CFG_ARRIVAL_UNIFORM, CFG_ARRIVAL_POISSON };
 enum cfg_live { CFG_LIVE_AUTO, CFG_LIVE_ON, CFG_LIVE_OFF };
+/* What a failed operation or a lost connection does to the run. */
+enum cfg_on_error { CFG_ON_ERROR_CONTINUE, CFG_ON_ERROR_STOP };
 
 /* libnfs 4.0 cannot encode an NFSv4 WRITE larger than this (fixed in 5.0). */
 #define CFG_V4_MAX_WRITE 3904
@@ -54,6 +56,11 @@ struct config {
 	bool skip_layout;
 	bool keep;
 	bool sync;			/* stable writes: files opened O_SYNC (FILE_SYNC) */
+	enum cfg_on_error on_error;	/* default: continue if time based, else stop */
+	/* --verify: blocks carry a header and a checksum, reads check them */
+	bool verify;
+	bool verify_only;		/* no workload: one checking read pass over the files */
+	bool verify_continue;		/* count every mismatch instead of stopping at the first */
 	/* metadata workload (--mix): each connection's own tree */
 	bool meta;
 	char mix_str[256];		/* --mix as given */

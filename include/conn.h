@@ -35,6 +35,8 @@ struct conn_req {
 	enum op_type op;
 	uint32_t len;
 	const void *buf;
+	/* at completion: what a READ returned (valid only inside the callback) */
+	const void *data;
 };
 
 /*
@@ -44,6 +46,8 @@ struct conn_req {
 typedef void (*conn_done_fn)(void *owner, struct conn_req *req, int status);
 /* The connection died (socket error). Requests in flight get no callback. */
 typedef void (*conn_fail_fn)(void *owner, struct conn *c);
+/* conn_reconnect finished: ok, the connection is ready again, else failed. */
+typedef void (*conn_ready_fn)(void *owner, struct conn *c, bool ok);
 
 /*
  * A connection that will open the files named by ids[0..nfiles) (in this
@@ -73,7 +77,17 @@ int conn_setup_all(struct conn **conns, unsigned n, uint64_t deadline_ns,
 
 /* Hands the connection to a worker loop. */
 void conn_attach(struct conn *c, struct ev_loop *loop, void *owner,
-		 conn_done_fn done, conn_fail_fn fail);
+		 conn_done_fn done, conn_fail_fn fail, conn_ready_fn ready);
+/*
+ * Re-makes a connection on the loop it is attached to: destroys its context
+ * (requests in flight get no callback: the caller counts them), then mounts
+ * afresh and re-opens its files, in the background; ready() says how it
+ * ended. Never call it from inside a conn callback. 0 or -errno (failed at
+ * once; the caller retries later).
+ */
+int conn_reconnect(struct conn *c);
+/* Destroys the context for good (no callbacks); the connection stays failed. */
+void conn_abandon(struct conn *c);
 /* Stops watching the socket (before the loop goes away). */
 void conn_detach(struct conn *c);
 

@@ -103,6 +103,18 @@ uint64_t report_total_ops(const struct report *r);
 /* True when some worker thread was busy >= 90% of the time. */
 bool report_client_bound(const struct report *r);
 
+/* Every connection's outages, summed up. */
+struct outage_summary {
+	uint64_t count;			/* outages in all */
+	unsigned connections;		/* connections with at least one */
+	uint64_t failed_ops;
+	uint64_t unrecovered;		/* outages not over at the end */
+	uint64_t reconnects;
+	uint64_t max_stall_ns, max_reconnect_ns;
+	int64_t first_ns;		/* the earliest start */
+};
+void report_outages(const struct report *r, struct outage_summary *s);
+
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
 /* The interval series as CSV: a header line, then one row per interval and op type. */

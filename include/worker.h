@@ -44,6 +44,7 @@ struct run {
 	uint64_t measure_start_ns;	/* ops issued earlier are not recorded */
 	struct ev_loop *main_loop;
 	ev_async *wake;			/* a worker finished its phase */
+	atomic_bool abort;		/* --on-error stop: a connection was lost */
 };
 
 #define RUN_PATTERN_PERIOD 65536
@@ -94,6 +95,22 @@ struct worker {
 };
 
 #define CONN_ERR_KINDS 6
+#define CONN_OUTAGES_MAX 8	/* outages kept per connection (all are counted) */
+
+/*
+ * One outage of a connection: from its last successful operation (start)
+ * through the loss being noticed (detected) and the connection re-made, to
+ * the first success after it (start + stall). Times since the measured
+ * window began (negative: earlier, e.g. during the layout).
+ */
+struct conn_outage {
+	int64_t start_ns, detected_ns;
+	uint64_t stall_ns;		/* 0: nothing succeeded after it (yet) */
+	uint64_t reconnect_ns;		/* detected -> ready again; 0 if never */
+	uint64_t failed_ops;		/* operations that failed from start to recovery */
+	uint32_t attempts;		/* reconnects tried */
+	bool recovered;
+};
 
 /* Per-connection view for the report, read after the phase. */
 struct conn_report {
@@ -102,7 +119,10 @@ struct conn_report {
 	uint64_t ops, bytes, errors;
 	uint64_t p50_ns, p99_ns;
 	uint64_t timeouts;		/* operations that hit --timeout */
-	uint64_t reconnects;
+	uint64_t reconnects;		/* successful ones */
+	uint64_t noutages;		/* all of them; the first CONN_OUTAGES_MAX are kept */
+	struct conn_outage outages[CONN_OUTAGES_MAX];
+	bool down;			/* not connected at the end */
 	uint64_t last_done_ns;		/* since the measured window began; 0 = none */
 	bool done_issuing;		/* its stream was spent (or it failed) */
 	uint64_t backlog_ops;		/* open loop: due but not issued at the stop */

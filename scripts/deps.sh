@@ -8,7 +8,7 @@
 set -euo pipefail
 
 what=${1:-build}
-build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev)
+build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libxxhash-dev)
 test_pkgs=(libcmocka-dev nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
 	jq python3 procps)
 

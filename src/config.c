@@ -13,6 +13,7 @@
 #include "config.h"
 #include "conn.h"
 #include "units.h"
+#include "verify.h"
 #include "version.h"
 
 #define MAX_CONNECTIONS 65536
@@ -26,7 +27,8 @@ enum {
 	OPT_IO_SIZE, OPT_RAMP, OPT_TIMEOUT, OPT_SEED, OPT_SKIP_LAYOUT, OPT_KEEP,
 	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT, OPT_INTERVAL, OPT_RATE, OPT_ARRIVAL,
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
-	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES,
+	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
+	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +64,10 @@ static const struct option long_opts[] = {
 	{ "files-per-dir", required_argument, NULL, OPT_FILES_PER_DIR },
 	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
 	{ "small-files", required_argument, NULL, OPT_SMALL_FILES },
+	{ "on-error", required_argument, NULL, OPT_ON_ERROR },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "verify-only", no_argument, NULL, OPT_VERIFY_ONLY },
+	{ "verify-continue", no_argument, NULL, OPT_VERIFY_CONTINUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -88,7 +94,14 @@ void config_usage(FILE *out)
 	      "      --runtime TIME     run this long, e.g. 30s 5m (default: one pass)\n"
 	      "      --io-size SIZE     stop after this much data in total\n"
 	      "      --ramp-time TIME   warm-up excluded from every statistic\n"
-	      "      --timeout TIME     RPC timeout, whole seconds (default 5s)\n"
+	      "      --timeout TIME     RPC timeout, whole seconds (default 5s); a connection\n"
+	      "                         with no reply for that long is lost and re-made\n"
+	      "      --on-error MODE    continue (reconnect lost connections; default for\n"
+	      "                         --runtime) or stop (end the run at the first error)\n"
+	      "      --verify           blocks carry a header and checksum; reads check them,\n"
+	      "                         written files are read back and checked at the end\n"
+	      "      --verify-only      no workload: read and check files written earlier\n"
+	      "      --verify-continue  count every mismatch instead of stopping at the first\n"
 	      "      --seed N           random seed (default 1)\n"
 	      "      --sync             stable writes (FILE_SYNC): files opened with O_SYNC\n"
 	      "      --commit-every N   a COMMIT after every N writes on a file (1: after each)\n"
@@ -342,11 +355,39 @@ static void set_defaults(struct config *cfg)
 	cfg->seed = 1;
 }
 
+/* --verify: whole blocks of --bs, each with its header, at block offsets. */
+static int validate_verify(struct config *cfg, char *err, size_t len)
+{
+	if (cfg->verify_continue && !cfg->verify)
+		return fail(err, len, "--verify-continue: only with --verify or --verify-only");
+	if (!cfg->verify)
+		return 0;
+	if (cfg->meta || cfg->small_files)
+		return fail(err, len, "--verify: checks the files of --size/--nrfiles "
+			    "(not with --mix or --small-files)");
+	if (cfg->bs < VERIFY_MIN_BLOCK)
+		return fail(err, len, "--bs: at least %d bytes with --verify (a block holds a "
+			    "%d-byte header)", VERIFY_MIN_BLOCK, VERIFY_HDR_SIZE);
+	if (cfg->size % cfg->bs)
+		return fail(err, len, "--size: a multiple of --bs with --verify (whole blocks)");
+	if (cfg->verify_only && (cfg->runtime_ns || cfg->io_size || cfg->rate > 0))
+		return fail(err, len, "--verify-only: reads every file once (not with --runtime, "
+			    "--io-size or --rate)");
+	if (cfg->verify_only && cfg->skip_layout)
+		return fail(err, len, "--verify-only: never lays files out (--skip-layout is implied)");
+	if (cfg->verify_only) {
+		cfg->skip_layout = true;
+		cfg->rw = WL_READ;
+	}
+	return 0;
+}
+
 /* Cross-option checks, once every option is known. */
 static int validate(struct config *cfg, bool threads_set, bool arrival_set, char *err,
 		    size_t len)
 {
 	char a[32], b[32];
+	int rc;
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
 
 	if (!threads_set && cfg->threads > cfg->connections)
@@ -413,6 +454,9 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 			    "(at most %d bytes)", (unsigned long long)cfg->file_size, CFG_V4_MAX_WRITE);
 	if (arrival_set && cfg->rate == 0)
 		return fail(err, len, "--arrival: only with --rate (open loop)");
+	rc = validate_verify(cfg, err, len);
+	if (rc)
+		return rc;
 	if (!cfg->runtime_ns && !cfg->io_size) {
 		cfg->one_pass = true;
 		cfg->io_size = cfg->size * cfg->nrfiles;
@@ -439,7 +483,7 @@ static const char *unknown_opt(char **argv)
 
 int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)
 {
-	bool threads_set = false, arrival_set = false;
+	bool threads_set = false, arrival_set = false, on_error_set = false;
 	uint64_t v;
 	int c, rc = 0;
 
@@ -528,6 +572,24 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case OPT_SMALL_FILES:
 			rc = parse_count("--small-files", arg, 100000000, &cfg->small_files, err, len);
 			break;
+		case OPT_ON_ERROR:
+			on_error_set = true;
+			if (strcmp(arg, "continue") == 0)
+				cfg->on_error = CFG_ON_ERROR_CONTINUE;
+			else if (strcmp(arg, "stop") == 0)
+				cfg->on_error = CFG_ON_ERROR_STOP;
+			else
+				rc = fail(err, len, "--on-error: '%s' is not a choice (continue, stop)", arg);
+			break;
+		case OPT_VERIFY:
+			cfg->verify = true;
+			break;
+		case OPT_VERIFY_ONLY:
+			cfg->verify = cfg->verify_only = true;
+			break;
+		case OPT_VERIFY_CONTINUE:
+			cfg->verify_continue = true;
+			break;
 		case OPT_SKIP_LAYOUT:
 			cfg->skip_layout = true;
 			break;
@@ -599,5 +661,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 	if (optind + 1 < argc)
 		return fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
 	rc = config_parse_url(cfg, argv[optind], err, len);
+	if (rc == 0 && !on_error_set)
+		cfg->on_error = cfg->runtime_ns ? CFG_ON_ERROR_CONTINUE : CFG_ON_ERROR_STOP;
 	return rc ? rc : validate(cfg, threads_set, arrival_set, err, len);
 }

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 #include <nfsc/libnfs.h>
@@ -55,6 +56,8 @@ struct conn {
 	void *owner;
 	conn_done_fn done;
 	conn_fail_fn fail;
+	conn_ready_fn ready;
+	bool dropping;		/* the context is being destroyed: ignore its callbacks */
 	struct conn_setup *setup;
 	uint64_t step_start_ns;	/* set-up: when the MOUNT or OPEN in progress began */
 	char *read_buf;		/* libnfs >= 6 reads into a caller buffer */
@@ -71,6 +74,13 @@ struct conn_setup {
 	struct hist *mount_lat, *open_lat;
 	char first_error[200];
 };
+
+/*
+ * libnfs 4.0 keeps a few process-wide statics for setting up a context (xid
+ * salt, reserved-port search, NFSv4 verifier seed): a worker thread that
+ * re-makes a connection sets it up under this lock.
+ */
+static pthread_mutex_t setup_mu = PTHREAD_MUTEX_INITIALIZER;
 
 uint64_t conn_max_write(int nfs_version)
 {
@@ -99,7 +109,7 @@ const char *conn_limits_note(int nfs_version)
 	return "";
 #else
 	return nfs_version == 4 ? "libnfs 4.x NFSv4.0: writes up to 3904 bytes, reads up to 1 MiB, "
-				  "no reconnect; layout uses 3584-byte writes" : "";
+				  "layout uses 3584-byte writes" : "";
 #endif
 }
 
@@ -170,6 +180,8 @@ static void watch(struct conn *c)
 	}
 }
 
+static void setup_finished(struct conn *c, bool ok);
+
 static void conn_die(struct conn *c, const char *what)
 {
 	if (c->state == CONN_FAILED)
@@ -178,6 +190,10 @@ static void conn_die(struct conn *c, const char *what)
 		const char *why = nfs_get_error(c->nfs);
 
 		set_error(c, what, why && *why ? why : c->last_op_error);
+	}
+	if (c->state == CONN_MOUNTING || c->state == CONN_OPENING) {
+		setup_finished(c, false);
+		return;
 	}
 	c->state = CONN_FAILED;
 	ev_io_stop(c->loop, &c->io);
@@ -193,15 +209,22 @@ static void service(struct conn *c, int revents)
 	 * without another loop turn and without a second timeout scan (each
 	 * nfs_service walks 1024 hash buckets).
 	 */
+	bool remaking = !c->setup && (c->state == CONN_MOUNTING || c->state == CONN_OPENING);
+	int rc;
+
 	if (c->state == CONN_READY)
 		revents |= POLLOUT;
+	if (remaking)
+		pthread_mutex_lock(&setup_mu);
 	c->in_service = true;
-	if (nfs_service(c->nfs, revents) < 0) {
-		c->in_service = false;
+	rc = nfs_service(c->nfs, revents);
+	c->in_service = false;
+	if (remaking)
+		pthread_mutex_unlock(&setup_mu);
+	if (rc < 0) {
 		conn_die(c, "connection lost");
 		return;
 	}
-	c->in_service = false;
 	if (c->state != CONN_FAILED)
 		watch(c);
 }
@@ -263,8 +286,10 @@ void conn_free(struct conn *c)
 		ev_io_stop(c->loop, &c->io);
 	c->done = NULL;
 	c->fail = NULL;
+	c->ready = NULL;
+	c->dropping = true;	/* pending callbacks return at once */
 	if (c->nfs)
-		nfs_destroy_context(c->nfs);	/* pending callbacks see done == NULL */
+		nfs_destroy_context(c->nfs);
 	free(c->fhs);
 	free(c->file_ids);
 	free(c->read_buf);
@@ -295,6 +320,16 @@ static void setup_finished(struct conn *c, bool ok)
 {
 	struct conn_setup *s = c->setup;
 
+	if (!s) {
+		/* A connection re-made on its worker's loop. */
+		if (!ok) {
+			c->state = CONN_FAILED;
+			ev_io_stop(c->loop, &c->io);
+		}
+		if (c->ready)
+			c->ready(c->owner, c, ok);
+		return;
+	}
 	if (!ok) {
 		s->failed++;
 		if (!s->first_error[0])
@@ -330,7 +365,7 @@ static void open_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 	struct conn *c = priv;
 
 	(void)nfs;
-	if (c->state != CONN_OPENING)
+	if (c->dropping || c->state != CONN_OPENING)
 		return;
 	if (err < 0) {
 		set_error(c, "open", data);
@@ -338,7 +373,8 @@ static void open_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 		return;
 	}
 	c->fhs[c->nfiles - c->opens_pending] = data;
-	hist_record(c->setup->open_lat, now_ns() - c->step_start_ns);
+	if (c->setup)
+		hist_record(c->setup->open_lat, now_ns() - c->step_start_ns);
 	if (--c->opens_pending == 0) {
 		c->state = CONN_READY;
 		setup_finished(c, true);
@@ -352,12 +388,15 @@ static void mount_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 	struct conn *c = priv;
 	int one = 1;
 
+	if (c->dropping || c->state != CONN_MOUNTING)
+		return;
 	if (err < 0) {
 		set_error(c, "mount", data);
 		setup_finished(c, false);
 		return;
 	}
-	hist_record(c->setup->mount_lat, now_ns() - c->step_start_ns);
+	if (c->setup)
+		hist_record(c->setup->mount_lat, now_ns() - c->step_start_ns);
 	setsockopt(nfs_get_fd(nfs), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->state = CONN_OPENING;
 	c->opens_pending = c->nfiles;
@@ -504,12 +543,13 @@ int conn_setup_all(struct conn **conns, unsigned n, uint64_t deadline_ns,
 /* ---- running ---- */
 
 void conn_attach(struct conn *c, struct ev_loop *loop, void *owner,
-		 conn_done_fn done, conn_fail_fn fail)
+		 conn_done_fn done, conn_fail_fn fail, conn_ready_fn ready)
 {
 	c->loop = loop;
 	c->owner = owner;
 	c->done = done;
 	c->fail = fail;
+	c->ready = ready;
 	c->fd = -1;
 	c->events = 0;
 	watch(c);
@@ -522,6 +562,46 @@ void conn_detach(struct conn *c)
 	c->loop = NULL;
 	c->done = NULL;
 	c->fail = NULL;
+	c->ready = NULL;
+}
+
+/* Destroys the context without a callback for what it had in flight. */
+static void drop_context(struct conn *c)
+{
+	if (c->loop)
+		ev_io_stop(c->loop, &c->io);
+	if (c->nfs) {
+		c->dropping = true;
+		nfs_destroy_context(c->nfs);
+		c->dropping = false;
+		c->nfs = NULL;
+	}
+	memset(c->fhs, 0, c->nfiles * sizeof(*c->fhs));
+	c->fd = -1;
+	c->events = 0;
+}
+
+int conn_reconnect(struct conn *c)
+{
+	int rc;
+
+	drop_context(c);
+	c->error[0] = c->last_op_error[0] = '\0';
+	pthread_mutex_lock(&setup_mu);
+	rc = conn_start_mount(c);
+	pthread_mutex_unlock(&setup_mu);
+	if (rc < 0) {
+		c->state = CONN_FAILED;
+		return rc;
+	}
+	watch(c);
+	return 0;
+}
+
+void conn_abandon(struct conn *c)
+{
+	drop_context(c);
+	c->state = CONN_FAILED;
 }
 
 /*
@@ -551,7 +631,9 @@ static void rw_cb(int status, struct nfs_context *nfs, void *data, void *priv)
 	struct conn_req *req = priv;
 	struct conn *c = req->conn;
 
-	(void)data;
+	if (c->dropping)
+		return;
+	req->data = data;
 	if (status < 0) {
 		const char *msg = nfs_get_error(nfs);
 
@@ -587,6 +669,8 @@ static void meta_file_cb(int status, struct nfs_context *nfs, void *data, void *
 	struct conn *c = req->conn;
 	int rc;
 
+	if (c->dropping)
+		return;
 	if (status < 0 || !c->done) {
 		if (req->stage == 1 && req->fh)
 			nfs_close_async(nfs, req->fh, close_cb, NULL);
@@ -623,6 +707,8 @@ static void meta_file_cb(int status, struct nfs_context *nfs, void *data, void *
 /* A directory listing, discarded once read. */
 static void readdir_cb(int status, struct nfs_context *nfs, void *data, void *priv)
 {
+	if (((struct conn_req *)priv)->conn->dropping)
+		return;
 	if (status >= 0) {
 		nfs_closedir(nfs, data);
 		status = 0;
@@ -633,6 +719,8 @@ static void readdir_cb(int status, struct nfs_context *nfs, void *data, void *pr
 /* A create hands back an open file: close it, the create is what counts. */
 static void create_cb(int status, struct nfs_context *nfs, void *data, void *priv)
 {
+	if (((struct conn_req *)priv)->conn->dropping)
+		return;
 	if (status >= 0) {
 		nfs_close_async(nfs, data, close_cb, NULL);
 		status = 0;
@@ -752,7 +840,9 @@ void conn_flush(struct conn *c)
 
 void conn_tick(struct conn *c)
 {
-	if (c->state == CONN_READY && !c->in_service)
+	bool remaking = !c->setup && (c->state == CONN_MOUNTING || c->state == CONN_OPENING);
+
+	if ((c->state == CONN_READY || remaking) && c->nfs && !c->in_service)
 		service(c, 0);
 }
 

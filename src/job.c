@@ -31,7 +31,8 @@ static const struct key {
 	{ "interval", 0, 0 }, { "rate", 0, 0 }, { "arrival", 0, 0 }, { "hdr-log", 0, 0 },
 	{ "report", 0, 0 }, { "sync", 1, 0 }, { "commit-every", 0, 0 }, { "mix", 0, 0 },
 	{ "dirs", 0, 0 }, { "files-per-dir", 0, 0 }, { "file-size", 0, 0 },
-	{ "small-files", 0, 0 }, { "url", 0, 0 },
+	{ "small-files", 0, 0 }, { "on-error", 0, 0 }, { "verify", 1, 0 },
+	{ "verify-only", 1, 0 }, { "verify-continue", 1, 0 }, { "url", 0, 0 },
 	{ "sweep", 0, 0 },
 };
 enum { NKEYS = sizeof(keys) / sizeof(keys[0]), K_URL = NKEYS - 2, K_SWEEP, NOPTS = K_URL };

@@ -224,6 +224,10 @@ static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 	struct app *app = w->data;
 
 	(void)revents;
+	if (atomic_load(&app->run.abort) && !app->stopping) {
+		fprintf(stderr, "nfsload: a connection was lost: stopping the run (--on-error stop)\n");
+		begin_stop(app);
+	}
 	if (app->swap_pending && swap_done(app)) {
 		app->swap_pending = false;
 		interval_done(app);
@@ -723,14 +727,14 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 		static const enum op_type passes[] = { OP_CREATE, OP_READ, OP_GETATTR, OP_REMOVE };
 
 		for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]) && !app.signal &&
-		     !app.drain_timed_out; p++) {
+		     !app.drain_timed_out && !atomic_load(&app.run.abort); p++) {
 			app.run.pass_op = passes[p];
 			rep.pass_ns[passes[p]] = run_phase(&app, PHASE_MAIN);
 			settle_workers(&app);
 			rep.duration_ns += rep.pass_ns[passes[p]];
 			collect(&app, rep.ops);
 		}
-	} else if (!app.signal && !app.drain_timed_out) {
+	} else if (!app.signal && !app.drain_timed_out && !atomic_load(&app.run.abort)) {
 		rep.duration_ns = run_phase(&app, PHASE_MAIN);
 		settle_workers(&app);
 		collect(&app, rep.ops);

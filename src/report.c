@@ -126,6 +126,70 @@ static void text_op_row(FILE *out, const char *name, const struct op_stats *s, u
 	fputc('\n', out);
 }
 
+void report_outages(const struct report *r, struct outage_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < r->nconns; i++) {
+		const struct conn_report *c = &r->conns[i];
+
+		s->reconnects += c->reconnects;
+		if (!c->noutages)
+			continue;
+		s->connections++;
+		s->count += c->noutages;
+		for (uint64_t k = 0; k < c->noutages && k < CONN_OUTAGES_MAX; k++) {
+			const struct conn_outage *o = &c->outages[k];
+
+			s->failed_ops += o->failed_ops;
+			s->unrecovered += !o->recovered;
+			if (o->stall_ns > s->max_stall_ns)
+				s->max_stall_ns = o->stall_ns;
+			if (o->reconnect_ns > s->max_reconnect_ns)
+				s->max_reconnect_ns = o->reconnect_ns;
+			if ((s->connections == 1 && k == 0) || o->start_ns < s->first_ns)
+				s->first_ns = o->start_ns;
+		}
+	}
+}
+
+/* One row per outage; times since the measured window began (negative: before it). */
+static void text_outages(FILE *out, const struct report *r)
+{
+	struct outage_summary s;
+	unsigned shown = 0;
+	char a[32], b[32];
+
+	report_outages(r, &s);
+	if (!s.count)
+		return;
+	fprintf(out, "\noutages: %" PRIu64 " on %u connection%s, %" PRIu64 " recovered, first at "
+		"%.2f s; %" PRIu64 " operations failed (--on-error %s)\n", s.count, s.connections,
+		s.connections == 1 ? "" : "s", s.count - s.unrecovered, (double)s.first_ns / 1e9,
+		s.failed_ops, r->cfg->on_error == CFG_ON_ERROR_STOP ? "stop" : "continue");
+	if (s.unrecovered < s.count)
+		fprintf(out, "  I/O stalled up to %s, reconnecting took up to %s\n",
+			units_format_duration(s.max_stall_ns, a, sizeof(a)),
+			units_format_duration(s.max_reconnect_ns, b, sizeof(b)));
+	fprintf(out, "  %-6s %9s %9s %9s %11s %8s %6s\n", "conn", "start", "detected", "stalled",
+		"reconnected", "attempts", "failed");
+	for (unsigned i = 0; i < r->nconns && shown < 20; i++) {
+		const struct conn_report *c = &r->conns[i];
+
+		for (uint64_t k = 0; k < c->noutages && k < CONN_OUTAGES_MAX && shown < 20; k++) {
+			const struct conn_outage *o = &c->outages[k];
+
+			shown++;
+			fprintf(out, "  %-6u %8.2fs %8.2fs %9s %11s %8u %6" PRIu64 "\n", c->id,
+				(double)o->start_ns / 1e9, (double)o->detected_ns / 1e9,
+				o->stall_ns ? units_format_duration(o->stall_ns, a, sizeof(a)) : "-",
+				o->recovered ? units_format_duration(o->reconnect_ns, b, sizeof(b)) :
+					       "no", o->attempts, o->failed_ops);
+		}
+	}
+	if (shown < s.count)
+		fprintf(out, "  (the first %u; all in --output-format json)\n", shown);
+}
+
 static void text_connections(FILE *out, const struct report *r)
 {
 	struct conn_report *sorted;
@@ -153,7 +217,8 @@ static void text_connections(FILE *out, const struct report *r)
 		"errors", "p50", "p99", "notes");
 	for (unsigned i = 0; i < r->nconns; i++) {
 		const struct conn_report *c = &sorted[i];
-		bool troubled = !c->ops || c->errors || c->error[0] || c->outlier || c->stuck;
+		bool troubled = !c->ops || c->errors || c->error[0] || c->outlier || c->stuck ||
+				c->noutages;
 
 		/* Short for many connections: the slowest five and every troubled one. */
 		if (r->nconns > 16 && i >= 5 && !troubled)
@@ -168,6 +233,9 @@ static void text_connections(FILE *out, const struct report *r)
 			fputs(" outlier", out);
 		if (c->stuck)
 			fputs(" stuck", out);
+		if (c->noutages)
+			fprintf(out, " outages:%" PRIu64 " reconnects:%" PRIu64, c->noutages,
+				c->reconnects);
 		for (int k = 0; k < CONN_ERR_KINDS && c->err_kinds[k].count; k++)
 			fprintf(out, " %s:%" PRIu64, conn_err_name(c->err_kinds[k].code),
 				c->err_kinds[k].count);
@@ -345,6 +413,7 @@ void report_text(FILE *out, const struct report *r)
 		fprintf(out, "steady state: %s\n", r->steady.verdict);
 
 	text_connections(out, r);
+	text_outages(out, r);
 	{
 		char list[256];
 
@@ -488,8 +557,11 @@ static void json_settings(FILE *out, const struct report *r)
 	fprintf(out, ", \"dirs\": %u, \"files_per_dir\": %u, \"file_size\": %" PRIu64,
 		cfg->dirs, cfg->files_per_dir, cfg->file_size);
 	fprintf(out, ", \"arrival\": \"%s\", \"sync\": %s, \"commit_every\": %u, "
+		"\"on_error\": \"%s\", \"verify\": %s, \"verify_only\": %s, "
 		"\"write_stability\": ", cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" : "uniform",
-		cfg->sync ? "true" : "false", cfg->commit_every);
+		cfg->sync ? "true" : "false", cfg->commit_every,
+		cfg->on_error == CFG_ON_ERROR_STOP ? "stop" : "continue",
+		cfg->verify ? "true" : "false", cfg->verify_only ? "true" : "false");
 	json_str(out, write_stability(cfg, buf, sizeof(buf)));
 	fputs("},\n", out);
 }
@@ -572,7 +644,17 @@ static void json_connections(FILE *out, const struct report *r)
 		if (c->err_other)
 			fprintf(out, "%s\"other\": %" PRIu64, c->err_kinds[0].count ? ", " : "",
 				c->err_other);
-		fputs("}, \"error\": ", out);
+		fprintf(out, "}, \"down\": %s, \"outages\": [", c->down ? "true" : "false");
+		for (uint64_t k = 0; k < c->noutages && k < CONN_OUTAGES_MAX; k++) {
+			const struct conn_outage *o = &c->outages[k];
+
+			fprintf(out, "%s{\"start_ns\": %" PRId64 ", \"detected_ns\": %" PRId64
+				", \"stall_ns\": %" PRIu64 ", \"reconnect_ns\": %" PRIu64
+				", \"attempts\": %u, \"failed_ops\": %" PRIu64 ", \"recovered\": %s}",
+				k ? ", " : "", o->start_ns, o->detected_ns, o->stall_ns, o->reconnect_ns,
+				o->attempts, o->failed_ops, o->recovered ? "true" : "false");
+		}
+		fputs("], \"error\": ", out);
 		json_str(out, c->error);
 		fputc('}', out);
 	}
@@ -638,6 +720,16 @@ void report_json(FILE *out, const struct report *r)
 		fputc('}', out);
 	}
 	fputs("],\n", out);
+	{
+		struct outage_summary s;
+
+		report_outages(r, &s);
+		fprintf(out, "\"outages\": {\"count\": %" PRIu64 ", \"connections\": %u, "
+			"\"failed_ops\": %" PRIu64 ", \"max_stall_ns\": %" PRIu64
+			", \"max_reconnect_ns\": %" PRIu64 ", \"unrecovered\": %" PRIu64
+			", \"reconnects\": %" PRIu64 "},\n", s.count, s.connections, s.failed_ops,
+			s.max_stall_ns, s.max_reconnect_ns, s.unrecovered, s.reconnects);
+	}
 	json_connections(out, r);
 	fputs("}\n", out);
 }

@@ -38,7 +38,18 @@ struct wconn {
 	bool done_issuing;	/* stream spent, or the connection refused a request */
 	struct op_stats stats;	/* coarse histogram, all op types */
 	uint64_t last_done_ns;
-	struct conn_report errs;	/* timeouts and errors by kind only */
+	struct conn_report errs;	/* timeouts and errors by kind, outages */
+
+	/* --on-error continue: a lost connection is re-made (see link_lost) */
+	enum { LINK_UP, LINK_DOWN, LINK_REMAKING } link;
+	ev_timer retry;		/* the next attempt, or the deadline of the one running */
+	uint64_t backoff_ns;
+	uint64_t last_ok_ns;	/* last success, or when the link came up */
+	uint64_t last_reply_ns;	/* last completion that was not a timeout */
+	uint64_t errors_since_ok;
+	bool lose_pending;	/* no reply for --timeout: lose it outside libnfs */
+	struct conn_outage *outage;	/* the one not over yet, NULL if none */
+	char down_error[160];
 
 	struct meta_tree tree;	/* --mix, --small-files */
 	uint64_t pass_next, pass_total;	/* small-file test: this connection's share */
@@ -127,6 +138,13 @@ static void count_error(struct wconn *wc, int status)
 		}
 	}
 	e->err_other++;
+}
+
+/* --on-error stop: the main thread ends the run. */
+static void run_abort(struct worker *w)
+{
+	atomic_store(&w->run->abort, true);
+	ev_async_send(w->run->main_loop, w->run->wake);
 }
 
 /*
@@ -329,6 +347,12 @@ static void refill(struct wconn *wc, uint64_t t)
 	const struct run *run = w->run;
 	struct wl_op op;
 
+	if (wc->link != LINK_UP) {
+		/* Being re-made: nothing to issue on it until conn_ready. */
+		if (wc->inflight == 0 && w->stopping)
+			conn_finish(wc);
+		return;
+	}
 	if (w->meta && run->pass_op != OP_NTYPES) {
 		unsigned dirs = run->cfg->dirs;
 
@@ -433,6 +457,22 @@ static void op_done(void *owner, struct conn_req *req, int status)
 	if (w->meta)
 		meta_done(&wc->tree, &s->tg, status >= 0);
 	wc->inflight--;
+	if (status >= 0) {
+		wc->last_ok_ns = wc->last_reply_ns = t;
+		if (wc->outage) {
+			/* The first success after an outage closes it. */
+			wc->outage->stall_ns = t - (uint64_t)wc->outage->start_ns;
+			wc->outage->failed_ops = wc->errors_since_ok;
+			wc->outage = NULL;
+		}
+		wc->errors_since_ok = 0;
+	} else {
+		wc->errors_since_ok++;
+		if (status != -ETIMEDOUT)
+			wc->last_reply_ns = t;	/* the server answered, if with an error */
+		else if (t - wc->last_reply_ns >= w->run->cfg->timeout_ns)
+			wc->lose_pending = true;	/* nothing at all for --timeout */
+	}
 	wc->free_slots[wc->nfree++] = s;
 	if (w->ramp_pending && t >= w->run->measure_start_ns)
 		end_ramp(w);
@@ -478,6 +518,8 @@ static void op_done(void *owner, struct conn_req *req, int status)
 	}
 }
 
+static void link_lost(struct wconn *wc);
+
 static void deferred_cb(struct ev_loop *loop, ev_check *c, int revents)
 {
 	struct worker *w = c->data;
@@ -491,19 +533,21 @@ static void deferred_cb(struct ev_loop *loop, ev_check *c, int revents)
 		wc->refill_pending = false;
 		if (wc->finished)
 			continue;
+		if (wc->lose_pending && wc->link == LINK_UP) {
+			link_lost(wc);
+			continue;
+		}
 		refill(wc, t);
 		conn_flush(wc->conn);
 	}
 	w->ndeferred = 0;
 }
 
-static void conn_lost(void *owner, struct conn *c)
+/* Requests in flight will never complete: count them and free the slots. */
+static void fail_inflight(struct wconn *wc)
 {
-	struct wconn *wc = owner;
 	struct worker *w = wc->w;
 
-	(void)c;
-	/* Requests in flight will never complete: count them and free the slots. */
 	for (unsigned k = 0; k < w->run->cfg->iodepth; k++) {
 		struct slot *s = &wc->slots[k];
 
@@ -513,14 +557,15 @@ static void conn_lost(void *owner, struct conn *c)
 		if (w->meta)
 			meta_done(&wc->tree, &s->tg, false);
 		w->ival[s->type].errors++;
+		wc->errors_since_ok++;
 		if (!w->stopping && s->start_ns >= w->run->measure_start_ns) {
 			w->total[s->type].errors++;
 			wc->stats.errors++;
+			count_error(wc, -ECONNABORTED);
 		}
 		wc->free_slots[wc->nfree++] = s;
 	}
 	wc->inflight = 0;
-	wc->done_issuing = true;
 	if (wc->heap_idx != HEAP_NONE) {
 		unsigned i = wc->heap_idx;
 
@@ -532,7 +577,132 @@ static void conn_lost(void *owner, struct conn *c)
 		}
 		arm_due_timer(w);
 	}
-	conn_finish(wc);
+}
+
+/* Whether a connection that cannot be re-made should give up by now. */
+static bool give_up(const struct wconn *wc, uint64_t t)
+{
+	const struct run *run = wc->w->run;
+
+	/* A time-based run tries until its end; a size-based phase has no end to wait for. */
+	if (run->cfg->runtime_ns && run->phase == PHASE_MAIN)
+		return false;
+	return wc->outage && t - (uint64_t)wc->outage->detected_ns > 12 * run->cfg->timeout_ns;
+}
+
+static void retry_later(struct wconn *wc)
+{
+	uint64_t t = now_ns();
+
+	if (give_up(wc, t)) {
+		snprintf(wc->down_error, sizeof(wc->down_error), "gave up reconnecting after %.0f s%s%s",
+			 (double)(t - (uint64_t)wc->outage->detected_ns) / 1e9,
+			 conn_error(wc->conn)[0] ? ": " : "", conn_error(wc->conn));
+		wc->done_issuing = true;
+		conn_finish(wc);
+		return;
+	}
+	/* 0.1 s, doubling up to 1 s: a restarted server is found within a second. */
+	wc->backoff_ns = wc->backoff_ns ? wc->backoff_ns * 2 : UINT64_C(100000000);
+	if (wc->backoff_ns > UINT64_C(1000000000))
+		wc->backoff_ns = UINT64_C(1000000000);
+	ev_timer_set(&wc->retry, (double)wc->backoff_ns / 1e9, 0.);
+	ev_timer_start(wc->w->loop, &wc->retry);
+}
+
+/*
+ * The connection is gone (socket error, or no reply for --timeout). With
+ * --on-error stop the run ends; with continue an outage opens and the
+ * connection is re-made in the background, I/O resuming once it is ready.
+ */
+static void link_lost(struct wconn *wc)
+{
+	struct worker *w = wc->w;
+	struct conn_report *e = &wc->errs;
+	uint64_t t = now_ns();
+
+	conn_abandon(wc->conn);	/* no callback from it from here on */
+	fail_inflight(wc);
+	wc->link = LINK_DOWN;
+	wc->lose_pending = false;
+	if (!wc->outage) {
+		struct conn_outage *o = &e->outages[e->noutages < CONN_OUTAGES_MAX ?
+						    e->noutages : CONN_OUTAGES_MAX - 1];
+
+		/* Past the table, the last entry is reused: counts stay right. */
+		e->noutages++;
+		*o = (struct conn_outage){ .start_ns = (int64_t)wc->last_ok_ns,
+					   .detected_ns = (int64_t)t };
+		wc->outage = o;
+	}
+	if (w->run->cfg->on_error == CFG_ON_ERROR_STOP) {
+		wc->done_issuing = true;
+		run_abort(w);
+	}
+	if (w->run->cfg->on_error == CFG_ON_ERROR_STOP || w->stopping) {
+		conn_finish(wc);
+		return;
+	}
+	wc->backoff_ns = 0;
+	ev_timer_set(&wc->retry, 0., 0.);
+	ev_timer_start(w->loop, &wc->retry);
+}
+
+static void conn_lost(void *owner, struct conn *c)
+{
+	(void)c;
+	link_lost(owner);
+}
+
+/* Time for an attempt, or the one running took longer than --timeout. */
+static void retry_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct wconn *wc = t->data;
+	double timeout = (double)wc->w->run->cfg->timeout_ns / 1e9;
+
+	(void)revents;
+	if (wc->w->stopping || wc->finished)
+		return;
+	if (wc->link == LINK_REMAKING) {
+		conn_abandon(wc->conn);
+		wc->link = LINK_DOWN;
+		snprintf(wc->down_error, sizeof(wc->down_error),
+			 "reconnect: not ready after %.0f s", timeout);
+		retry_later(wc);
+		return;
+	}
+	wc->outage->attempts++;
+	wc->down_error[0] = '\0';
+	if (conn_reconnect(wc->conn) < 0) {
+		retry_later(wc);
+		return;
+	}
+	wc->link = LINK_REMAKING;
+	ev_timer_set(t, timeout, 0.);
+	ev_timer_start(loop, t);
+}
+
+static void conn_ready(void *owner, struct conn *c, bool ok)
+{
+	struct wconn *wc = owner;
+	struct worker *w = wc->w;
+	uint64_t t = now_ns();
+
+	ev_timer_stop(w->loop, &wc->retry);
+	if (!ok) {
+		wc->link = LINK_DOWN;
+		snprintf(wc->down_error, sizeof(wc->down_error), "reconnect failed: %s",
+			 conn_error(c));
+		retry_later(wc);
+		return;
+	}
+	wc->link = LINK_UP;
+	wc->errs.reconnects++;
+	wc->outage->reconnect_ns = t - (uint64_t)wc->outage->detected_ns;
+	wc->outage->recovered = true;
+	wc->last_reply_ns = t;
+	if (!w->stopping && !wc->finished)
+		refill(wc, t);
 }
 
 /* Spreads the connections' first intended starts evenly over one gap. */
@@ -576,7 +746,10 @@ static void start_phase(struct worker *w)
 		struct wconn *wc = &w->conns[i];
 
 		op_stats_reset(&wc->stats);
-		memset(&wc->errs, 0, sizeof(wc->errs));
+		/* Per phase, but outages and reconnects are the run's. */
+		wc->errs.timeouts = wc->errs.err_other = 0;
+		memset(wc->errs.err_kinds, 0, sizeof(wc->errs.err_kinds));
+		wc->last_ok_ns = wc->last_reply_ns = t;
 		wc->last_done_ns = 0;
 		wc->finished = false;
 		wc->done_issuing = false;
@@ -588,6 +761,13 @@ static void start_phase(struct worker *w)
 		wc->stream = phase == PHASE_LAYOUT ? &wc->layout_stream : &wc->main_stream;
 		if (w->open_loop)
 			start_schedule(wc, t);
+		if (wc->link == LINK_REMAKING)
+			continue;	/* conn_ready starts it */
+		if (wc->link == LINK_DOWN && w->run->cfg->on_error == CFG_ON_ERROR_CONTINUE) {
+			ev_timer_set(&wc->retry, 0., 0.);
+			ev_timer_start(w->loop, &wc->retry);
+			continue;
+		}
 		if (conn_failed(wc->conn)) {
 			conn_finish(wc);
 			continue;
@@ -788,8 +968,11 @@ int worker_start(struct worker *w)
 	ev_timer_init(&w->tick, tick_cb, 1., 1.);
 	w->tick.data = w;
 	ev_timer_start(w->loop, &w->tick);
-	for (unsigned i = 0; i < w->nconns; i++)
-		conn_attach(w->conns[i].conn, w->loop, &w->conns[i], op_done, conn_lost);
+	for (unsigned i = 0; i < w->nconns; i++) {
+		ev_init(&w->conns[i].retry, retry_cb);
+		w->conns[i].retry.data = &w->conns[i];
+		conn_attach(w->conns[i].conn, w->loop, &w->conns[i], op_done, conn_lost, conn_ready);
+	}
 	/* Signals belong to the main thread's loop. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -828,7 +1011,18 @@ void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *
 	r->p50_ns = hist_percentile(&wc->stats.lat, 50);
 	r->p99_ns = hist_percentile(&wc->stats.lat, 99);
 	r->timeouts = wc->errs.timeouts;
-	r->reconnects = 0;
+	r->reconnects = wc->errs.reconnects;
+	r->noutages = wc->errs.noutages;
+	for (unsigned k = 0; k < CONN_OUTAGES_MAX && k < r->noutages; k++) {
+		struct conn_outage *o = &r->outages[k];
+
+		*o = wc->errs.outages[k];
+		if (wc->outage && k == (unsigned)(wc->outage - wc->errs.outages))
+			o->failed_ops = wc->errors_since_ok;	/* not over at the end */
+		o->start_ns -= (int64_t)w->run->measure_start_ns;
+		o->detected_ns -= (int64_t)w->run->measure_start_ns;
+	}
+	r->down = wc->link != LINK_UP;
 	memcpy(r->err_kinds, wc->errs.err_kinds, sizeof(r->err_kinds));
 	r->err_other = wc->errs.err_other;
 	r->last_done_ns = wc->last_done_ns > w->run->measure_start_ns ?
@@ -842,7 +1036,9 @@ void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *
 					    cfg->connections / 1e9) + 1;
 	}
 	r->outlier = r->stuck = false;
-	r->error = conn_error(wc->conn);
+	r->error = wc->down_error[0] ? wc->down_error : conn_error(wc->conn);
+	if (r->down && !r->error[0])
+		r->error = "still reconnecting at the end";
 }
 
 void worker_destroy(struct worker *w, bool close_files)

@@ -198,10 +198,12 @@ check_match "foreign dir: message" "^nfsload: --dir: 'theirs' exists, is not emp
 check_eq "foreign dir: data untouched" "precious" "$(cat "$EXPORT_DIR/theirs/data")"
 check_eq "foreign dir: nothing added" "data" "$(ls -A "$EXPORT_DIR/theirs")"
 
-# The server dies mid-run: no hang, no crash; errors counted, exit 1.
+# The server dies mid-run, --on-error stop: no hang, no crash; errors counted, exit 1.
+# (Reconnecting after a restart, --on-error continue: tests/faults.sh.)
 t_start_server victim || exit 1
 start=$SECONDS
-nl_during 2 'kill -KILL "$GANESHA_PID"' -c 4 -t 2 -q 4 --size 8m --runtime 30s --output-format json "$URL3"
+nl_during 2 'kill -KILL "$GANESHA_PID"' -c 4 -t 2 -q 4 --size 8m --runtime 30s --on-error stop \
+	--output-format json "$URL3"
 check_eq "server killed: exit 1" 1 "$RC"
 check_le "server killed: ends promptly, not at --runtime" 20 $((SECONDS - start))
 check "server killed: JSON report still written" jq -e . "$OUT"
