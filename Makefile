@@ -3,6 +3,7 @@
 #   make test            install test deps (as root), unit + integration tests
 #   make demo            private nfs-ganesha on loopback, a 10 s run, report
 #   make bench           side-by-side benchmark (bench/run.sh)
+#   make soak            1000 connections x iodepth 4 for 10 min: RSS, errors (bench/soak.sh)
 #   make SAN=address,undefined test     sanitizer build in build-san-*/
 #   make SAN=thread test                ThreadSanitizer (tests/tsan.supp)
 #   make install PREFIX=/usr/local DESTDIR=
@@ -44,7 +45,7 @@ UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helper_*.c)
 HELPER_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(HELPER_SRCS))
 
-.PHONY: all test unit integration demo bench install uninstall clean deps-build deps-test
+.PHONY: all test unit integration demo bench soak install uninstall clean deps-build deps-test
 all: $(BUILD)/nfsload nfsload
 
 nfsload: $(BUILD)/nfsload
@@ -70,7 +71,7 @@ deps-test:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/jobs.sh tests/presets.sh
+SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/jobs.sh tests/presets.sh tests/verify.sh
 integration: $(BUILD)/nfsload $(HELPER_BINS)
 	@rc=0; for t in $(SUITES); do echo "== $$t"; \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
@@ -89,6 +90,11 @@ bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	bench/run.sh $(BUILD)/nfsload
+
+soak:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all
+	bench/soak.sh $(BUILD)/nfsload
 
 JOBDIR ?= $(PREFIX)/share/nfsload/jobs
 install: $(BUILD)/nfsload

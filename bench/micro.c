@@ -5,6 +5,9 @@
  *     three records op_done makes per completed operation (ival + total + per-connection).
  *     Latencies come from a pre-generated log-uniform array (10 us .. 100 ms), so the PRNG
  *     is not measured. ns per record, median of REPS repetitions.
+ *  c) --verify: verify_fill then verify_check of one 4 KiB block (src/verify.c), a new
+ *     offset each time, in a buffer that stays in L1 as a block just read would.
+ *     ns per block, median of REPS repetitions.
  *  b) one interval of the series with 2 worker threads, as src/worker.c and src/main.c do
  *     it: per worker, lock / op_stats_add_all(snap, ival) / unlock / op_stats_reset_all(ival)
  *     (swap_interval); then per worker, op_stats_add_all(out, snap) / op_stats_reset_all(snap)
@@ -32,6 +35,7 @@
 #include "hdrlog.h"
 #include "hist.h"
 #include "stats.h"
+#include "verify.h"
 
 #define NVALS (1u << 20) /* pre-generated latencies (8 MiB), walked in order */
 #define VMASK (NVALS - 1)
@@ -153,6 +157,30 @@ static double bench_record(int sub_bits, bool open_loop, bool op_done, uint64_t 
 	op_stats_destroy(&a);
 	op_stats_destroy(&b);
 	op_stats_destroy(&c);
+	return median(ns, REPS);
+}
+
+/* ns per 4 KiB block for verify_fill + verify_check, median of REPS runs of n blocks. */
+static double bench_verify(uint64_t n)
+{
+	static uint8_t blk[4096];
+	struct verify_params p = { sizeof(blk), 3, 42 };
+	double ns[REPS];
+	uint64_t t0, bad = 0;
+
+	for (int r = 0; r < REPS; r++) {
+		t0 = cpu_ns();
+		for (uint64_t i = 0; i < n; i++) {
+			verify_fill(&p, (uint32_t)(i & 7), i * sizeof(blk), blk, sizeof(blk));
+			bad += verify_check(&p, (uint32_t)(i & 7), i * sizeof(blk), blk, sizeof(blk),
+					    3, NULL);
+		}
+		ns[r] = (double)(cpu_ns() - t0) / (double)n;
+	}
+	if (bad) {
+		fprintf(stderr, "micro: verify_check found %llu bad blocks\n", (unsigned long long)bad);
+		exit(1);
+	}
 	return median(ns, REPS);
 }
 
@@ -361,6 +389,9 @@ int main(int argc, char **argv)
 		clk[r] = (double)(cpu_ns() - t0) / 1e6;
 	}
 	kv("now_ns_ns", median(clk, REPS), 2, "context: one CLOCK_MONOTONIC read, op_done makes one");
+	printf("# c) --verify, %llu blocks of 4 KiB per repetition, median of %d; ns of thread CPU "
+	       "per block\n", (unsigned long long)(n / 50), REPS);
+	kv("verify_4k_ns", bench_verify(n / 50), 1, "verify_fill + verify_check; target < 1000");
 	fflush(stdout);
 
 	bench_interval(nival, &iv);

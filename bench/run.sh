@@ -105,7 +105,8 @@ fi
 HAVE_MICRO=0
 if ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -O2 -g -Wall -Wextra -Werror \
 	-o "$MICRO" "$ROOT/bench/micro.c" "$ROOT/src/hist.c" "$ROOT/src/stats.c" "$ROOT/src/hdrlog.c" \
-	-lz -lpthread -lm >"$OUT/micro-build.log" 2>&1; then
+	"$ROOT/src/verify.c" \
+	-lz -lxxhash -lpthread -lm >"$OUT/micro-build.log" 2>&1; then
 	HAVE_MICRO=1
 else
 	echo "bench: bench/micro.c did not build (see $OUT/micro-build.log): skipping it" >&2

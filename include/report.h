@@ -73,6 +73,13 @@ struct report {
 
 	/* connection set-up procedures, one sample per connection */
 	struct hist setup_mount, setup_open;
+
+	/* --verify: the checks of the whole run (reads of every phase) */
+	bool verify_pass_ran;		/* the written files were read back */
+	uint64_t verify_pass_ns;
+	struct op_stats verify_pass;	/* its reads */
+	uint32_t verify_generation;
+	struct verify_counts verify;	/* kept: the first mismatches of all threads */
 };
 
 /* Row i of the series (0 <= i < nseries). 0 or -EIO. */

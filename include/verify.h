@@ -20,9 +20,9 @@
  * xor offset) xor generation) with mix the splitmix64 finalizer, s = k >> 48,
  * K[j] byte j of k, least significant first.
  *
- * Every function is pure and thread-safe; the pattern is built on first use
- * under pthread_once, so there is nothing to initialise. Generations start
- * at 1: 0 means "any" to verify_check.
+ * No I/O; every function may be called from any thread. The pattern is
+ * built on first use under pthread_once: there is nothing to initialise.
+ * Generations start at 1: 0 means "any" to verify_check.
  */
 #ifndef NFSLOAD_VERIFY_H
 #define NFSLOAD_VERIFY_H

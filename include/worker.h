@@ -22,9 +22,11 @@
 #include "conn.h"
 #include "meta.h"
 #include "stats.h"
+#include "verify.h"
 #include "workload.h"
 
-enum worker_phase { PHASE_LAYOUT, PHASE_MAIN };
+/* PHASE_VERIFY: --verify reads back and checks every block after a phase that wrote. */
+enum worker_phase { PHASE_LAYOUT, PHASE_MAIN, PHASE_VERIFY };
 
 enum worker_cmd {
 	WORKER_CMD_PHASE = 1 << 0,	/* start run->phase */
@@ -45,6 +47,22 @@ struct run {
 	struct ev_loop *main_loop;
 	ev_async *wake;			/* a worker finished its phase */
 	atomic_bool abort;		/* --on-error stop: a connection was lost */
+	/* --verify (else NULL): the block format, and which blocks this run wrote */
+	const struct verify_params *verify;
+	struct verify_map *written;
+	uint64_t verify_bs;		/* reads of the verify pass: whole blocks */
+	atomic_bool verify_failed;	/* a mismatch, without --verify-continue */
+};
+
+/* Mismatches a worker keeps the details of (all are counted). */
+#define WORKER_MISMATCHES_KEPT 8
+
+struct verify_counts {
+	uint64_t blocks;		/* checked */
+	uint64_t bad;
+	uint64_t by_kind[VERIFY_CHECKSUM + 1];
+	unsigned nkept;
+	struct verify_mismatch kept[WORKER_MISMATCHES_KEPT];
 };
 
 #define RUN_PATTERN_PERIOD 65536
@@ -89,6 +107,9 @@ struct worker {
 	struct op_stats ival[OP_NTYPES];	/* since the last tick */
 	pthread_mutex_t snap_mu;
 	struct op_stats snap[OP_NTYPES];	/* handed to the main thread */
+
+	bool checking;		/* this phase's reads are verified */
+	struct verify_counts verify;	/* over the run */
 
 	uint64_t phase_start_ns, last_done_ns;
 	uint64_t cpu_start_ns, cpu_ns;	/* thread CPU: at the phase start, used in it */
@@ -136,6 +157,8 @@ struct conn_report {
 
 /* Error code of a short transfer (fewer bytes than asked). */
 #define CONN_ERR_SHORT 100000
+/* A READ whose data failed --verify. */
+#define CONN_ERR_VERIFY 100001
 /* "ETIMEDOUT", "EIO", "short transfer", ...: the name of an error kind. */
 const char *conn_err_name(int code);
 

@@ -959,6 +959,32 @@ static int write_marker(struct ctl *ctl, const char *path)
 	return rc < 0 ? rc : 0;
 }
 
+/* --verify-only reads what an earlier run left: it creates nothing, not even the marker. */
+static int verify_only_files(struct ctl *ctl, struct fileset *fs, const char *dir,
+			     const char *marker, char *err, size_t len)
+{
+	const struct config *cfg = ctl->cfg;
+	struct nfs_stat_64 st;
+	char path[320];
+
+	if (nfs_stat64(ctl->nfs, dir, &st) < 0 || nfs_stat64(ctl->nfs, marker, &st) < 0) {
+		snprintf(err, len, "--verify-only: no nfsload work directory '%s' to check (write "
+			 "the files first with --verify --keep)", cfg->dir);
+		return -ENOENT;
+	}
+	for (uint32_t i = 0; i < fs->n; i++) {
+		conn_file_path(cfg, i, path, sizeof(path));
+		if (nfs_stat64(ctl->nfs, path, &st) < 0 || !S_ISREG(st.nfs_mode) ||
+		    st.nfs_size < cfg->size) {
+			snprintf(err, len, "--verify-only: %s is missing or shorter than --size "
+				 "(check with the --size and --nrfiles it was written with)", path);
+			return -ENOENT;
+		}
+		fs->size[i] = st.nfs_size;
+	}
+	return 0;
+}
+
 int ctl_prepare(struct ctl *ctl, struct fileset *fs, char *err, size_t len)
 {
 	const struct config *cfg = ctl->cfg;
@@ -976,6 +1002,8 @@ int ctl_prepare(struct ctl *ctl, struct fileset *fs, char *err, size_t len)
 	}
 	snprintf(dir, sizeof(dir), "/%s", cfg->dir);
 	snprintf(path, sizeof(path), "%s/" MARKER, dir);
+	if (cfg->verify_only)
+		return verify_only_files(ctl, fs, dir, path, err, len);
 	if (nfs_stat64(ctl->nfs, dir, &st) < 0) {
 		rc = nfs_mkdir(ctl->nfs, dir);
 		if (rc < 0)

@@ -6,6 +6,7 @@
  * of a time-based run and the workers' "phase done" notices all arrive there.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,7 +26,8 @@
 #include "units.h"
 #include "worker.h"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };	/* 128 + signal when stopped by one */
+/* 128 + signal when stopped by one */
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
 
 /* A run's figures for a job's summary, and what it created. */
 struct run_result {
@@ -50,6 +52,7 @@ struct app {
 	struct ctl *ctl;
 	struct fileset fs;
 	struct run run;
+	struct verify_params verify;
 	struct worker *workers;
 	unsigned nworkers;
 
@@ -228,6 +231,11 @@ static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 		fprintf(stderr, "nfsload: a connection was lost: stopping the run (--on-error stop)\n");
 		begin_stop(app);
 	}
+	if (atomic_load(&app->run.verify_failed) && !app->stopping) {
+		fprintf(stderr, "nfsload: --verify: data mismatch: stopping the run "
+			"(--verify-continue counts them all)\n");
+		begin_stop(app);
+	}
 	if (app->swap_pending && swap_done(app)) {
 		app->swap_pending = false;
 		interval_done(app);
@@ -389,10 +397,61 @@ static uint64_t layout_block_size(const struct config *cfg)
 	uint64_t bs = 1u << 20;
 
 	if (conn_max_write(cfg->nfs_version) < bs)
-		return 3584;	/* 7 sectors, under libnfs 4.0's NFSv4 limit */
+		return cfg->verify ? cfg->bs : 3584;	/* 7 sectors, under libnfs 4.0's NFSv4 limit */
 	while (bs > (64u << 10) && bs * cfg->connections * cfg->iodepth > (64u << 20))
 		bs /= 2;
+	/* --verify writes whole blocks of --bs, each with its header. */
+	if (cfg->verify)
+		bs = bs < cfg->bs ? cfg->bs : bs / cfg->bs * cfg->bs;
 	return bs;
+}
+
+/* --verify after a phase that wrote: read every block back, unless the run is ending badly. */
+static bool wants_verify_pass(const struct app *app)
+{
+	const struct config *cfg = &app->cfg;
+
+	return cfg->verify && !cfg->verify_only && wl_mode_read_pct(cfg->rw, cfg->rwmixread) < 100 &&
+	       !app->signal && !app->drain_timed_out && all_done(app) &&
+	       !atomic_load(&app->run.abort) && !atomic_load(&app->run.verify_failed);
+}
+
+static void collect(struct app *app, struct op_stats *ops);
+static void settle_workers(struct app *app);
+
+static void verify_pass(struct app *app, struct report *r)
+{
+	struct op_stats ops[OP_NTYPES];
+	uint64_t measure_start = app->run.measure_start_ns;
+
+	if (app->live)
+		fprintf(stderr, "nfsload: reading every block back to check it\n");
+	r->verify_pass_ns = run_phase(app, PHASE_VERIFY);
+	settle_workers(app);
+	app->run.measure_start_ns = measure_start;	/* outage times stay the main phase's */
+	if (op_stats_init_all(ops, HIST_PRECISE_BITS, false))
+		die(EXIT_RUNTIME, "out of memory");
+	collect(app, ops);
+	op_stats_add(&r->verify_pass, &ops[OP_READ]);
+	op_stats_destroy_all(ops);
+	r->verify_pass_ran = true;
+}
+
+/* Every thread's verify counts; the details of the first mismatches. */
+static void collect_verify(struct app *app, struct report *r)
+{
+	struct verify_counts *v = &r->verify;
+
+	for (unsigned i = 0; i < app->nworkers; i++) {
+		const struct verify_counts *w = &app->workers[i].verify;
+
+		v->blocks += w->blocks;
+		v->bad += w->bad;
+		for (int k = 0; k <= VERIFY_CHECKSUM; k++)
+			v->by_kind[k] += w->by_kind[k];
+		for (unsigned j = 0; j < w->nkept && v->nkept < WORKER_MISMATCHES_KEPT; j++)
+			v->kept[v->nkept++] = w->kept[j];
+	}
 }
 
 /* The aggregator: exact merge of every thread's histograms for the phase. */
@@ -486,8 +545,20 @@ static int finish_status(const struct app *app, const struct report *r)
 	if (failed)
 		fprintf(stderr, "nfsload: %u of %u connections failed during the run (first: %s)\n",
 			failed, r->nconns, first);
+	if (r->verify.bad) {
+		char line[600];
+
+		fprintf(stderr, "nfsload: --verify: %" PRIu64 " bad block%s of %" PRIu64 " checked\n",
+			r->verify.bad, r->verify.bad == 1 ? "" : "s", r->verify.blocks);
+		for (unsigned i = 0; i < r->verify.nkept; i++) {
+			verify_describe(&r->verify.kept[i], line, sizeof(line));
+			fprintf(stderr, "nfsload: verify: %s\n", line);
+		}
+	}
 	if (app->signal)
 		return 128 + app->signal;
+	if (r->verify.bad)
+		return EXIT_VERIFY;
 	if (failed || report_total_ops(r) == 0)
 		return EXIT_RUNTIME;
 	return 0;
@@ -663,11 +734,25 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 	app.run.cfg = cfg;
 	app.run.files = &app.fs;
 	app.run.layout_bs = layout_block_size(cfg);
+	if (cfg->verify) {
+		/* The generation says when: the Unix time the run began. */
+		uint32_t gen = (uint32_t)(realtime_ns() / 1000000000);
+
+		app.verify = (struct verify_params){ .block = (uint32_t)cfg->bs,
+						     .generation = gen ? gen : 1, .seed = cfg->seed };
+		app.run.verify = &app.verify;
+		app.run.verify_bs = app.run.layout_bs;
+		app.run.written = verify_map_new(cfg->nrfiles, cfg->size, (uint32_t)cfg->bs);
+		rep.verify_generation = app.verify.generation;
+		if (!app.run.written)
+			die(EXIT_RUNTIME, "out of memory for the --verify block map");
+	}
 	max_bs = cfg->bs > app.run.layout_bs ? cfg->bs : app.run.layout_bs;
 	app.run.pattern = run_pattern_new(max_bs);
 	if (op_stats_init_all(app.ival, HIST_PRECISE_BITS, false) ||
 	    op_stats_init_all(rep.ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
 	    op_stats_init(&rep.layout, HIST_PRECISE_BITS, false) || !app.run.pattern ||
+	    op_stats_init(&rep.verify_pass, HIST_PRECISE_BITS, false) ||
 	    hist_init(&rep.setup_mount, HIST_PRECISE_BITS) ||
 	    hist_init(&rep.setup_open, HIST_PRECISE_BITS) ||
 	    hist_init(&app.live_hist, HIST_PRECISE_BITS))
@@ -739,8 +824,12 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 		settle_workers(&app);
 		collect(&app, rep.ops);
 	}
-	join_workers(&app);	/* idle or not, they are read from here on */
+	/* The workers are idle (or joined): the main phase's figures are final. */
 	fill_report(&app, &rep);
+	if (wants_verify_pass(&app))
+		verify_pass(&app, &rep);
+	join_workers(&app);
+	collect_verify(&app, &rep);
 	if (res)
 		summarize(&rep, res);
 	if (series_finish(&app.series))
@@ -785,6 +874,8 @@ cleanup:
 		fclose(app.html);
 	op_stats_destroy_all(rep.ops);
 	op_stats_destroy(&rep.layout);
+	op_stats_destroy(&rep.verify_pass);
+	verify_map_free(app.run.written);
 	free(rep.threads);
 	free(rep.conns);
 	hist_destroy(&rep.setup_mount);

@@ -190,6 +190,38 @@ static void text_outages(FILE *out, const struct report *r)
 		fprintf(out, "  (the first %u; all in --output-format json)\n", shown);
 }
 
+/* --verify: what was checked, and the first bad blocks in full. */
+static void text_verify(FILE *out, const struct report *r)
+{
+	const struct verify_counts *v = &r->verify;
+	char a[32], b[32], line[600];
+
+	if (!r->cfg->verify)
+		return;
+	if (r->verify_pass_ran)
+		fprintf(out, "read-back: %s read and checked in %s (%.1f MiB/s)\n",
+			units_format_size(r->verify_pass.bytes, a, sizeof(a)),
+			units_format_duration(r->verify_pass_ns, b, sizeof(b)),
+			mib_s(r->verify_pass.bytes, r->verify_pass_ns));
+	if (r->cfg->verify_only)
+		snprintf(b, sizeof(b), "any generation");
+	else
+		snprintf(b, sizeof(b), "generation %u", r->verify_generation);
+	fprintf(out, "verify: %" PRIu64 " blocks of %s checked (%s, seed %" PRIu64 "), %" PRIu64
+		" bad", v->blocks, units_format_size(r->cfg->bs, a, sizeof(a)), b, r->cfg->seed,
+		v->bad);
+	for (int k = VERIFY_MAGIC; k <= VERIFY_CHECKSUM; k++)
+		if (v->by_kind[k])
+			fprintf(out, ", %s %" PRIu64, verify_kind_name(k), v->by_kind[k]);
+	fputc('\n', out);
+	for (unsigned i = 0; i < v->nkept; i++) {
+		verify_describe(&v->kept[i], line, sizeof(line));
+		fprintf(out, "  %s\n", line);
+	}
+	if (v->bad > v->nkept)
+		fprintf(out, "  (the first %u in detail)\n", v->nkept);
+}
+
 static void text_connections(FILE *out, const struct report *r)
 {
 	struct conn_report *sorted;
@@ -412,6 +444,7 @@ void report_text(FILE *out, const struct report *r)
 	if (r->steady.verdict)
 		fprintf(out, "steady state: %s\n", r->steady.verdict);
 
+	text_verify(out, r);
 	text_connections(out, r);
 	text_outages(out, r);
 	{
@@ -566,6 +599,48 @@ static void json_settings(FILE *out, const struct report *r)
 	fputs("},\n", out);
 }
 
+static void json_hdr(FILE *out, const struct verify_hdr *h)
+{
+	fprintf(out, "{\"magic\": %u, \"file\": %u, \"offset\": %" PRIu64 ", \"generation\": %u, "
+		"\"seed32\": %u, \"checksum\": %" PRIu64 "}", h->magic, h->file, h->offset,
+		h->generation, h->seed32, h->checksum);
+}
+
+static void json_verify(FILE *out, const struct report *r)
+{
+	const struct verify_counts *v = &r->verify;
+	char line[600];
+
+	fprintf(out, "\"verify\": {\"enabled\": %s, \"block\": %" PRIu64 ", \"generation\": %u"
+		", \"pass\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"stats\": ",
+		r->cfg->verify ? "true" : "false", r->cfg->bs, r->verify_generation,
+		r->verify_pass_ran ? "true" : "false", r->verify_pass_ns);
+	json_op(out, &r->verify_pass, r->verify_pass_ns, NULL);
+	fprintf(out, "}, \"blocks_checked\": %" PRIu64 ", \"mismatches\": %" PRIu64
+		", \"by_kind\": {", v->blocks, v->bad);
+	for (int k = VERIFY_MAGIC; k <= VERIFY_CHECKSUM; k++)
+		fprintf(out, "%s\"%s\": %" PRIu64, k > VERIFY_MAGIC ? ", " : "", verify_kind_name(k),
+			v->by_kind[k]);
+	fputs("}, \"first\": [", out);
+	for (unsigned i = 0; i < v->nkept; i++) {
+		const struct verify_mismatch *m = &v->kept[i];
+
+		fprintf(out, "%s\n  {\"file\": %u, \"offset\": %" PRIu64 ", \"kind\": \"%s\", "
+			"\"first_diff\": %" PRId64 ", \"expected_byte\": %u, \"found_byte\": %u, "
+			"\"expected\": ", i ? "," : "", m->file, m->offset, verify_kind_name(m->kind),
+			m->first_diff == UINT64_MAX ? (int64_t)-1 : (int64_t)m->first_diff,
+			m->expected_byte, m->found_byte);
+		json_hdr(out, &m->expected);
+		fputs(", \"found\": ", out);
+		json_hdr(out, &m->found);
+		fputs(", \"text\": ", out);
+		verify_describe(m, line, sizeof(line));
+		json_str(out, line);
+		fputc('}', out);
+	}
+	fputs("]},\n", out);
+}
+
 static void json_series(FILE *out, const struct report *r)
 {
 	struct interval_row row;
@@ -703,6 +778,7 @@ void report_json(FILE *out, const struct report *r)
 	json_num(out, mib_s(bytes, r->duration_ns));
 	fputs("},\n", out);
 	json_series(out, r);
+	json_verify(out, r);
 	json_open_loop(out, r);
 	json_small_files(out, r);
 	fputs("\"cpu\": {\"user_s\": ", out);

@@ -20,6 +20,12 @@
 /* XXH3_state_t on the stack; safe because header and library come from one package. */
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
+#if defined(__x86_64__) || defined(__i386__)
+/* The library's AVX2/AVX-512 variants, picked at run time: XXH3 of 4 KiB in about
+ * 65 ns instead of 270 with the SSE2 one XXH3_64bits is (libxxhash 0.8.1). Same
+ * values: XXH3 does not depend on the instruction set. */
+#include <xxh_x86dispatch.h>
+#endif
 
 #define BLOCK_MAGIC UINT32_C(0x564c464e)	/* "NFLV" in little-endian */
 #define PAT_PERIOD 65536u
@@ -139,28 +145,32 @@ static void payload_init(struct payload *pl, uint32_t seed32, uint32_t file, uin
 
 /*
  * Payload bytes [from, from + n) (from counted from the payload's start, a
- * multiple of 8) into dst. Whole words through memcpy, so any alignment of
- * dst is fine and the compiler makes plain loads and stores.
+ * multiple of 8) into dst, any alignment. Words through memcpy become plain
+ * loads and stores; four at a time and the XOR word in a local (dst could
+ * alias *pl) make it about 2.5 times faster with gcc -O2 than one at a time.
  */
 static void payload_make(const struct payload *pl, uint64_t from, uint8_t *dst, size_t n)
 {
 	const uint8_t *src = pl->src + from % PAT_PERIOD;
-	size_t i = 0;
+	uint64_t x = pl->xor_word;
 
-	while (i < n) {
+	for (size_t i = 0; i < n; i += PAT_PERIOD) {
 		size_t run = n - i < PAT_PERIOD ? n - i : PAT_PERIOD;
+		uint8_t *d = dst + i;
 		size_t j = 0;
 
-		for (; j + 8 <= run; j += 8) {
-			uint64_t w;
+		for (; j + 32 <= run; j += 32) {
+			uint64_t w[4];
 
-			memcpy(&w, src + j, 8);
-			w ^= pl->xor_word;
-			memcpy(dst + i + j, &w, 8);
+			memcpy(w, src + j, 32);
+			w[0] ^= x;
+			w[1] ^= x;
+			w[2] ^= x;
+			w[3] ^= x;
+			memcpy(d + j, w, 32);
 		}
 		for (; j < run; j++)
-			dst[i + j] = src[j] ^ pl->k[j % 8];
-		i += run;
+			d[j] = src[j] ^ pl->k[j % 8];
 	}
 }
 
@@ -218,12 +228,25 @@ static enum verify_kind check_block(const struct verify_params *p, uint32_t file
 	return VERIFY_OK;
 }
 
+/* Whether the payload's first 8 bytes are those of generation gen. */
+static bool payload_head_matches(const struct verify_params *p, uint32_t file, uint64_t offset,
+				 uint32_t gen, const uint8_t *b)
+{
+	struct payload pl;
+	uint8_t head[8];
+
+	payload_init(&pl, (uint32_t)p->seed, file, offset, gen);
+	payload_make(&pl, 0, head, sizeof(head));
+	return memcmp(head, b + VERIFY_HDR_SIZE, sizeof(head)) == 0;
+}
+
 /*
  * The generation a payload was made with, from its first 8 bytes: for each
  * start s in P they give a key k; k must start with s and undo to a 32-bit
  * generation, which happens by chance about once in 2^32. Lets a block whose
  * generation field is damaged be compared with what was really written when
- * any generation is accepted. Slow (65536 tries): first bad block only.
+ * any generation is accepted. Slow (up to 65536 tries, about 25 us): only
+ * for a described block whose payload does not match its header.
  */
 static bool payload_generation(uint32_t seed32, uint32_t file, uint64_t offset,
 			       const uint8_t *payload, uint32_t *gen)
@@ -277,7 +300,6 @@ static void regenerate(const struct verify_params *p, const uint8_t *b, uint32_t
 	XXH3_state_t st;
 	size_t d;
 
-	pthread_once(&pattern_once, build_pattern);
 	h.generation = gen;
 	h.checksum = 0;
 	encode_hdr(&h, hdr);
@@ -314,13 +336,16 @@ static void describe_block(const struct verify_params *p, uint32_t file, uint64_
 			   const uint8_t *b, uint32_t want_gen, enum verify_kind kind,
 			   const struct verify_hdr *found, struct verify_mismatch *m)
 {
-	/* Without a wanted generation, the one the payload was made with, else
-	 * the found one, unless the header is not ours at all. */
+	/* Without a wanted generation: the found one, unless the payload was
+	 * made with another (a damaged generation field); none if the header is
+	 * not ours at all. The search only where first_diff depends on it. */
 	uint32_t gen = want_gen;
 
 	pthread_once(&pattern_once, build_pattern);
-	if (!gen && kind != VERIFY_MAGIC &&
-	    !payload_generation((uint32_t)p->seed, file, offset, b + VERIFY_HDR_SIZE, &gen))
+	if (!gen && kind == VERIFY_CHECKSUM &&
+	    !payload_head_matches(p, file, offset, found->generation, b))
+		payload_generation((uint32_t)p->seed, file, offset, b + VERIFY_HDR_SIZE, &gen);
+	if (!gen && kind != VERIFY_MAGIC)
 		gen = found->generation;
 
 	m->kind = kind;

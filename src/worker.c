@@ -20,6 +20,9 @@ struct slot {
 	uint64_t issue_ns;
 	enum op_type type;
 	uint32_t range;		/* which of the connection's files */
+	uint32_t file;
+	uint64_t offset;
+	uint8_t *buf;		/* --verify: this slot's write data */
 	struct meta_target tg;	/* --mix: what and where */
 	uint32_t len;
 	bool busy;
@@ -28,7 +31,7 @@ struct slot {
 struct wconn {
 	struct worker *w;
 	struct conn *conn;
-	struct wl_stream main_stream, layout_stream, *stream;
+	struct wl_stream main_stream, layout_stream, verify_stream, *stream;
 	struct slot *slots;
 	struct slot **free_slots;
 	unsigned nfree;
@@ -95,6 +98,8 @@ const char *conn_err_name(int code)
 
 	if (code == CONN_ERR_SHORT)
 		return "short transfer";
+	if (code == CONN_ERR_VERIFY)
+		return "verify mismatch";
 	name = strerrorname_np(code);
 	return name ? name : "unknown";
 }
@@ -274,8 +279,16 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint64_t start, uint
 {
 	const struct run *run = wc->w->run;
 	struct slot *s = wc->free_slots[--wc->nfree];
-	const void *buf = op->type == OP_WRITE ? run_write_data(run, op->file, op->offset) : NULL;
+	const void *buf = NULL;
 
+	if (op->type == OP_WRITE && run->verify) {
+		verify_fill(run->verify, op->file, op->offset, s->buf, op->len);
+		buf = s->buf;
+	} else if (op->type == OP_WRITE) {
+		buf = run_write_data(run, op->file, op->offset);
+	}
+	s->file = op->file;
+	s->offset = op->offset;
 	s->start_ns = start;
 	s->issue_ns = t;
 	s->type = op->type;
@@ -440,6 +453,42 @@ static void due_cb(struct ev_loop *loop, ev_io *io, int revents)
 	arm_due_timer(w);
 }
 
+/*
+ * --verify: checks every block of a READ's data. A block this run wrote
+ * must hold this run's generation; any other may hold any (an earlier run's).
+ * Returns status, or -CONN_ERR_VERIFY when a block is bad.
+ */
+static int check_read(struct wconn *wc, const struct slot *s, const uint8_t *data, int status)
+{
+	struct worker *w = wc->w;
+	struct run *run = w->run;
+	struct verify_counts *v = &w->verify;
+	uint32_t bs = run->verify->block;
+	uint64_t bad = 0;
+
+	for (uint64_t o = 0; o + bs <= s->len; o += bs) {
+		struct verify_mismatch m;
+		uint32_t want = verify_map_test(run->written, s->file, s->offset + o) ?
+			run->verify->generation : 0;
+
+		v->blocks++;
+		if (!verify_check(run->verify, s->file, s->offset + o, data + o, bs, want, &m))
+			continue;
+		bad++;
+		v->bad++;
+		v->by_kind[m.kind]++;
+		if (v->nkept < WORKER_MISMATCHES_KEPT)
+			v->kept[v->nkept++] = m;
+	}
+	if (!bad)
+		return status;
+	if (!run->cfg->verify_continue) {
+		atomic_store(&run->verify_failed, true);
+		ev_async_send(run->main_loop, run->wake);
+	}
+	return -CONN_ERR_VERIFY;
+}
+
 static void op_done(void *owner, struct conn_req *req, int status)
 {
 	struct slot *s = (struct slot *)req;
@@ -454,6 +503,10 @@ static void op_done(void *owner, struct conn_req *req, int status)
 	/* A short transfer (a read past the end of a file) is not a success. */
 	if (status >= 0 && (uint32_t)status < s->len)
 		status = -CONN_ERR_SHORT;
+	if (status >= 0 && w->checking && s->type == OP_READ)
+		status = check_read(wc, s, req->data, status);
+	if (status >= 0 && s->type == OP_WRITE && w->run->written)
+		verify_map_set(w->run->written, s->file, s->offset, s->len);
 	if (w->meta)
 		meta_done(&wc->tree, &s->tg, status >= 0);
 	wc->inflight--;
@@ -731,6 +784,9 @@ static void start_phase(struct worker *w)
 	w->open_loop = phase == PHASE_MAIN && w->run->cfg->rate > 0;
 	w->commit_every = phase == PHASE_MAIN ? w->run->cfg->commit_every : 0;
 	w->meta = phase == PHASE_MAIN && (w->run->cfg->meta || w->run->cfg->small_files);
+	/* Reads are checked where no write of this run can race them. */
+	w->checking = w->run->verify && (phase == PHASE_VERIFY || (phase == PHASE_MAIN &&
+			wl_mode_read_pct(w->run->cfg->rw, w->run->cfg->rwmixread) == 100));
 	w->ramp_pending = w->run->measure_start_ns > t;
 	w->max_lag_ns = 0;
 	w->active = w->nconns;
@@ -758,7 +814,8 @@ static void start_phase(struct worker *w)
 		memset(wc->writes_since_commit, 0,
 		       wc->main_stream.nranges * sizeof(*wc->writes_since_commit));
 		memset(wc->commit_due, 0, wc->main_stream.nranges * sizeof(*wc->commit_due));
-		wc->stream = phase == PHASE_LAYOUT ? &wc->layout_stream : &wc->main_stream;
+		wc->stream = phase == PHASE_LAYOUT ? &wc->layout_stream :
+			     phase == PHASE_VERIFY ? &wc->verify_stream : &wc->main_stream;
 		if (w->open_loop)
 			start_schedule(wc, t);
 		if (wc->link == LINK_REMAKING)
@@ -806,8 +863,18 @@ static void cmd_cb(struct ev_loop *loop, ev_async *a, int revents)
 		w->stop_ns = now_ns();
 		heap_clear(w);
 		for (unsigned i = 0; i < w->nconns; i++) {
-			if (w->conns[i].inflight == 0)
-				conn_finish(&w->conns[i]);
+			struct wconn *wc = &w->conns[i];
+
+			/* No reconnect goes on in the background once the phase is over. */
+			ev_timer_stop(loop, &wc->retry);
+			if (wc->link == LINK_REMAKING) {
+				conn_abandon(wc->conn);
+				wc->link = LINK_DOWN;
+				snprintf(wc->down_error, sizeof(wc->down_error),
+					 "still reconnecting when the run ended");
+			}
+			if (wc->inflight == 0)
+				conn_finish(wc);
 		}
 	}
 	if (cmds & WORKER_CMD_EXIT)
@@ -858,6 +925,15 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
 	}
 	wc->layout_stream.pos = wc->layout_stream.ranges ? wc->layout_stream.ranges[0].start : 0;
 	wc->layout_stream.budget = wl_stream_pass_bytes(&wc->layout_stream);
+	if (w->run->verify) {
+		/* The verify pass: every file once, sequential reads, slices as for the layout. */
+		rc = wl_stream_init(&wc->verify_stream, id, cfg->connections, cfg->nrfiles, cfg->size,
+				    w->run->verify_bs, false, 100, cfg->seed);
+		if (rc)
+			return rc;
+		wc->verify_stream.budget = wc->verify_stream.own_slice ?
+			wl_stream_pass_bytes(&wc->verify_stream) : 0;
+	}
 	if (cfg->one_pass) {
 		/* Each file once: every connection covers its own files or slice. */
 		wc->main_stream.budget = wc->main_stream.own_slice ?
@@ -879,6 +955,13 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned id)
 	}
 	for (unsigned k = 0; k < cfg->iodepth; k++) {
 		wc->free_slots[k] = &wc->slots[k];
+		if (w->run->verify) {
+			uint64_t len = cfg->bs > w->run->layout_bs ? cfg->bs : w->run->layout_bs;
+
+			wc->slots[k].buf = malloc(len);
+			if (!wc->slots[k].buf)
+				return -ENOMEM;
+		}
 	}
 	wc->nfree = cfg->iodepth;
 	wc->heap_idx = HEAP_NONE;
@@ -1056,6 +1139,9 @@ void worker_destroy(struct worker *w, bool close_files)
 		conn_free(wc->conn);
 		wl_stream_destroy(&wc->main_stream);
 		wl_stream_destroy(&wc->layout_stream);
+		wl_stream_destroy(&wc->verify_stream);
+		for (unsigned k = 0; wc->slots && k < w->run->cfg->iodepth; k++)
+			free(wc->slots[k].buf);
 		op_stats_destroy(&wc->stats);
 		free(wc->slots);
 		free(wc->free_slots);
