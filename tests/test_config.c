@@ -207,6 +207,16 @@ static void test_good_options(void **state)
 		{ { "--live" }, FIELD(live), CFG_LIVE_ON },
 		{ { "--quiet" }, FIELD(live), CFG_LIVE_OFF },
 		{ { "--live", "--quiet" }, FIELD(live), CFG_LIVE_OFF },	/* last wins */
+		{ { "--runtime", "5s" }, FIELD(on_error), CFG_ON_ERROR_CONTINUE },	/* time based */
+		{ { "--size", "1m" }, FIELD(on_error), CFG_ON_ERROR_STOP },	/* one pass */
+		{ { "--runtime", "5s", "--on-error", "stop" }, FIELD(on_error), CFG_ON_ERROR_STOP },
+		{ { "--on-error", "continue" }, FIELD(on_error), CFG_ON_ERROR_CONTINUE },
+		{ { "--verify" }, FIELD(verify), 1 },
+		{ { "--verify-only" }, FIELD(verify), 1 },
+		{ { "--verify-only" }, FIELD(skip_layout), 1 },
+		{ { "--verify-only", "--rw", "randwrite" }, FIELD(rw), WL_READ },
+		{ { "--verify", "--verify-continue" }, FIELD(verify_continue), 1 },
+		{ { "--verify", "--bs", "64" }, FIELD(bs), 64 },
 		{ { "--output-format", "json" }, FIELD(format), CFG_FORMAT_JSON },
 		{ { "--output-format", "text" }, FIELD(format), CFG_FORMAT_TEXT },
 		/* NFSv4 limits at their edges (default rw is randread). */
@@ -312,6 +322,13 @@ static void test_bad_options(void **state)
 {
 	static const struct bad_case cases[] = {
 		{ { "--bogus" }, "--bogus" },
+		{ { "--on-error", "retry" }, "--on-error: 'retry' is not a choice (continue, stop)" },
+		{ { "--verify", "--bs", "32" }, "--bs: at least 64 bytes with --verify" },
+		{ { "--verify", "--size", "10k" }, "--size: a multiple of --bs with --verify" },
+		{ { "--verify", "--mix", "getattr=1", "--runtime", "1s" }, "--verify" },
+		{ { "--verify-continue" }, "--verify-continue: only with --verify" },
+		{ { "--verify-only", "--runtime", "1s" }, "--verify-only" },
+		{ { "--verify-only", "--skip-layout" }, "--verify-only" },
 		{ { "--bogus=1" }, "--bogus" },
 		{ { "-Z" }, "-Z" },
 		{ { "--r", "x" }, "--r" },			/* ambiguous prefix */

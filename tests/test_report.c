@@ -588,6 +588,87 @@ static void test_text_notes(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Outages of two connections and a --verify mismatch: summed up, in JSON and text. */
+static void test_outages_verify(void **state)
+{
+	static const struct jq_case cases[] = {
+		{ ".outages.count", "3" },
+		{ ".outages.connections", "2" },
+		{ ".outages.failed_ops", "9" },
+		{ ".outages.unrecovered", "1" },
+		{ ".outages.reconnects", "2" },
+		{ ".outages.max_stall_ns", "4000000000" },
+		{ ".outages.max_reconnect_ns", "3000000000" },
+		{ ".connections[0].outages | length", "0" },
+		{ ".connections[1].outages[0].start_ns", "-500000000" },
+		{ ".connections[1].outages[1].recovered", "false" },
+		{ ".connections[1].down", "true" },
+		{ ".connections[2].outages[0].attempts", "4" },
+		{ ".settings.on_error", "stop" },	/* size based */
+		{ ".verify.enabled", "true" },
+		{ ".verify.mismatches", "1" },
+		{ ".verify.by_kind.checksum", "1" },
+		{ ".verify.first[0].offset", "40960" },
+		{ ".verify.first[0].first_diff", "17" },
+		{ ".verify.first[0].found_byte", "75" },
+		{ ".verify.first[0].text | test(\"first differing byte at \\\\+17\")", "true" },
+	};
+	struct fixture f;
+	struct outage_summary sum;
+	struct verify_mismatch *m;
+	struct json_doc d;
+	char *json, *text;
+	int bad = 0;
+
+	(void)state;
+	fixture_init(&f);
+	f.cfg.verify = true;
+	f.conns[1].noutages = 2;
+	f.conns[1].reconnects = 1;
+	f.conns[1].down = true;
+	f.conns[1].outages[0] = (struct conn_outage){ -500000000, -400000000, 4000000000u,
+						      3000000000u, 5, 7, true };
+	f.conns[1].outages[1] = (struct conn_outage){ 1500000000, 1600000000, 0, 0, 2, 2, false };
+	f.conns[2].noutages = 1;
+	f.conns[2].reconnects = 1;
+	f.conns[2].outages[0] = (struct conn_outage){ 1000000000, 1100000000, 2000000000u,
+						      1000000000u, 2, 4, true };
+	report_outages(&f.r, &sum);
+	assert_int_equal(sum.count, 3);
+	assert_int_equal(sum.first_ns, -500000000);
+	f.r.verify.blocks = 100;
+	f.r.verify.bad = 1;
+	f.r.verify.by_kind[VERIFY_CHECKSUM] = 1;
+	f.r.verify.nkept = 1;
+	m = &f.r.verify.kept[0];
+	*m = (struct verify_mismatch){ .kind = VERIFY_CHECKSUM, .file = 3, .offset = 40960,
+				       .block = 4096, .first_diff = 17, .expected_byte = 74,
+				       .found_byte = 75 };
+	m->expected = m->found = (struct verify_hdr){ 0x564c464e, 3, 40960, 7, 1, 42 };
+
+	json = render(report_json, &f.r);
+	if (have_jq) {
+		json_open(&d, json);
+		bad += jq_check(&d, cases, N(cases));
+		json_close(&d);
+	}
+	text = render(report_text, &f.r);
+	if (!strstr(text, "outages: 3 on 2 connections, 2 recovered, first at -0.50 s; "
+		    "9 operations failed (--on-error stop)")) {
+		print_error("text lacks the outage summary:\n%s", text);
+		bad++;
+	}
+	if (!strstr(text, "verify: 100 blocks of 4.00 KiB checked") ||
+	    !strstr(text, "file 3 offset 40960 (block 10)")) {
+		print_error("text lacks the verify lines:\n%s", text);
+		bad++;
+	}
+	free(json);
+	free(text);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
 /* More than 16 connections: the slowest five plus every troubled one. */
 static void test_text_many_conns(void **state)
 {
@@ -648,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_client_bound),
 		cmocka_unit_test(test_text_notes),
 		cmocka_unit_test(test_text_many_conns),
+		cmocka_unit_test(test_outages_verify),
 	};
 
 	have_jq = system("jq --version >/dev/null 2>&1") == 0;
