@@ -565,6 +565,8 @@ void conn_detach(struct conn *c)
 	c->ready = NULL;
 }
 
+static void close_cb(int status, struct nfs_context *nfs, void *data, void *priv);
+
 /* Destroys the context without a callback for what it had in flight. */
 static void drop_context(struct conn *c)
 {
@@ -572,6 +574,13 @@ static void drop_context(struct conn *c)
 		ev_io_stop(c->loop, &c->io);
 	if (c->nfs) {
 		c->dropping = true;
+		/*
+		 * libnfs does not free open handles with the context: a close frees
+		 * them (NFSv3 at once, NFSv4 when the CLOSE is failed just below).
+		 */
+		for (uint32_t i = 0; i < c->nfiles; i++)
+			if (c->fhs[i])
+				nfs_close_async(c->nfs, c->fhs[i], close_cb, NULL);
 		nfs_destroy_context(c->nfs);
 		c->dropping = false;
 		c->nfs = NULL;
