@@ -71,7 +71,7 @@ deps-test:
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/jobs.sh tests/presets.sh tests/verify.sh
+SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh
 integration: $(BUILD)/nfsload $(HELPER_BINS)
 	@rc=0; for t in $(SUITES); do echo "== $$t"; \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \

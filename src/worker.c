@@ -586,7 +586,8 @@ static void deferred_cb(struct ev_loop *loop, ev_check *c, int revents)
 		wc->refill_pending = false;
 		if (wc->finished)
 			continue;
-		if (wc->lose_pending && wc->link == LINK_UP) {
+		/* After the stop a slow reply only ends the drain: no outage then. */
+		if (wc->lose_pending && wc->link == LINK_UP && !w->stopping) {
 			link_lost(wc);
 			continue;
 		}
@@ -678,6 +679,11 @@ static void link_lost(struct wconn *wc)
 	fail_inflight(wc);
 	wc->link = LINK_DOWN;
 	wc->lose_pending = false;
+	if (w->stopping) {
+		/* Lost while draining, after the measured window: not an outage of the run. */
+		conn_finish(wc);
+		return;
+	}
 	if (!wc->outage) {
 		struct conn_outage *o = &e->outages[e->noutages < CONN_OUTAGES_MAX ?
 						    e->noutages : CONN_OUTAGES_MAX - 1];
