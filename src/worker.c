@@ -633,6 +633,21 @@ static void fail_inflight(struct wconn *wc)
 	}
 }
 
+/* Records the start of an outage noticed at t (one not over yet is kept). */
+static void open_outage(struct wconn *wc, uint64_t t)
+{
+	struct conn_report *e = &wc->errs;
+	struct conn_outage *o;
+
+	if (wc->outage)
+		return;
+	/* Past the table, the last entry is reused: counts stay right. */
+	o = &e->outages[e->noutages < CONN_OUTAGES_MAX ? e->noutages : CONN_OUTAGES_MAX - 1];
+	e->noutages++;
+	*o = (struct conn_outage){ .start_ns = (int64_t)wc->last_ok_ns, .detected_ns = (int64_t)t };
+	wc->outage = o;
+}
+
 /* Whether a connection that cannot be re-made should give up by now. */
 static bool give_up(const struct wconn *wc, uint64_t t)
 {
@@ -672,7 +687,6 @@ static void retry_later(struct wconn *wc)
 static void link_lost(struct wconn *wc)
 {
 	struct worker *w = wc->w;
-	struct conn_report *e = &wc->errs;
 	uint64_t t = now_ns();
 
 	conn_abandon(wc->conn);	/* no callback from it from here on */
@@ -684,16 +698,7 @@ static void link_lost(struct wconn *wc)
 		conn_finish(wc);
 		return;
 	}
-	if (!wc->outage) {
-		struct conn_outage *o = &e->outages[e->noutages < CONN_OUTAGES_MAX ?
-						    e->noutages : CONN_OUTAGES_MAX - 1];
-
-		/* Past the table, the last entry is reused: counts stay right. */
-		e->noutages++;
-		*o = (struct conn_outage){ .start_ns = (int64_t)wc->last_ok_ns,
-					   .detected_ns = (int64_t)t };
-		wc->outage = o;
-	}
+	open_outage(wc, t);
 	if (w->run->cfg->on_error == CFG_ON_ERROR_STOP) {
 		wc->done_issuing = true;
 		run_abort(w);
@@ -827,6 +832,7 @@ static void start_phase(struct worker *w)
 		if (wc->link == LINK_REMAKING)
 			continue;	/* conn_ready starts it */
 		if (wc->link == LINK_DOWN && w->run->cfg->on_error == CFG_ON_ERROR_CONTINUE) {
+			open_outage(wc, t);	/* lost while the last phase drained */
 			ev_timer_set(&wc->retry, 0., 0.);
 			ev_timer_start(w->loop, &wc->retry);
 			continue;
