@@ -43,6 +43,7 @@ struct run {
 	enum worker_phase phase;
 	enum op_type pass_op;		/* small-file test: this pass's op; OP_NTYPES: none */
 	uint64_t layout_bs;
+	unsigned layout_depth;		/* layout and read-back requests in flight per connection */
 	uint64_t measure_start_ns;	/* ops issued earlier are not recorded */
 	struct ev_loop *main_loop;
 	ev_async *wake;			/* a worker finished its phase */

@@ -734,6 +734,13 @@ static int run_one(const struct config *config, FILE *out, struct run_result *re
 	app.run.cfg = cfg;
 	app.run.files = &app.fs;
 	app.run.layout_bs = layout_block_size(cfg);
+	{
+		/* Many connections: fewer layout writes in flight each, not smaller ones. */
+		uint64_t per_conn = (UINT64_C(64) << 20) / (app.run.layout_bs * cfg->connections);
+
+		app.run.layout_depth = per_conn < 1 ? 1 : per_conn < cfg->iodepth ?
+			(unsigned)per_conn : cfg->iodepth;
+	}
 	if (cfg->verify) {
 		/* The generation says when: the Unix time the run began. */
 		uint32_t gen = (uint32_t)(realtime_ns() / 1000000000);

@@ -399,7 +399,8 @@ static void refill(struct wconn *wc, uint64_t t)
 			conn_finish(wc);
 		return;
 	}
-	while (!w->stopping && wc->nfree > 0) {
+	while (!w->stopping && wc->nfree > 0 &&
+	       (run->phase == PHASE_MAIN || wc->inflight < run->layout_depth)) {
 		uint64_t start = t;
 
 		if (wc->ncommits_due) {
