@@ -559,7 +559,7 @@ static void conn_table(FILE *out, const struct conn_report *s, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		const struct conn_report *c = &s[i];
 
-		if (!conn_level(c) && !c->errors)
+		if (!conn_level(c) && !c->errors && !c->noutages)
 			continue;
 		if (shown == TROUBLE_ROWS) {
 			more++;
@@ -729,6 +729,73 @@ static void notes(FILE *out, const struct report *r)
 			r->backlog_ops, fmt_lat((double)r->max_lag_ns, lag, sizeof(lag)));
 }
 
+#define OUTAGE_ROWS 20
+
+/* Lost connections and how they came back (see SERVER FAULTS in nfsload(1)). */
+static void outages(FILE *out, const struct report *r)
+{
+	struct outage_summary sum;
+	unsigned shown = 0;
+	char a[32], b[32];
+
+	report_outages(r, &sum);
+	if (!sum.count)
+		return;
+	fprintf(out, "<section id=\"outages\"><h2>Outages</h2>\n<p>%" PRIu64 " on %u connection%s, "
+		"%" PRIu64 " recovered; %" PRIu64 " operations failed; longest stall %s, longest "
+		"reconnect %s (--on-error %s).</p>\n<table><tr><th>conn</th><th>start</th>"
+		"<th>detected</th><th>stalled</th><th>reconnected in</th><th>attempts</th>"
+		"<th>failed ops</th></tr>\n", sum.count, sum.connections,
+		sum.connections == 1 ? "" : "s", sum.count - sum.unrecovered, sum.failed_ops,
+		fmt_lat((double)sum.max_stall_ns, a, sizeof(a)),
+		fmt_lat((double)sum.max_reconnect_ns, b, sizeof(b)),
+		r->cfg->on_error == CFG_ON_ERROR_STOP ? "stop" : "continue");
+	for (unsigned i = 0; i < r->nconns && shown < OUTAGE_ROWS; i++) {
+		const struct conn_report *c = &r->conns[i];
+
+		for (uint64_t k = 0; k < c->noutages && k < CONN_OUTAGES_MAX && shown < OUTAGE_ROWS;
+		     k++, shown++) {
+			const struct conn_outage *o = &c->outages[k];
+
+			fprintf(out, "<tr><td>%u</td><td>%.2f s</td><td>%.2f s</td><td>%s</td>"
+				"<td>%s</td><td>%u</td><td>%" PRIu64 "</td></tr>\n", c->id,
+				(double)o->start_ns / 1e9, (double)o->detected_ns / 1e9,
+				o->stall_ns ? fmt_lat((double)o->stall_ns, a, sizeof(a)) : "-",
+				o->recovered ? fmt_lat((double)o->reconnect_ns, b, sizeof(b)) :
+					       "not recovered", o->attempts, o->failed_ops);
+		}
+	}
+	fputs("</table>\n", out);
+	if (shown < sum.count)
+		fprintf(out, "<p class=\"none\">the first %u (all in --output-format json)</p>\n",
+			shown);
+	fputs("</section>\n", out);
+}
+
+/* --verify: what was checked and the first bad blocks. */
+static void verification(FILE *out, const struct report *r)
+{
+	const struct verify_counts *v = &r->verify;
+	char line[600];
+
+	if (!r->cfg->verify)
+		return;
+	fprintf(out, "<section id=\"verify\"><h2>Data verification</h2>\n<p>%" PRIu64
+		" blocks checked, <b>%" PRIu64 " bad</b>%s.</p>\n", v->blocks, v->bad,
+		r->verify_pass_ran ? " (the written files were read back whole)" : "");
+	if (v->nkept) {
+		fputs("<ul>\n", out);
+		for (unsigned i = 0; i < v->nkept; i++) {
+			verify_describe(&v->kept[i], line, sizeof(line));
+			fputs("<li>", out);
+			esc(out, line);
+			fputs("</li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+	fputs("</section>\n", out);
+}
+
 void report_html(FILE *out, const struct report *r)
 {
 	char when[48], dur[32];
@@ -757,6 +824,8 @@ void report_html(FILE *out, const struct report *r)
 	time_charts(out, r);
 	spectrum(out, r);
 	connections(out, r);
+	outages(out, r);
+	verification(out, r);
 	fputs("<footer>nfsload report &middot; self-contained: inline SVG and CSS</footer>\n"
 	      "</main></body></html>\n", out);
 }

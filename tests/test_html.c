@@ -332,6 +332,53 @@ static void test_sample(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Outages and --verify get their own sections, only when there is something to show. */
+static void test_outages_verify(void **state)
+{
+	struct fixture f;
+	char *html, *s;
+	int bad;
+
+	(void)state;
+	fixture_init(&f, NCONNS, NIVALS, false);
+	html = render(&f.r, "plain.html");
+	bad = !!strstr(html, "id=\"outages\"") + !!strstr(html, "id=\"verify\"");
+	free(html);
+
+	f.conns[4].noutages = 1;
+	f.conns[4].reconnects = 1;
+	f.conns[4].outages[0] = (struct conn_outage){ .start_ns = 2000000000,
+		.detected_ns = 2100000000, .stall_ns = 3000000000u, .reconnect_ns = 2500000000u,
+		.failed_ops = 4, .attempts = 6, .recovered = true };
+	f.cfg.verify = true;
+	f.r.verify.blocks = 2048;
+	f.r.verify.bad = 1;
+	f.r.verify.nkept = 1;
+	f.r.verify.kept[0] = (struct verify_mismatch){ .kind = VERIFY_MAGIC, .file = 2,
+		.offset = 8192, .block = 4096, .first_diff = 0 };
+	html = render(&f.r, "faults.html");
+	bad += check_structure(html);
+#define WANT(cond, ...) do { if (!(cond)) { print_error(__VA_ARGS__); bad++; } } while (0)
+	s = section(html, "outages");
+	WANT(strstr(s, "1 on 1 connection, 1 recovered; 4 operations failed"), "outage summary\n");
+	WANT(strstr(s, "<tr><td>4</td><td>2.00 s</td><td>2.10 s</td>"), "outage row\n");
+	WANT(strstr(s, "<td>6</td><td>4</td></tr>"), "outage attempts and failed ops\n");
+	free(s);
+	s = section(html, "verify");
+	WANT(strstr(s, "2048 blocks checked, <b>1 bad</b>"), "verify counts\n");
+	WANT(strstr(s, "<li>file 2 offset 8192 (block 2)"), "verify mismatch line\n");
+	free(s);
+	s = section(html, "connections");
+	WANT(strstr(s, "<h3>Connections that need a look</h3>"), "the reconnected connection listed\n");
+	free(s);
+#undef WANT
+	if (bad)
+		print_error("%d problems\n", bad);
+	free(html);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
 /* Nothing at all: no intervals, operations, connections or threads. */
 static void test_empty(void **state)
 {
@@ -453,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_reads_only),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_outages_verify),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
