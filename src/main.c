@@ -554,6 +554,10 @@ static int finish_status(const struct app *app, const struct report *r)
 			verify_describe(&r->verify.kept[i], line, sizeof(line));
 			fprintf(stderr, "nfsload: verify: %s\n", line);
 		}
+		if (r->verify.by_kind[VERIFY_MAGIC] == r->verify.bad && !r->layout_ran)
+			fprintf(stderr, "nfsload: hint: every bad block lacks a header and this run "
+				"laid nothing out: were the files written without --verify? (use "
+				"another --dir, or remove them)\n");
 	}
 	if (app->signal)
 		return 128 + app->signal;

@@ -76,6 +76,16 @@ check_eq "1 GiB write+verify: every block checked" $(((1 << 30) / 65536)) "$(jqv
 check_eq "1 GiB write+verify: zero mismatches" 0 "$(jqv .verify.mismatches)"
 check_eq "1 GiB write+verify: cleaned up" 0 "$(find "$EXPORT_DIR" -path '*big*' | wc -l)"
 
+# Files laid out without --verify: every block the run did not write is reported, with a hint.
+nl --dir plain -c 2 --size 4m --nrfiles 2 --io-size 4k --keep "$URL3"
+nl --dir plain -c 2 --rw write --size 4m --nrfiles 2 --io-size 64k --verify --verify-continue \
+	--output-format json "$URL3"
+check_eq "plain files: exit 3" 3 "$RC"
+check_eq "plain files: only the blocks not written by the run are bad" \
+	$((2 * (4 << 20) / 4096)) "$(($(jqv .verify.mismatches) + $(jqv '.ops.write.count')))"
+check_eq "plain files: all for want of a header" "$(jqv .verify.mismatches)" "$(jqv .verify.by_kind.magic)"
+check_match "plain files: a hint says why" "hint: every bad block lacks a header" "$(cat "$ERR")"
+
 # Bad input and nothing to check: refused before anything is written.
 nl --dir w -c 1 --bs 32 --size 1m --verify "$URL3"
 check_eq "verify bs 32: exit 2" 2 "$RC"
