@@ -655,12 +655,12 @@ static void test_outages_verify(void **state)
 	text = render(report_text, &f.r);
 	if (!strstr(text, "outages: 3 on 2 connections, 2 recovered, first at -0.50 s; "
 		    "9 operations failed (--on-error stop)")) {
-		print_error("text lacks the outage summary:\n%s", text);
+		print_error("text lacks the outage summary:\n%s", text ? text : "");
 		bad++;
 	}
 	if (!strstr(text, "verify: 100 blocks of 4.00 KiB checked") ||
 	    !strstr(text, "file 3 offset 40960 (block 10)")) {
-		print_error("text lacks the verify lines:\n%s", text);
+		print_error("text lacks the verify lines:\n%s", text ? text : "");
 		bad++;
 	}
 	free(json);
