@@ -81,7 +81,7 @@ integration: $(BUILD)/nfsload $(HELPER_BINS)
 	@rc=0; for t in $(SUITES); do echo "== $$t"; start=$$(date +%s); \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp $$TSAN_OPTIONS" \
-		NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests $$t || rc=1; \
+		SAN=$(SAN) NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests $$t || rc=1; \
 		echo "== $$t: $$(($$(date +%s) - start)) s"; done; exit $$rc
 
 test: deps-test
