@@ -23,7 +23,7 @@ run() {
 	fi
 }
 jqv() { jq -r "$1" "$OUT" 2>/dev/null; }
-parses() { jq -e . "$OUT" >/dev/null; }
+parses() { json_ok "$OUT"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # The checks every run's report must pass: it parses, and the parts add up.
@@ -250,5 +250,42 @@ check_eq "down at end: every connection's last outage unrecovered" true \
 	"$(jqv '[.connections[] | .outages[-1].recovered == false] | all')"
 check_eq "down at end: outages.unrecovered == connections" 4 "$(jqv .outages.unrecovered)"
 report_adds_up "down at end"
+
+# f) The server hangs (SIGSTOP) for 4 s and resumes (SIGCONT): no socket fails, the
+# connections are lost to --timeout without a reply, made again once it answers.
+ensure_server
+rm -f "$TMP/run.done" "$TMP/hlog"
+: >"$TMP/chaos"
+(
+	for ((i = 0; i < 600; i++)); do
+		[[ -e $TMP/run.done ]] && exit 0
+		grep -q '^Tag=' "$TMP/hlog" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -STOP "$GANESHA_PID" && echo "stop $EPOCHREALTIME" >>"$TMP/chaos"
+	sleep 4
+	kill -CONT "$GANESHA_PID" && echo "cont $EPOCHREALTIME" >>"$TMP/chaos"
+) &
+CHAOS_PID=$!
+run 90 "${WORK[@]}" --dir hang3 -c 4 --runtime 12s --timeout 2s --hdr-log "$TMP/hlog" "$URL3"
+touch "$TMP/run.done"
+wait "$CHAOS_PID"
+CHAOS_PID=
+kill -CONT "$GANESHA_PID" 2>/dev/null
+check_eq "hang: stopped and resumed" 2 "$(wc -l <"$TMP/chaos")"
+check_eq "hang: exit 0" 0 "$RC"
+check_eq "hang: every connection has an outage" 4 \
+	"$(jqv '[.connections[] | select((.outages | length) >= 1)] | length')"
+check_eq "hang: every outage recovered" true "$(jqv '[.connections[].outages[].recovered] | all')"
+check_eq "hang: lost to timeouts (ETIMEDOUT on every connection)" 4 \
+	"$(jqv '[.connections[] | select(.errors_by_kind.ETIMEDOUT >= 1)] | length')"
+# The record must cover the fault: lost only after --timeout without a reply, and no
+# I/O between SIGSTOP and SIGCONT (4 s).
+check_eq "hang: detected no sooner than --timeout after the last success" true \
+	"$(jqv '[.connections[].outages[0] | .detected_ns - .start_ns >= 1900000000] | all')"
+check_eq "hang: the stall covers the 4 s the server was stopped" true \
+	"$(jqv '[.connections[].outages[0].stall_ns >= 3900000000] | all')"
+report_adds_up "hang"
 
 t_summary

@@ -127,7 +127,7 @@ files_match "sync: stable writes land byte-exact" "$EXPORT_DIR/sync" 2 $((1 << 2
 # 64 connections on 2 threads at iodepth 4.
 nl --dir many -t 2 -c 64 -q 4 --rw randread --bs 4k --size 8m --nrfiles 8 --runtime 3s --output-format json "$URL3"
 check_eq "64 conns: exit 0" 0 "$RC"
-check "64 conns: JSON parses" jq -e . "$OUT"
+check "64 conns: JSON parses" json_ok "$OUT"
 check_eq "64 conns: 64 connections reported" 64 "$(jqv '.connections | length')"
 check_eq "64 conns: split 32+32" "32 32" "$(jqv '[.threads[].connections] | map(tostring) | join(" ")')"
 check_eq "64 conns: every connection completed operations" 0 "$(jqv '[.connections[] | select(.ops == 0)] | length')"
@@ -206,7 +206,7 @@ nl_during 2 'kill -KILL "$GANESHA_PID"' -c 4 -t 2 -q 4 --size 8m --runtime 30s -
 	--output-format json "$URL3"
 check_eq "server killed: exit 1" 1 "$RC"
 check_le "server killed: ends promptly, not at --runtime" 20 $((SECONDS - start))
-check "server killed: JSON report still written" jq -e . "$OUT"
+check "server killed: JSON report still written" json_ok "$OUT"
 check_ge "server killed: operations before the failure counted" 1 "$(jqv .total.count)"
 check_ge "server killed: failed operations counted as errors" 1 "$(jqv .total.errors)"
 check_eq "server killed: every connection shows its error" 4 \

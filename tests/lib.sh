@@ -14,6 +14,7 @@
 #   t_run_bounded SECONDS CMD...    runs CMD; past SECONDS kills its whole process
 #                              group, records a failure and returns 124; else CMD's status
 #   t_free_port                prints a TCP port nobody listens on (for 'unreachable' tests)
+#   json_ok FILE               FILE is non-empty and holds JSON
 #   t_summary                  prints "N passed, M failed"; non-zero if any failed
 #
 # Results are kept in a file, so checks also count inside $(...) and pipelines.
@@ -165,6 +166,8 @@ nl() {
 	t_run_bounded 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
 }
 jqv() { jq -r "$1" "$OUT"; }
+# json_ok FILE: a non-empty file holding JSON (jq -e . passes on an empty one).
+json_ok() { [[ -s $1 ]] && jq -e . "$1" >/dev/null; }
 
 # Export the variables from a state dir's env file (KEY=VALUE lines, not shell-quoted).
 t_load_env() {
