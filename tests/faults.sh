@@ -37,28 +37,6 @@ report_adds_up() {
 	echo "# $name: outages $(jqv '.outages | tostring')"
 }
 
-# proxy_start ARGS...: helper_proxy on a free port in front of ganesha's NFS port;
-# sets PROXY_PID, PROXY_PORT, PROXY_URL. timeout bounds it should this script die
-# without its EXIT trap.
-PROXY_PID=
-proxy_start() {
-	local i
-	: >"$TMP/proxy.out"
-	timeout -k 30 300 "$HELPERS/helper_proxy" 0 "$NFS_PORT" "$@" >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
-	PROXY_PID=$!
-	PROXY_PORT=
-	for ((i = 0; i < 50; i++)); do
-		PROXY_PORT=$(sed -n 's/^port \([0-9][0-9]*\)$/\1/p' "$TMP/proxy.out")
-		[[ -n $PROXY_PORT ]] && break
-		sleep 0.1
-	done
-	if [[ -z $PROXY_PORT ]]; then
-		t_fail "proxy $*: start" "no port line; stderr: $(cat "$TMP/proxy.err")"
-		return 1
-	fi
-	PROXY_URL="nfs://127.0.0.1/export?version=3&nfsport=$PROXY_PORT&mountport=$MNT_PORT"
-}
-
 # proxy_stop NAME REGEX: SIGTERM to the proxy itself (not the timeout around it); it
 # must exit 0 and its stderr must match REGEX (the fault it fired).
 proxy_stop() {
@@ -71,6 +49,18 @@ proxy_stop() {
 	check_match "$1: proxy fired the fault" "$2" "$(cat "$TMP/proxy.err")"
 }
 
+# measuring: waits until the run has cut its first interval (a line in $TMP/hlog, its
+# --hdr-log); false if $TMP/run.done appears first (nfsload ended early).
+measuring() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[[ -e $TMP/run.done ]] && return 1
+		grep -q '^Tag=' "$TMP/hlog" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 0
+}
+
 # chaos KILL_AFTER [RESTART_AFTER]: in the background, once the measured phase has
 # run an interval (the first line in $TMP/hlog, the run's --hdr-log), wait KILL_AFTER
 # more seconds, kill -9 ganesha, then RESTART_AFTER seconds later restart it (same
@@ -78,15 +68,11 @@ proxy_stop() {
 # Writes "kill T" and "up T" (EPOCHREALTIME) to $TMP/chaos; CHAOS_PID is its pid.
 CHAOS_PID=
 chaos() {
-	local kill_after=$1 restart_after=${2:-} i
+	local kill_after=$1 restart_after=${2:-}
 	rm -f "$TMP/run.done" "$TMP/hlog"
 	: >"$TMP/chaos"
 	(
-		for ((i = 0; i < 600; i++)); do
-			[[ -e $TMP/run.done ]] && exit 0
-			grep -q '^Tag=' "$TMP/hlog" 2>/dev/null && break
-			sleep 0.1
-		done
+		measuring || exit 0
 		sleep "$kill_after"
 		[[ -e $TMP/run.done ]] && exit 0
 		if [[ $(cat "/proc/$GANESHA_PID/comm" 2>/dev/null) != ganesha.nfsd ]]; then
@@ -257,11 +243,7 @@ ensure_server
 rm -f "$TMP/run.done" "$TMP/hlog"
 : >"$TMP/chaos"
 (
-	for ((i = 0; i < 600; i++)); do
-		[[ -e $TMP/run.done ]] && exit 0
-		grep -q '^Tag=' "$TMP/hlog" 2>/dev/null && break
-		sleep 0.1
-	done
+	measuring || exit 0
 	sleep 1
 	kill -STOP "$GANESHA_PID" && echo "stop $EPOCHREALTIME" >>"$TMP/chaos"
 	sleep 4

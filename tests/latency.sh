@@ -7,28 +7,6 @@ set -uo pipefail
 
 ms() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e6 }'; }
 
-# proxy_start DELAY_MS [STALL_CONN STALL_MS]: helper_proxy on a free port in front of
-# ganesha's NFS port; sets PROXY_PID and PROXY_PORT. timeout bounds it should this
-# script die without its EXIT trap; a TERM to timeout is passed on to the proxy.
-PROXY_PID=
-proxy_start() {
-	local i
-	: >"$TMP/proxy.out"
-	timeout -k 30 300 "$HELPERS/helper_proxy" 0 "$NFS_PORT" "$@" >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
-	PROXY_PID=$!
-	PROXY_PORT=
-	for ((i = 0; i < 50; i++)); do
-		PROXY_PORT=$(sed -n 's/^port \([0-9][0-9]*\)$/\1/p' "$TMP/proxy.out")
-		[[ -n $PROXY_PORT ]] && break
-		sleep 0.1
-	done
-	if [[ -z $PROXY_PORT ]]; then
-		t_fail "proxy $*: start" "no port line; stderr: $(cat "$TMP/proxy.err")"
-		return 1
-	fi
-	PROXY_URL="nfs://127.0.0.1/export?version=3&nfsport=$PROXY_PORT&mountport=$MNT_PORT"
-}
-
 # proxy_stop NAME: SIGTERM; it must exit 0 having said nothing but its port.
 proxy_stop() {
 	local rc=0

@@ -15,6 +15,8 @@
 #                              group, records a failure and returns 124; else CMD's status
 #   t_free_port                prints a TCP port nobody listens on (for 'unreachable' tests)
 #   json_ok FILE               FILE is non-empty and holds JSON
+#   proxy_start ARGS...        helper_proxy in front of ganesha's NFS port: PROXY_PID,
+#                              PROXY_PORT, PROXY_URL
 #   t_summary                  prints "N passed, M failed"; non-zero if any failed
 #
 # Results are kept in a file, so checks also count inside $(...) and pipelines.
@@ -166,6 +168,29 @@ nl() {
 	t_run_bounded 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
 }
 jqv() { jq -r "$1" "$OUT"; }
+# proxy_start ARGS...: tests/helper_proxy.c on a free port in front of ganesha's NFS
+# port (ARGS: its arguments after the two ports); sets PROXY_PID, PROXY_PORT and
+# PROXY_URL (NFSv3, MOUNT straight to ganesha). timeout bounds it should the script
+# die without its EXIT trap.
+PROXY_PID=
+proxy_start() {
+	local i
+	: >"$TMP/proxy.out"
+	timeout -k 30 300 "$HELPERS/helper_proxy" 0 "$NFS_PORT" "$@" >"$TMP/proxy.out" 2>"$TMP/proxy.err" &
+	PROXY_PID=$!
+	PROXY_PORT=
+	for ((i = 0; i < 50; i++)); do
+		PROXY_PORT=$(sed -n 's/^port \([0-9][0-9]*\)$/\1/p' "$TMP/proxy.out")
+		[[ -n $PROXY_PORT ]] && break
+		sleep 0.1
+	done
+	if [[ -z $PROXY_PORT ]]; then
+		t_fail "proxy $*: start" "no port line; stderr: $(cat "$TMP/proxy.err")"
+		return 1
+	fi
+	PROXY_URL="nfs://127.0.0.1/export?version=3&nfsport=$PROXY_PORT&mountport=$MNT_PORT"
+}
+
 # json_ok FILE: a non-empty file holding JSON (jq -e . passes on an empty one).
 json_ok() { [[ -s $1 ]] && jq -e . "$1" >/dev/null; }
 
