@@ -44,7 +44,11 @@ void series_begin(struct series *s, uint64_t measure_start_ns);
 /* One interval [start_ns, end_ns) on CLOCK_MONOTONIC, with its stats. */
 int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 	       const struct op_stats ival[OP_NTYPES]);
-/* Steady-state verdict over the rows of full length (>= 90% of an interval). */
+/*
+ * Steady-state verdict over the intervals of full length (>= 90% of an
+ * interval) and those short only because a late cut began them; not the
+ * last one cut short by the stop.
+ */
 void series_steady(struct series *s, struct steady_state *st);
 /* Closes the HdrHistogram log (0 or -errno); the rows stay readable. */
 int series_finish(struct series *s);

@@ -514,10 +514,12 @@ static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 {
 	bool buckets = proc != NULL;
 
+	/* "count": the old name of "ops", kept as an alias for a release (see nfsload(1)). */
 	if (proc)
-		fprintf(out, "{\"procedure\": \"%s\", \"count\": %" PRIu64, proc, s->ops);
+		fprintf(out, "{\"procedure\": \"%s\", \"ops\": %" PRIu64 ", \"count\": %" PRIu64,
+			proc, s->ops, s->ops);
 	else
-		fprintf(out, "{\"count\": %" PRIu64, s->ops);
+		fprintf(out, "{\"ops\": %" PRIu64 ", \"count\": %" PRIu64, s->ops, s->ops);
 	fprintf(out, ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
 		", \"iops\": ", s->bytes, s->errors);
 	json_num(out, per_sec(s->ops, ns));
@@ -771,8 +773,9 @@ void report_json(FILE *out, const struct report *r)
 		bytes += r->ops[t].bytes;
 		errors += r->ops[t].errors;
 	}
-	fprintf(out, "\n},\n\"total\": {\"count\": %" PRIu64 ", \"bytes\": %" PRIu64
-		", \"errors\": %" PRIu64 ", \"iops\": ", ops, bytes, errors);
+	fprintf(out, "\n},\n\"total\": {\"ops\": %" PRIu64 ", \"count\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"iops\": ", ops, ops, bytes,
+		errors);
 	json_num(out, per_sec(ops, r->duration_ns));
 	fputs(", \"mib_s\": ", out);
 	json_num(out, mib_s(bytes, r->duration_ns));
@@ -841,21 +844,95 @@ void report_job_run_end(FILE *out, enum cfg_format fmt)
 		fputc('}', out);
 }
 
+/*
+ * The job summary table: run, then IOPS, MiB/s and p99 of reads and of
+ * writes, errors, status. Columns are as wide as their widest cell, header
+ * included, so the headers sit over their numbers whatever the values.
+ */
+enum { JOB_COL_RUN, JOB_COL_ERRORS = 7, JOB_COL_STATUS, JOB_NCOLS };
+
+static const char *const job_heads[JOB_NCOLS] = {
+	"run", "read IOPS", "read MiB/s", "read p99", "write IOPS", "write MiB/s", "write p99",
+	"errors", "status",
+};
+
+/*
+ * Whether the run issued this op type. The row has no per-op counts, so
+ * "completed some" stands in (a p99 needs one): an op type whose every
+ * request failed reads '-' too, its errors are in the errors column.
+ */
+static bool job_op_issued(const struct job_row *r, int t)
+{
+	return r->iops[t] > 0 || r->p99_ns[t] > 0;
+}
+
+/* The run's exit status in words, with the code a script would see. */
+static void job_status(int status, char *buf, size_t len)
+{
+	static const char *const why[] = { "ok", "failed", "usage", "verify" };
+
+	if (status == 0)
+		snprintf(buf, len, "ok");
+	else if (status == 128 + 2 || status == 128 + 15)	/* SIGINT, SIGTERM */
+		snprintf(buf, len, "interrupted");
+	else if (status > 128)
+		snprintf(buf, len, "signal %d", status - 128);
+	else if (status > 0 && status < (int)(sizeof(why) / sizeof(why[0])))
+		snprintf(buf, len, "exit %d %s", status, why[status]);
+	else
+		snprintf(buf, len, "exit %d", status);
+}
+
+/* Every cell of a row but the run name, which may be longer than a cell. */
+static void job_cells(const struct job_row *r, char cells[JOB_NCOLS][32])
+{
+	static const int types[] = { OP_READ, OP_WRITE };
+
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+		int t = types[k];
+		char *iops = cells[1 + 3 * k], *mib = cells[2 + 3 * k], *p99 = cells[3 + 3 * k];
+
+		if (!job_op_issued(r, t)) {
+			strcpy(iops, "-");
+			strcpy(mib, "-");
+			strcpy(p99, "-");
+			continue;
+		}
+		snprintf(iops, 32, "%.0f", r->iops[t]);
+		snprintf(mib, 32, "%.1f", r->mib_s[t]);
+		units_format_duration(r->p99_ns[t], p99, 32);
+	}
+	cells[JOB_COL_RUN][0] = '\0';
+	snprintf(cells[JOB_COL_ERRORS], 32, "%" PRIu64, r->errors);
+	job_status(r->status, cells[JOB_COL_STATUS], 32);
+}
+
 static void text_job_summary(FILE *out, const struct job_row *rows, unsigned n)
 {
-	char a[32], b[32];
+	char cells[JOB_NCOLS][32];
+	int width[JOB_NCOLS];
 
-	fprintf(out, "\njob summary, %u run%s:\n%-32s %10s %10s %10s %10s %9s %9s %7s %6s\n", n,
-		n == 1 ? "" : "s", "run", "read IOPS", "read MiB/s", "write IOPS", "write MiB/s",
-		"read p99", "write p99", "errors", "status");
+	for (int c = 0; c < JOB_NCOLS; c++)
+		width[c] = (int)strlen(job_heads[c]);
 	for (unsigned i = 0; i < n; i++) {
-		const struct job_row *r = &rows[i];
+		job_cells(&rows[i], cells);
+		for (int c = 0; c < JOB_NCOLS; c++) {
+			size_t w = c == JOB_COL_RUN ? strlen(rows[i].name) : strlen(cells[c]);
 
-		fprintf(out, "%-32s %10.0f %10.1f %10.0f %10.1f %9s %9s %7" PRIu64 " %6d\n", r->name,
-			r->iops[OP_READ], r->mib_s[OP_READ], r->iops[OP_WRITE], r->mib_s[OP_WRITE],
-			r->p99_ns[OP_READ] ? units_format_duration(r->p99_ns[OP_READ], a, sizeof(a)) : "-",
-			r->p99_ns[OP_WRITE] ? units_format_duration(r->p99_ns[OP_WRITE], b, sizeof(b)) : "-",
-			r->errors, r->status);
+			if ((int)w > width[c])
+				width[c] = (int)w;
+		}
+	}
+	fprintf(out, "\njob summary, %u run%s:\n%-*s", n, n == 1 ? "" : "s", width[0], job_heads[0]);
+	for (int c = 1; c < JOB_NCOLS; c++)
+		fprintf(out, "  %*s", width[c], job_heads[c]);
+	fputc('\n', out);
+	for (unsigned i = 0; i < n; i++) {
+		job_cells(&rows[i], cells);
+		fprintf(out, "%-*s", width[0], rows[i].name);
+		for (int c = 1; c < JOB_NCOLS; c++)
+			fprintf(out, "  %*s", width[c], cells[c]);
+		fputc('\n', out);
 	}
 }
 

@@ -78,26 +78,62 @@ int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 	return 0;
 }
 
-/* Total IOPS of the full-length interval at row index *i, advancing past it. */
-static bool next_interval(struct series *s, uint64_t *i, double *iops)
+/* The verdict's place in the rows: the next row, and the start of the interval before it. */
+struct steady_cursor {
+	uint64_t i;
+	bool have_prev;
+	uint64_t prev_start;
+};
+
+/*
+ * Whether the interval [start, start + len) goes into the verdict. A full one
+ * (90% of --interval or more) does. So does a short one that the schedule
+ * made short: main cuts every interval from the window's start, so a cut
+ * that comes late (main woke up late) lengthens its interval and shortens
+ * the next, which still ends on the schedule. Such an interval begins a
+ * tenth of an interval or more after a cut due inside the interval before
+ * it, and ends within a tenth of an interval of the next cut due. The last
+ * interval, cut short by the stop, ends off the schedule, and a sliver after
+ * a cut on time begins at it: those would read as a drop and are left out.
+ */
+static bool interval_counts(const struct series *s, const struct steady_cursor *c,
+			    uint64_t start, uint64_t len)
+{
+	uint64_t d = s->interval_ns, tol = d / 10, off, due;
+
+	if (len * 10 >= d * 9)
+		return true;
+	if (!d || !c->have_prev)
+		return false;
+	off = (start + len) % d;
+	/* The first cut due after the previous interval began (and not at its start). */
+	due = ((c->prev_start + tol) / d + 1) * d;
+	return (off <= tol || d - off <= tol) && due + tol <= start;
+}
+
+/* Total IOPS of the next interval that counts, advancing the cursor past it. */
+static bool next_interval(struct series *s, struct steady_cursor *c, double *iops)
 {
 	struct interval_row row;
 	uint64_t start, len, ops = 0;
+	bool counts;
 
-	while (*i < s->nrows) {
-		if (fseek(s->rows, (long)(*i * sizeof(row)), SEEK_SET) ||
+	while (c->i < s->nrows) {
+		if (fseek(s->rows, (long)(c->i * sizeof(row)), SEEK_SET) ||
 		    fread(&row, sizeof(row), 1, s->rows) != 1)
 			return false;
 		start = row.start_ns;
 		len = row.len_ns;
-		for (; *i < s->nrows; (*i)++) {
-			if (fseek(s->rows, (long)(*i * sizeof(row)), SEEK_SET) ||
+		for (; c->i < s->nrows; c->i++) {
+			if (fseek(s->rows, (long)(c->i * sizeof(row)), SEEK_SET) ||
 			    fread(&row, sizeof(row), 1, s->rows) != 1 || row.start_ns != start)
 				break;
 			ops += row.ops;
 		}
-		/* A short last interval (the stop) would read as a drop. */
-		if (len * 10 >= s->interval_ns * 9) {
+		counts = interval_counts(s, c, start, len);
+		c->have_prev = true;
+		c->prev_start = start;
+		if (counts) {
 			*iops = (double)ops * 1e9 / (double)len;
 			return true;
 		}
@@ -110,10 +146,10 @@ void series_steady(struct series *s, struct steady_state *st)
 {
 	double sum = 0, sumsq = 0, v, third[3] = { 0 }, mean, sd;
 	unsigned n = 0, k, c0 = 0, c2 = 0;
-	uint64_t i = 0;
+	struct steady_cursor c = { 0 };
 
 	memset(st, 0, sizeof(*st));
-	while (next_interval(s, &i, &v)) {
+	while (next_interval(s, &c, &v)) {
 		sum += v;
 		sumsq += v * v;
 		n++;
@@ -124,7 +160,8 @@ void series_steady(struct series *s, struct steady_state *st)
 		return;
 	}
 	/* Second pass for the thirds: the count is known now. */
-	for (i = 0, k = 0; next_interval(s, &i, &v); k++)
+	memset(&c, 0, sizeof(c));
+	for (k = 0; next_interval(s, &c, &v); k++)
 		third[k * 3 / n] += v;
 	mean = sum / n;
 	sd = sqrt(fmax(sumsq / n - mean * mean, 0));

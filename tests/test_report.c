@@ -719,6 +719,182 @@ static void test_text_many_conns(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* "count" is kept beside "ops", equal, in every operation object and the totals. */
+static void test_json_ops_alias(void **state)
+{
+	static const struct jq_case cases[] = {
+		{ ".ops.read.ops", "1000" },
+		{ ".ops.write.ops", "500" },
+		{ ".total.ops", "1500" },
+		{ ".total.ops == ([.ops[].ops] | add)", "true" },
+		{ ".layout.stats.ops", "16" },
+		{ ".verify.pass.stats.ops", "0" },
+		{ "[.ops[], .total, .layout.stats, .verify.pass.stats | has(\"ops\") and "
+		  "has(\"count\") and .ops == .count] | length == 6 and all", "true" },
+	};
+	struct fixture f;
+	struct json_doc d;
+	char *json;
+	int bad = 0;
+
+	(void)state;
+	fixture_init(&f);
+	json = render(report_json, &f.r);
+	/* Checked without jq too: the alias right after the key. */
+	if (!strstr(json, "\"total\": {\"ops\": 1500, \"count\": 1500,") ||
+	    !strstr(json, "\"procedure\": \"READ\", \"ops\": 1000, \"count\": 1000,")) {
+		print_error("no \"ops\" beside \"count\":\n%s", json);
+		bad++;
+	}
+	if (have_jq) {
+		json_open(&d, json);
+		bad += jq_check(&d, cases, N(cases));
+		json_close(&d);
+	}
+	free(json);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * A table line's cells: separated by two spaces or more (a cell holds at
+ * most single spaces: "1.00 ms", "exit 3 verify"). Their start and end
+ * offsets; returns how many.
+ */
+static unsigned table_cells(const char *line, size_t len, size_t start[], size_t end[],
+			    unsigned max)
+{
+	unsigned n = 0;
+	size_t i = 0;
+
+	while (i < len && n < max) {
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i == len)
+			break;
+		start[n] = i;
+		while (i < len && !(line[i] == ' ' && (i + 1 == len || line[i + 1] == ' ')))
+			i++;
+		end[n++] = i;
+	}
+	return n;
+}
+
+/*
+ * The job summary table: each header's right edge is its column's (left
+ * edge for the run names), '-' for an op type a run did not do, the status
+ * in words. Cells both wider and narrower than their headers.
+ */
+static void test_job_summary(void **state)
+{
+	enum { NCOLS = 9, NROWS = 8 };
+	static const char *const heads[NCOLS] = {
+		"run", "read IOPS", "read MiB/s", "read p99", "write IOPS", "write MiB/s",
+		"write p99", "errors", "status",
+	};
+	static const struct {
+		int status;
+		const char *words;
+	} statuses[NROWS] = {
+		{ 0, "ok" }, { 1, "exit 1 failed" }, { 2, "exit 2 usage" }, { 3, "exit 3 verify" },
+		{ 130, "interrupted" }, { 143, "interrupted" }, { 137, "signal 9" }, { 7, "exit 7" },
+	};
+	struct job_row rows[NROWS];
+	char buf[4096] = "", want[NCOLS][32];
+	size_t hstart[NCOLS], hend[NCOLS], start[NCOLS], end[NCOLS];
+	const char *line, *nl;
+	unsigned n;
+	int bad = 0;
+	FILE *out = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	(void)state;
+	assert_non_null(out);
+	memset(rows, 0, sizeof(rows));
+	for (unsigned i = 0; i < NROWS; i++) {
+		rows[i].name = i ? "rand-4k rwmixread=0" : "seq-64k rwmixread=100";
+		rows[i].sweep_key = rows[i].sweep_value = "";
+		rows[i].status = statuses[i].status;
+		rows[i].iops[OP_WRITE] = 250;
+		rows[i].mib_s[OP_WRITE] = 0.98;
+		rows[i].p99_ns[OP_WRITE] = 2500000;
+	}
+	/* Reads only in the first row, writes only in the second, both in the rest. */
+	rows[0].iops[OP_READ] = 1234567890;
+	rows[0].mib_s[OP_READ] = 4822530.8;
+	rows[0].p99_ns[OP_READ] = 999000;
+	rows[0].iops[OP_WRITE] = rows[0].mib_s[OP_WRITE] = 0;
+	rows[0].p99_ns[OP_WRITE] = 0;
+	rows[1].errors = UINT64_C(123456789012);
+	for (unsigned i = 2; i < NROWS; i++) {
+		rows[i].iops[OP_READ] = 12.4;
+		rows[i].mib_s[OP_READ] = 0.05;
+		rows[i].p99_ns[OP_READ] = 1000;
+	}
+	report_job_summary(out, CFG_FORMAT_TEXT, rows, NROWS);
+	assert_int_equal(fclose(out), 0);
+
+	line = strstr(buf, "job summary, 8 runs:\n");
+	assert_non_null(line);
+	line = strchr(line, '\n') + 1;
+	nl = strchr(line, '\n');
+	assert_non_null(nl);
+	n = table_cells(line, (size_t)(nl - line), hstart, hend, NCOLS);
+	assert_int_equal(n, NCOLS);
+	for (unsigned c = 0; c < NCOLS; c++)
+		if (hend[c] - hstart[c] != strlen(heads[c]) ||
+		    strncmp(line + hstart[c], heads[c], strlen(heads[c]))) {
+			print_error("header %u: \"%.*s\", want \"%s\"\n", c, (int)(hend[c] - hstart[c]),
+				    line + hstart[c], heads[c]);
+			bad++;
+		}
+	for (unsigned i = 0; i < NROWS; i++) {
+		line = nl + 1;
+		nl = strchr(line, '\n');
+		assert_non_null(nl);
+		n = table_cells(line, (size_t)(nl - line), start, end, NCOLS);
+		/* The run name has a single space in it: one cell. */
+		if (n != NCOLS) {
+			print_error("row %u: %u cells, want %d: %.*s\n", i, n, NCOLS, (int)(nl - line),
+				    line);
+			bad++;
+			continue;
+		}
+		if (start[0] != hstart[0])
+			bad++, print_error("row %u: run name at %zu, header at %zu\n", i, start[0],
+					   hstart[0]);
+		for (unsigned c = 1; c < NCOLS; c++)
+			if (end[c] != hend[c]) {
+				print_error("row %u, %s: ends at %zu, its header at %zu\n%s", i, heads[c],
+					    end[c], hend[c], buf);
+				bad++;
+			}
+		snprintf(want[3], sizeof(want[3]), "%s", i == 0 ? "999 us" : i == 1 ? "-" : "1.00 us");
+		snprintf(want[6], sizeof(want[6]), "%s", i == 0 ? "-" : "2.50 ms");
+		snprintf(want[8], sizeof(want[8]), "%s", statuses[i].words);
+		for (unsigned c = 3; c < NCOLS; c += c == 3 ? 3 : 2) {
+			if (end[c] - start[c] != strlen(want[c]) ||
+			    strncmp(line + start[c], want[c], strlen(want[c]))) {
+				print_error("row %u, %s: \"%.*s\", want \"%s\"\n", i, heads[c],
+					    (int)(end[c] - start[c]), line + start[c], want[c]);
+				bad++;
+			}
+		}
+		/* The other cells of an op type not done: '-' too. */
+		for (unsigned c = i == 0 ? 4 : 1; i < 2 && c < (i == 0 ? 6u : 3u); c++)
+			if (end[c] - start[c] != 1 || line[start[c]] != '-') {
+				print_error("row %u, %s: \"%.*s\", want \"-\"\n", i, heads[c],
+					    (int)(end[c] - start[c]), line + start[c]);
+				bad++;
+			}
+	}
+	if (!strstr(buf, "  1234567890  ") || !strstr(buf, "  4822530.8  ") ||
+	    !strstr(buf, "  123456789012  ")) {
+		print_error("numbers:\n%s", buf);
+		bad++;
+	}
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -730,6 +906,8 @@ int main(void)
 		cmocka_unit_test(test_text_notes),
 		cmocka_unit_test(test_text_many_conns),
 		cmocka_unit_test(test_outages_verify),
+		cmocka_unit_test(test_json_ops_alias),
+		cmocka_unit_test(test_job_summary),
 	};
 
 	have_jq = system("jq --version >/dev/null 2>&1") == 0;

@@ -127,6 +127,84 @@ static void test_steady_ignores_partial_last(void **state)
 	op_stats_destroy_all(ival);
 }
 
+/*
+ * Rows between cuts at the given times (ms since the window's start; the
+ * first is 0), 1 s intervals, reads at a constant 1000 IOPS.
+ */
+static void series_cut_at(struct series *s, const uint64_t *cut_ms, unsigned ncuts)
+{
+	bool used[OP_NTYPES] = { [OP_READ] = true };
+	struct op_stats ival[OP_NTYPES];
+	char err[200];
+
+	assert_int_equal(op_stats_init_all(ival, HIST_PRECISE_BITS, false), 0);
+	assert_int_equal(series_init(s, SEC, used, NULL, "", err, sizeof(err)), 0);
+	series_begin(s, 1000 * SEC);
+	for (unsigned i = 1; i < ncuts; i++) {
+		op_stats_reset_all(ival);
+		ival[OP_READ].ops = cut_ms[i] - cut_ms[i - 1];
+		assert_int_equal(series_add(s, 1000 * SEC + cut_ms[i - 1] * MS,
+					    1000 * SEC + cut_ms[i] * MS, ival), 0);
+	}
+	op_stats_destroy_all(ival);
+}
+
+/*
+ * Cuts are due every interval from the window's start; a late one makes its
+ * interval longer and the next shorter, on the schedule again. Here the cut
+ * due at 10 s comes at 10.15 s, and those due at 20 s and 21 s at 20.3 s and
+ * 21.2 s: 30 intervals up to 30 s, among them 0.85 s [10.15, 11) and 0.8 s
+ * [21.2, 22), which count, as they end on the schedule. The stop at 30.4 s
+ * makes a 31st row, cut short by the stop, which does not: 30 in the verdict.
+ */
+static void test_steady_late_cut(void **state)
+{
+	uint64_t cuts[32];
+	unsigned n = 0;
+	struct series s;
+	struct steady_state st;
+
+	(void)state;
+	for (uint64_t t = 0; t <= 30; t++)
+		cuts[n++] = t == 10 ? 10150 : t == 20 ? 20300 : t == 21 ? 21200 : t * 1000;
+	cuts[n++] = 30400;
+	series_cut_at(&s, cuts, n);
+	assert_int_equal(s.nrows, 31);
+	series_steady(&s, &st);
+	assert_true(st.valid);
+	if (st.intervals != 30 || !st.steady || st.mean_iops < 999.9 || st.mean_iops > 1000.1 ||
+	    st.cov_pct > 0.1) {
+		print_error("intervals %u (want 30), steady %d, mean %.3f, cov %.3f\n", st.intervals,
+			    st.steady, st.mean_iops, st.cov_pct);
+		fail();
+	}
+	series_destroy(&s);
+}
+
+/*
+ * What stays out: the last row after a late cut, cut short by the stop
+ * ([3.3, 3.6) ends off the schedule), and a sliver after a cut that came a
+ * little early ([1.97, 2) ends on the schedule but no cut before it was late).
+ */
+static void test_steady_short_rows_left_out(void **state)
+{
+	static const uint64_t stop_after_late[] = { 0, 1000, 2000, 3300, 3600 };
+	static const uint64_t early_sliver[] = { 0, 1000, 1970, 2000, 3000, 4000 };
+	struct series s;
+	struct steady_state st;
+
+	(void)state;
+	series_cut_at(&s, stop_after_late, 5);
+	series_steady(&s, &st);
+	assert_int_equal(st.intervals, 3);
+	series_destroy(&s);
+
+	series_cut_at(&s, early_sliver, 6);
+	series_steady(&s, &st);
+	assert_int_equal(st.intervals, 4);
+	series_destroy(&s);
+}
+
 static void test_csv_row(void **state)
 {
 	struct interval_row row = {
@@ -192,6 +270,8 @@ int main(void)
 		cmocka_unit_test(test_steady_bursting),
 		cmocka_unit_test(test_steady_noisy_and_short),
 		cmocka_unit_test(test_steady_ignores_partial_last),
+		cmocka_unit_test(test_steady_late_cut),
+		cmocka_unit_test(test_steady_short_rows_left_out),
 		cmocka_unit_test(test_csv_row),
 		cmocka_unit_test(test_coordinated_omission),
 	};
