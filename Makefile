@@ -38,7 +38,7 @@ NFS_LIBS := $(shell $(PKG_CONFIG) --libs libnfs 2>/dev/null || echo -lnfs)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(CFLAGS)
 LIBS := $(NFS_LIBS) -lev -lz -lpthread -lm -linih -lxxhash
 
-SRCS := $(wildcard src/*.c)
+SRCS := $(wildcard src/*.c src/engine/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
 UNIT_SRCS := $(wildcard tests/test_*.c)
 UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -55,6 +55,7 @@ $(BUILD)/nfsload: $(BUILD)/main.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS) | $(BUILD)/tests
@@ -116,7 +117,7 @@ uninstall:
 clean:
 	rm -rf build build-san-* build-fuzz nfsload
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/engine/*.d $(BUILD)/tests/*.d)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 #   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job) built
@@ -137,7 +138,8 @@ FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 fuzz: $(FUZZ_BINS)
 	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) | $(FUZZ_BUILD)/obj
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h src/*.h src/engine/*.h) | $(FUZZ_BUILD)/obj
+	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)

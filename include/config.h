@@ -22,19 +22,18 @@ enum cfg_live { CFG_LIVE_AUTO, CFG_LIVE_ON, CFG_LIVE_OFF };
 /* What a failed operation or a lost connection does to the run. */
 enum cfg_on_error { CFG_ON_ERROR_CONTINUE, CFG_ON_ERROR_STOP };
 
-/* libnfs 4.0 cannot encode an NFSv4 WRITE larger than this (fixed in 5.0). */
-#define CFG_V4_MAX_WRITE 3904
-/* libnfs drops an NFSv4 connection on a READ reply larger than this. */
-#define CFG_V4_MAX_READ (1024 * 1024)
-
 #define CFG_URL_MAX 1024
 
+struct engine_ops;
+
 struct config {
-	/* URL, split and checked */
+	const struct engine_ops *engine;	/* --engine (engine.h) */
+	/* URL, split and checked ("" with an engine that talks to no server) */
 	char url[CFG_URL_MAX];		/* as given, for reports */
 	char host[256];
 	char path[CFG_URL_MAX];	/* export path and optional subdirectory */
-	char libnfs_url[CFG_URL_MAX];	/* canonical form handed to libnfs */
+	/* "nfs://host/path?version=N&args&nfsport=P&mountport=M": one spelling per target */
+	char canon_url[CFG_URL_MAX];
 	int nfs_version;		/* 3 or 4 */
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
 

@@ -12,14 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "aggregate.h"
 #include "config.h"
+#include "setup.h"
 #include "stats.h"
-#include "worker.h"
-
-struct thread_report {
-	unsigned connections;
-	double busy_pct;	/* thread CPU / wall time of the phase */
-};
 
 /* One interval of one op type, as the interval series stores it. */
 struct interval_row {
@@ -43,6 +39,8 @@ struct steady_state {
 
 struct report {
 	const struct config *cfg;
+	const char *engine;		/* its name */
+	const char *ports;		/* the server ports reached, in words ("" if none) */
 	const char *limits_note;
 	int64_t start_unix_ns;		/* wall clock at the start of measurement */
 	uint64_t connect_ns;		/* all connections mounted and opened */
@@ -71,8 +69,8 @@ struct report {
 	uint64_t backlog_ops;		/* due but not yet issued at the end */
 	uint64_t max_lag_ns;		/* worst lateness of an issue vs its schedule */
 
-	/* connection set-up procedures, one sample per connection */
-	struct hist setup_mount, setup_open;
+	/* connection set-up: each step the engine timed, one sample per connection and step */
+	struct setup_times setup;
 
 	/* --verify: the checks of the whole run (reads of every phase) */
 	bool verify_pass_ran;		/* the written files were read back */
@@ -82,6 +80,33 @@ struct report {
 	struct verify_counts verify;	/* kept: the first mismatches of all threads */
 };
 
+/*
+ * One setting of the run, as every rendering shows it (the text report's
+ * "settings:" line and header, the JSON "settings" object, the HTML table).
+ */
+enum setting_type { SETTING_COUNT, SETTING_SIZE, SETTING_TIME, SETTING_TEXT, SETTING_FLAG,
+		    SETTING_RATE };
+
+struct setting {
+	const char *key;	/* JSON key */
+	const char *label;	/* in words; NULL: JSON only */
+	enum setting_type type;
+	uint64_t n;		/* COUNT, SIZE (bytes), TIME (ns), FLAG (0 or 1) */
+	double rate;		/* RATE: per second */
+	const char *text;	/* TEXT, or NULL: own */
+	char own[80];
+	bool shown;		/* worth a line in words: set, or not the default */
+	bool header;		/* the text report's header lines already say it */
+};
+
+#define REPORT_SETTINGS_MAX 40
+/* The run's settings, in order, into s[REPORT_SETTINGS_MAX]; returns how many. */
+unsigned report_settings(const struct report *r, struct setting *s);
+/* A TEXT setting's string. */
+const char *report_setting_str(const struct setting *s);
+/* A setting's value in words ("4.00 KiB", "30.0 s", "yes"), into buf. */
+const char *report_setting_text(const struct setting *s, char *buf, size_t len);
+
 /* Row i of the series (0 <= i < nseries). 0 or -EIO. */
 int report_series_get(const struct report *r, uint64_t i, struct interval_row *row);
 
@@ -90,6 +115,7 @@ struct job_row {
 	const char *name;
 	const char *sweep_key, *sweep_value;	/* "" when not swept */
 	int status;				/* the run's exit status */
+	uint64_t ops[OP_NTYPES], op_errors[OP_NTYPES];
 	double iops[OP_NTYPES], mib_s[OP_NTYPES];
 	uint64_t p99_ns[OP_NTYPES];
 	uint64_t errors;
@@ -104,6 +130,8 @@ void report_job_run_begin(FILE *out, enum cfg_format fmt, const char *job_path,
 			  const struct job_row *row, unsigned i, unsigned n);
 void report_job_run_end(FILE *out, enum cfg_format fmt);
 void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *rows, unsigned n);
+/* A run's figures for the summary (name, sweep and status are the job's). */
+void report_job_row(const struct report *r, struct job_row *row);
 
 /* Total operations (completed without error) over every op type. */
 uint64_t report_total_ops(const struct report *r);

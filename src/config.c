@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "conn.h"
+#include "engine.h"
 #include "units.h"
 #include "verify.h"
 #include "version.h"
@@ -28,7 +28,7 @@ enum {
 	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT, OPT_INTERVAL, OPT_RATE, OPT_ARRIVAL,
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
-	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE,
+	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "verify-only", no_argument, NULL, OPT_VERIFY_ONLY },
 	{ "verify-continue", no_argument, NULL, OPT_VERIFY_CONTINUE },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -81,6 +82,7 @@ const struct option *config_options(void)
 void config_usage(FILE *out)
 {
 	fputs("usage: nfsload [options] nfs://server[:port]/export[/dir][?args]\n"
+	      "       nfsload --engine null [options]\n"
 	      "\n"
 	      "  -t, --threads N        worker threads, one event loop each (default: CPUs)\n"
 	      "  -c, --connections N    TCP connections in total, spread over threads (default 1)\n"
@@ -124,10 +126,12 @@ void config_usage(FILE *out)
 	      "      --output FILE      write the report to FILE instead of stdout\n"
 	      "      --hdr-log FILE     interval histograms in HdrHistogram log format 1.3\n"
 	      "      --report FILE      a self-contained HTML report with plots\n"
+	      "      --engine NAME      libnfs (default), or null: requests complete in-process,\n"
+	      "                         no server (nfsload's own cost per operation)\n"
 	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"
 	      "      --sweep KEY=V1,V2  run once per value, one summary table (KEY: an option)\n"
 	      "  -h, --help             this text\n"
-	      "  -V, --version          version and the libnfs it was built for\n"
+	      "  -V, --version          version and what each engine was built with\n"
 	      "\n"
 	      "URL arguments: version=3|4 nfsport=N mountport=N uid=N gid=N tcp-syncnt=N if=NAME debug=N\n"
 	      "Example: nfsload -c 16 -q 4 --rw randread --runtime 30s 'nfs://10.0.0.5/vol1?version=3'\n",
@@ -272,7 +276,7 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 	memmove(cfg->path, path, strlen(path) + 1);
 	host[n] = '\0';
 	if (host[0] == '[')
-		return fail(err, len, "URL: IPv6 address literals are not understood by libnfs 4.0 "
+		return fail(err, len, "URL: IPv6 address literals are not supported yet "
 			    "(use a host name that resolves to the address)");
 	port = strrchr(host, ':');
 	if (port) {
@@ -283,10 +287,6 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 			return fail(err, len, "URL: port '%s' is not a port (1 to 65535)", port);
 		cfg->nfsport = (unsigned)p;
 	}
-	/* libnfs 4.0 crashes mounting a one-character server name. */
-	if (strlen(host) == 1)
-		return fail(err, len, "URL: server name '%s' is too short for libnfs 4.0 "
-			    "(2 characters or more, or an address)", host);
 	if (host[0] == '\0' || strlen(host) >= sizeof(cfg->host) ||
 	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 	    != strlen(host))
@@ -319,15 +319,15 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 			snprintf(extra + used, sizeof(extra) - used, "&%s=%s", tok, eq + 1);
 		}
 	}
-	n = (size_t)snprintf(cfg->libnfs_url, sizeof(cfg->libnfs_url), "nfs://%s%s?version=%d%s",
+	n = (size_t)snprintf(cfg->canon_url, sizeof(cfg->canon_url), "nfs://%s%s?version=%d%s",
 			     cfg->host, cfg->path, cfg->nfs_version, extra);
-	if (cfg->nfsport && n < sizeof(cfg->libnfs_url))
-		n += (size_t)snprintf(cfg->libnfs_url + n, sizeof(cfg->libnfs_url) - n,
+	if (cfg->nfsport && n < sizeof(cfg->canon_url))
+		n += (size_t)snprintf(cfg->canon_url + n, sizeof(cfg->canon_url) - n,
 				      "&nfsport=%u", cfg->nfsport);
-	if (cfg->mountport && n < sizeof(cfg->libnfs_url))
-		n += (size_t)snprintf(cfg->libnfs_url + n, sizeof(cfg->libnfs_url) - n,
+	if (cfg->mountport && n < sizeof(cfg->canon_url))
+		n += (size_t)snprintf(cfg->canon_url + n, sizeof(cfg->canon_url) - n,
 				      "&mountport=%u", cfg->mountport);
-	if (n >= sizeof(cfg->libnfs_url))
+	if (n >= sizeof(cfg->canon_url))
 		return fail(err, len, "URL: too long");
 	return 0;
 }
@@ -337,6 +337,7 @@ static void set_defaults(struct config *cfg)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->engine = &engine_libnfs;
 	cfg->nfs_version = 3;
 	cfg->threads = ncpu > 0 ? (unsigned)ncpu : 1;
 	cfg->connections = 1;
@@ -403,17 +404,10 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 		return fail(err, len, "--bs: %s is larger than --size %s (a block must fit in a file)",
 			    units_format_size(cfg->bs, a, sizeof(a)),
 			    units_format_size(cfg->size, b, sizeof(b)));
-	if (read_pct < 100 && cfg->bs > conn_max_write(cfg->nfs_version))
-		return fail(err, len, "--bs: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
-			    "(at most %d bytes; use version=3 or a smaller --bs)",
-			    (unsigned long long)cfg->bs, CFG_V4_MAX_WRITE);
-	if (read_pct > 0 && cfg->bs > conn_max_read(cfg->nfs_version))
-		return fail(err, len, "--bs: NFSv4 reads over 1 MiB break libnfs 4.0 connections "
-			    "(use version=3 or --bs 1m or less)");
 	if (cfg->runtime_ns && cfg->ramp_ns >= cfg->runtime_ns)
 		return fail(err, len, "--ramp-time: must be shorter than --runtime");
-	if (cfg->timeout_ns < UINT64_C(1000000000) || cfg->timeout_ns % UINT64_C(1000000000))
-		return fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
+	if (cfg->timeout_ns < UINT64_C(1000000000))
+		return fail(err, len, "--timeout: at least 1s (timeouts are checked once a second)");
 	if (cfg->timeout_ns > UINT64_C(3600000000000))
 		return fail(err, len, "--timeout: at most 1h");
 	if (cfg->commit_every && read_pct == 100)
@@ -427,31 +421,16 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 			    "or --commit-every)");
 	if (cfg->small_files)
 		cfg->runtime_ns = 0;	/* each pass runs to its end (a job's runtime may apply) */
-	if (cfg->small_files && cfg->file_size > conn_max_write(cfg->nfs_version))
-		return fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
-			    "(at most %d bytes)", (unsigned long long)cfg->file_size, CFG_V4_MAX_WRITE);
 	if (cfg->small_files) {
 		/* Each connection's share, spread over its directories. */
 		unsigned per_conn = (cfg->small_files + cfg->connections - 1) / cfg->connections;
 
 		cfg->files_per_dir = (per_conn + cfg->dirs - 1) / cfg->dirs;
 	}
-	if (cfg->small_files && cfg->nfs_version == 4 && cfg->iodepth > 1)
-		return fail(err, len, "--small-files: libnfs 4.0 cannot run NFSv4 OPENs in parallel "
-			    "on one connection: use --iodepth 1, more --connections, or version=3");
 	if (cfg->meta && !cfg->runtime_ns)
 		return fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
-	if (cfg->meta && cfg->nfs_version == 4 && cfg->iodepth > 1 &&
-	    (cfg->mix.weight[OP_READ] || cfg->mix.weight[OP_WRITE] || cfg->mix.weight[OP_CREATE] ||
-	     cfg->mix.weight[OP_OPEN]))
-		return fail(err, len, "--mix: libnfs 4.0 cannot run NFSv4 OPENs in parallel on one "
-			    "connection (read, write, create, open): use --iodepth 1, more "
-			    "--connections, or version=3");
 	if (cfg->meta && (cfg->rate > 0 || cfg->commit_every))
 		return fail(err, len, "--mix: not with --rate or --commit-every (not yet)");
-	if (cfg->meta && cfg->mix.weight[OP_WRITE] && cfg->file_size > conn_max_write(cfg->nfs_version))
-		return fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
-			    "(at most %d bytes)", (unsigned long long)cfg->file_size, CFG_V4_MAX_WRITE);
 	if (arrival_set && cfg->rate == 0)
 		return fail(err, len, "--arrival: only with --rate (open loop)");
 	rc = validate_verify(cfg, err, len);
@@ -461,7 +440,8 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 		cfg->one_pass = true;
 		cfg->io_size = cfg->size * cfg->nrfiles;
 	}
-	return 0;
+	/* Last: the engine's limits, on a configuration that is otherwise valid. */
+	return cfg->engine->check(cfg, err, len);
 }
 
 /*
@@ -590,6 +570,11 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case OPT_VERIFY_CONTINUE:
 			cfg->verify_continue = true;
 			break;
+		case OPT_ENGINE:
+			if (!(cfg->engine = engine_find(arg)))
+				rc = fail(err, len, "--engine: '%s' is not an engine (%s)", arg,
+					  engine_names());
+			break;
 		case OPT_SKIP_LAYOUT:
 			cfg->skip_layout = true;
 			break;
@@ -644,7 +629,8 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			config_usage(stdout);
 			return CFG_EXIT_OK;
 		case 'V':
-			printf("nfsload %s (built for the %s)\n", NFSLOAD_VERSION, conn_libnfs_api());
+			printf("nfsload %s (built for the %s)\n", NFSLOAD_VERSION, engine_libnfs.about);
+			printf("engines: %s\n", engine_names());
 			return CFG_EXIT_OK;
 		case ':':
 			rc = fail(err, len, "%s: needs a value (see nfsload --help)", argv[optind - 1]);
@@ -656,11 +642,15 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 	}
 	if (rc)
 		return rc;
-	if (optind == argc)
+	if (!cfg->engine->needs_url && optind < argc)
+		return fail(err, len, "--engine %s: talks to no server, no URL wanted (got '%s')",
+			    cfg->engine->name, argv[optind]);
+	if (cfg->engine->needs_url && optind == argc)
 		return fail(err, len, "no URL given (nfsload [options] nfs://server/export)");
 	if (optind + 1 < argc)
 		return fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
-	rc = config_parse_url(cfg, argv[optind], err, len);
+	if (cfg->engine->needs_url)
+		rc = config_parse_url(cfg, argv[optind], err, len);
 	if (rc == 0 && !on_error_set)
 		cfg->on_error = cfg->runtime_ns ? CFG_ON_ERROR_CONTINUE : CFG_ON_ERROR_STOP;
 	return rc ? rc : validate(cfg, threads_set, arrival_set, err, len);

@@ -15,27 +15,37 @@
 
 #include <ini.h>
 
+#include "config.h"
 #include "job.h"
 
+#define KEYS_MAX 64
+
 /* config.c's long options (without help, version), then the job's own keys. */
-static const struct key {
+static struct key {
 	const char *name;
 	bool flag;
 	char letter;
-} keys[] = {
-	{ "threads", 0, 't' }, { "connections", 0, 'c' }, { "iodepth", 0, 'q' }, { "bs", 0, 'b' },
-	{ "rw", 0, 0 }, { "rwmixread", 0, 0 }, { "size", 0, 0 }, { "nrfiles", 0, 0 },
-	{ "dir", 0, 0 }, { "runtime", 0, 0 }, { "io-size", 0, 0 }, { "ramp-time", 0, 0 },
-	{ "timeout", 0, 0 }, { "seed", 0, 0 }, { "skip-layout", 1, 0 }, { "keep", 1, 0 },
-	{ "live", 1, 0 }, { "quiet", 1, 0 }, { "output-format", 0, 0 }, { "output", 0, 0 },
-	{ "interval", 0, 0 }, { "rate", 0, 0 }, { "arrival", 0, 0 }, { "hdr-log", 0, 0 },
-	{ "report", 0, 0 }, { "sync", 1, 0 }, { "commit-every", 0, 0 }, { "mix", 0, 0 },
-	{ "dirs", 0, 0 }, { "files-per-dir", 0, 0 }, { "file-size", 0, 0 },
-	{ "small-files", 0, 0 }, { "on-error", 0, 0 }, { "verify", 1, 0 },
-	{ "verify-only", 1, 0 }, { "verify-continue", 1, 0 }, { "url", 0, 0 },
-	{ "sweep", 0, 0 },
-};
-enum { NKEYS = sizeof(keys) / sizeof(keys[0]), K_URL = NKEYS - 2, K_SWEEP, NOPTS = K_URL };
+} keys[KEYS_MAX];
+static int nkeys, nopts, k_url, k_sweep;
+
+/* The keys, from config_options() the first time: one option table for both. */
+static void keys_init(void)
+{
+	if (nkeys)
+		return;
+	for (const struct option *o = config_options(); o->name && nkeys < KEYS_MAX - 2; o++) {
+		if (!strcmp(o->name, "help") || !strcmp(o->name, "version"))
+			continue;
+		keys[nkeys++] = (struct key){ o->name, o->has_arg == no_argument,
+					      o->val > 0 && o->val < 128 ? (char)o->val : 0 };
+	}
+	nopts = nkeys;
+	k_url = nkeys;
+	keys[nkeys++] = (struct key){ "url", false, 0 };
+	k_sweep = nkeys;
+	keys[nkeys++] = (struct key){ "sweep", false, 0 };
+}
+
 enum { L_NONE, L_GLOBAL, L_PHASE, L_CLI };	/* where a setting comes from, weakest first */
 enum { O_JOB = 1000, O_SWEEP };
 
@@ -47,8 +57,8 @@ struct sweep {
 
 struct scope {			/* [global] or one phase */
 	char name[64];
-	unsigned line, at[NKEYS];
-	char *val[NKEYS];
+	unsigned line, at[KEYS_MAX];
+	char *val[KEYS_MAX];
 	struct sweep sw;
 };
 
@@ -58,7 +68,7 @@ struct ctx {
 	int rc;
 	/* the command line: words passed through, positional words (the URL) */
 	const char *job, *sweep;
-	bool help, dashdash, has[NOPTS];
+	bool help, dashdash, has[KEYS_MAX];
 	char **opts, **pos;
 	int nopts, npos;
 	struct sweep csw;
@@ -98,7 +108,7 @@ static char *trim(char *s)
 
 static int key_find(const char *name, size_t n)
 {
-	for (int k = 0; k < NKEYS; k++)
+	for (int k = 0; k < nkeys; k++)
 		if (strlen(keys[k].name) == n && strncmp(keys[k].name, name, n) == 0)
 			return k;
 	return -1;
@@ -124,7 +134,7 @@ static int sweep_parse(struct ctx *x, const char *s, struct sweep *sw, const cha
 		return fail(x, "%s: '%s' is not KEY=V1,V2,... (e.g. iodepth=1,4,16)", where, s);
 	*eq = '\0';
 	v = trim(sw->buf);
-	if ((sw->key = key_find(v, strlen(v))) < 0 || sw->key >= NOPTS)
+	if ((sw->key = key_find(v, strlen(v))) < 0 || sw->key >= nopts)
 		return fail(x, "%s: '%s' is not an option to sweep (a long option name, e.g. bs, "
 			    "rw, iodepth)", where, v);
 	for (v = eq + 1; v; v = comma ? comma + 1 : NULL) {
@@ -226,7 +236,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		fail(x, "%s: already set on line %u", name, s->val[k] ? s->at[k] : s->sw.line);
 	else if (keys[k].flag && flag_value(value) < 0)
 		fail(x, "%s: '%s' is not 1, 0, true, false, yes or no", name, value);
-	else if (k == K_SWEEP && !sweep_parse(x, value, &s->sw, "sweep") && s->val[s->sw.key])
+	else if (k == k_sweep && !sweep_parse(x, value, &s->sw, "sweep") && s->val[s->sw.key])
 		fail(x, "sweep: %s is already set on line %u", keys[s->sw.key].name,
 		     s->at[s->sw.key]);
 	if (!x->rc && !(s->val[k] = strdup(value)))
@@ -263,7 +273,7 @@ static int parse_file(struct ctx *x)
 /* Finds --job and --sweep with getopt_long, in order, as config_parse reads argv. */
 static int cli_scan(struct ctx *x, int argc, char **argv)
 {
-	struct option lo[NOPTS + 5] = { { "job", required_argument, NULL, O_JOB },
+	struct option lo[KEYS_MAX + 5] = { { "job", required_argument, NULL, O_JOB },
 		{ "sweep", required_argument, NULL, O_SWEEP }, { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' } };
 	char **words = calloc((size_t)argc + 1, sizeof(*words));
@@ -275,7 +285,7 @@ static int cli_scan(struct ctx *x, int argc, char **argv)
 		free(words);
 		return x->rc = -ENOMEM;
 	}
-	for (int k = 0; k < NOPTS; k++)
+	for (int k = 0; k < nopts; k++)
 		lo[4 + k] = (struct option){ keys[k].name, keys[k].flag ? no_argument :
 					     required_argument, NULL, 256 + k };
 	memcpy(words, argv, (size_t)argc * sizeof(*words));
@@ -294,7 +304,7 @@ static int cli_scan(struct ctx *x, int argc, char **argv)
 			x->pos[x->npos++] = optarg;
 		else {
 			x->help |= ch == 'h' || ch == 'V';
-			for (int k = 0; k < NOPTS; k++)
+			for (int k = 0; k < nopts; k++)
 				x->has[k] |= ch == 256 + k || (ch && ch == keys[k].letter);
 			for (int i = at; i < optind; i++)	/* a word once its last letter is read */
 				x->opts[x->nopts++] = words[i];
@@ -313,8 +323,10 @@ bool job_wanted(int argc, char **argv)
 {
 	char err[8];
 	struct ctx x = { .err = err, .len = sizeof(err) };
-	bool wanted = cli_scan(&x, argc, argv) || x.job || x.sweep;
+	bool wanted;
 
+	keys_init();
+	wanted = cli_scan(&x, argc, argv) || x.job || x.sweep;
 	free(x.opts);
 	free(x.pos);
 	return wanted;
@@ -341,12 +353,12 @@ static int add_phase(struct job *job, const struct ctx *x, const struct scope *p
 {
 	const struct scope *g = &x->global, *from[] = { NULL, g, p };
 	const struct sweep *sw = x->csw.n ? &x->csw : p->sw.n ? &p->sw : g->sw.n ? &g->sw : NULL;
-	int lvl[NKEYS], swl = sw == &x->csw ? L_CLI : sw == &p->sw ? L_PHASE : L_GLOBAL, rc = 0;
+	int lvl[KEYS_MAX], swl = sw == &x->csw ? L_CLI : sw == &p->sw ? L_PHASE : L_GLOBAL, rc = 0;
 	unsigned npoints;
 	struct job_run *runs;
 
-	for (int k = 0; k < NKEYS; k++)
-		lvl[k] = (k < NOPTS ? x->has[k] : k == K_URL && x->npos) ? L_CLI :
+	for (int k = 0; k < nkeys; k++)
+		lvl[k] = (k < nopts ? x->has[k] : k == k_url && x->npos) ? L_CLI :
 			 p->val[k] ? L_PHASE : g->val[k] ? L_GLOBAL : L_NONE;
 	if (sw && lvl[sw->key] > swl)	/* set above the sweep's level: not swept */
 		sw = NULL;
@@ -359,10 +371,10 @@ static int add_phase(struct job *job, const struct ctx *x, const struct scope *p
 	memset(&runs[job->nruns], 0, npoints * sizeof(*runs));
 	for (unsigned i = 0; i < npoints && rc == 0; i++) {
 		struct job_run *r = &job->runs[job->nruns++];
-		const struct scope *u = lvl[K_URL] == L_PHASE ? p : lvl[K_URL] == L_GLOBAL ? g : NULL;
+		const struct scope *u = lvl[k_url] == L_PHASE ? p : lvl[k_url] == L_GLOBAL ? g : NULL;
 
-		r->argv = calloc((size_t)(NOPTS + x->nopts + x->npos + 5), sizeof(*r->argv));
-		if (!(r->lines = calloc(NKEYS, sizeof(*r->lines))) || !r->argv)
+		r->argv = calloc((size_t)(nopts + x->nopts + x->npos + 5), sizeof(*r->argv));
+		if (!(r->lines = calloc(nkeys, sizeof(*r->lines))) || !r->argv)
 			return -ENOMEM;
 		snprintf(r->phase, sizeof(r->phase), "%s", p->name);
 		snprintf(r->name, sizeof(r->name), "%s", p->name);
@@ -374,26 +386,26 @@ static int add_phase(struct job *job, const struct ctx *x, const struct scope *p
 		}
 		rc = push(r, -1, "nfsload");
 		for (int l = L_GLOBAL; l <= L_PHASE; l++)
-			for (int k = 0; k < NOPTS && rc == 0; k++)
+			for (int k = 0; k < nopts && rc == 0; k++)
 				if (lvl[k] == l && !(rc = push(r, k, from[l]->val[k])))
 					r->lines[k] = from[l]->at[k];
 		if (sw && rc == 0 && !(rc = push(r, sw->key, sw->vals[i])))
 			r->lines[sw->key] = sw->line;
 		for (int j = 0; j < x->nopts && rc == 0; j++)
 			rc = push(r, -1, x->opts[j]);
-		if (rc == 0 && ((x->npos && x->dashdash) || (u && u->val[K_URL][0] == '-')))
+		if (rc == 0 && ((x->npos && x->dashdash) || (u && u->val[k_url][0] == '-')))
 			rc = push(r, -1, "--");
 		for (int j = 0; j < x->npos && rc == 0; j++)
 			rc = push(r, -1, x->pos[j]);
-		if (u && rc == 0 && !(rc = push(r, -1, u->val[K_URL])))
-			r->lines[K_URL] = u->at[K_URL];
+		if (u && rc == 0 && !(rc = push(r, -1, u->val[k_url])))
+			r->lines[k_url] = u->at[k_url];
 	}
 	return rc;
 }
 
 static void scope_free(struct scope *s)
 {
-	for (int k = 0; k < NKEYS; k++)
+	for (int k = 0; k < nkeys; k++)
 		free(s->val[k]);
 	free(s->sw.buf);
 }
@@ -403,6 +415,7 @@ int job_load(int argc, char **argv, struct job *job, char *err, size_t len)
 	struct scope run = { .name = "run" };
 	struct ctx x = { .err = err, .len = len, .path = job->path, .phases = &run, .nphases = 1 };
 
+	keys_init();
 	memset(job, 0, sizeof(*job));
 	if (!cli_scan(&x, argc, argv) && !x.help && x.sweep &&
 	    !sweep_parse(&x, x.sweep, &x.csw, "--sweep") && x.has[x.csw.key])
@@ -438,9 +451,12 @@ int job_load(int argc, char **argv, struct job *job, char *err, size_t len)
 void job_locate_error(const struct job *job, unsigned run, char *err, size_t len)
 {
 	size_t n = strcspn(err, ":");
-	int k = strncmp(err, "URL:", 4) == 0 ? K_URL :
-		strncmp(err, "--", 2) == 0 && err[n] ? key_find(err + 2, n - 2) : -1;
 	char *copy;
+	int k;
+
+	keys_init();
+	k = strncmp(err, "URL:", 4) == 0 ? k_url :
+	    strncmp(err, "--", 2) == 0 && err[n] ? key_find(err + 2, n - 2) : -1;
 
 	if (run >= job->nruns || !job->path[0] || k < 0 || !job->runs[run].lines[k] ||
 	    !(copy = strdup(err)))

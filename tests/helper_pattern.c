@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "worker.h"
+#include "pattern.h"
 
 int main(int argc, char **argv)
 {
-	struct run run = { 0 };
+	uint8_t *pattern;
 	unsigned long long size, off = 0;
 	unsigned file;
 	FILE *f;
@@ -23,14 +23,14 @@ int main(int argc, char **argv)
 	}
 	file = (unsigned)strtoul(argv[2], NULL, 10);
 	size = strtoull(argv[3], NULL, 10);
-	run.pattern = run_pattern_new(1);
+	pattern = pattern_new(1);
 	f = fopen(argv[1], "rb");
-	if (!f || !run.pattern) {
+	if (!f || !pattern) {
 		perror(argv[1]);
 		return 1;
 	}
 	for (; off < size && (ch = getc(f)) != EOF; off++) {
-		unsigned want = *run_write_data(&run, file, off);
+		unsigned want = *pattern_at(pattern, file, off);
 
 		if ((unsigned)ch != want) {
 			printf("%s: byte %llu is 0x%02x, expected 0x%02x\n", argv[1], off, ch, want);
@@ -43,6 +43,6 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	fclose(f);
-	free((void *)run.pattern);
+	free(pattern);
 	return rc;
 }

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "conn.h"
+#include "engine.h"
 #include "version.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -85,7 +85,7 @@ static void test_defaults(void **state)
 	CHECK(strcmp(c.url, URL) == 0, "%s", c.url);
 	CHECK(strcmp(c.host, "srv") == 0, "%s", c.host);
 	CHECK(strcmp(c.path, "/export") == 0, "%s", c.path);
-	CHECK(strcmp(c.libnfs_url, "nfs://srv/export?version=3") == 0, "%s", c.libnfs_url);
+	CHECK(strcmp(c.canon_url, "nfs://srv/export?version=3") == 0, "%s", c.canon_url);
 	CHECK(c.nfs_version == 3, "%d", c.nfs_version);
 	CHECK(c.nfsport == 0, "%u", c.nfsport);
 	CHECK(c.mountport == 0, "%u", c.mountport);
@@ -436,14 +436,17 @@ static void test_v4_limits(void **state)
 
 	(void)state;
 	bad += check_bad(URL "?version=4", reads, N(reads));
-	if (conn_max_write(4) <= CFG_V4_MAX_WRITE) {
+	struct config v4 = { .nfs_version = 4 };
+	uint64_t v4_max_write = engine_libnfs.max_write(&v4);
+
+	if (v4_max_write <= 3904) {
 		bad += check_bad(URL "?version=4", writes, N(writes));
 	} else {
 		/* libnfs >= 5: no write limit. */
 		for (size_t i = 0; i < N(writes); i++) {
 			if (parse(&c, URL "?version=4", writes[i].args) != CFG_RUN) {
-				print_error("v4 %s with conn_max_write %" PRIu64 ": %s\n",
-					    join(NULL, writes[i].args), conn_max_write(4), err);
+				print_error("v4 %s with max_write %" PRIu64 ": %s\n",
+					    join(NULL, writes[i].args), v4_max_write, err);
 				bad++;
 			}
 		}
@@ -519,7 +522,7 @@ static void test_url_good(void **state)
 		const char *host, *path;
 		int version;
 		unsigned nfsport, mountport;
-		const char *libnfs_url;
+		const char *canon_url;
 	} cases[] = {
 		{ "nfs://srv/export", "srv", "/export", 3, 0, 0, "nfs://srv/export?version=3" },
 		{ "nfs://srv/export?version=4", "srv", "/export", 4, 0, 0,
@@ -560,13 +563,13 @@ static void test_url_good(void **state)
 		if (rc != CFG_RUN || strcmp(c.url, cases[i].url) || strcmp(c.host, cases[i].host) ||
 		    strcmp(c.path, cases[i].path) || c.nfs_version != cases[i].version ||
 		    c.nfsport != cases[i].nfsport || c.mountport != cases[i].mountport ||
-		    strcmp(c.libnfs_url, cases[i].libnfs_url)) {
+		    strcmp(c.canon_url, cases[i].canon_url)) {
 			print_error("%s: rc %d (%s)\n  got  host '%s' path '%s' v%d nfsport %u "
 				    "mountport %u libnfs '%s'\n  want host '%s' path '%s' v%d nfsport "
 				    "%u mountport %u libnfs '%s'\n", cases[i].url, rc, err, c.host,
-				    c.path, c.nfs_version, c.nfsport, c.mountport, c.libnfs_url,
+				    c.path, c.nfs_version, c.nfsport, c.mountport, c.canon_url,
 				    cases[i].host, cases[i].path, cases[i].version, cases[i].nfsport,
-				    cases[i].mountport, cases[i].libnfs_url);
+				    cases[i].mountport, cases[i].canon_url);
 			bad++;
 		}
 	}
@@ -656,7 +659,7 @@ static void test_url_bad(void **state)
 	/*
 	 * fuzz: short enough for cfg->url, but the canonical libnfs URL is not
 	 * ("?version=3" added, ":2049" moved to "&nfsport=2049"): an error, and
-	 * nothing written past libnfs_url (nfs_version, the ports follow it).
+	 * nothing written past canon_url (nfs_version, the ports follow it).
 	 */
 	memcpy(longurl, "nfs://srv:2049/", 15);
 	memset(longurl + 15, 'x', CFG_URL_MAX - 1 - 15);
@@ -685,10 +688,10 @@ static void test_parse_url_direct(void **state)
 	assert_string_equal(c.path, "/e/f");
 	assert_int_equal(c.nfsport, 2049);
 	assert_int_equal(c.mountport, 635);
-	assert_non_null(strstr(c.libnfs_url, "version=3"));
-	assert_non_null(strstr(c.libnfs_url, "nfsport=2049"));
-	assert_non_null(strstr(c.libnfs_url, "mountport=635"));
-	assert_string_equal(c.libnfs_url, "nfs://hx/e/f?version=3&nfsport=2049&mountport=635");
+	assert_non_null(strstr(c.canon_url, "version=3"));
+	assert_non_null(strstr(c.canon_url, "nfsport=2049"));
+	assert_non_null(strstr(c.canon_url, "mountport=635"));
+	assert_string_equal(c.canon_url, "nfs://hx/e/f?version=3&nfsport=2049&mountport=635");
 }
 
 /* ---- --help / --version ---- */

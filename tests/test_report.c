@@ -814,18 +814,22 @@ static void test_job_summary(void **state)
 		rows[i].name = i ? "rand-4k rwmixread=0" : "seq-64k rwmixread=100";
 		rows[i].sweep_key = rows[i].sweep_value = "";
 		rows[i].status = statuses[i].status;
+		rows[i].ops[OP_WRITE] = 2500;
 		rows[i].iops[OP_WRITE] = 250;
 		rows[i].mib_s[OP_WRITE] = 0.98;
 		rows[i].p99_ns[OP_WRITE] = 2500000;
 	}
 	/* Reads only in the first row, writes only in the second, both in the rest. */
+	rows[0].ops[OP_READ] = 12345678900;
 	rows[0].iops[OP_READ] = 1234567890;
 	rows[0].mib_s[OP_READ] = 4822530.8;
 	rows[0].p99_ns[OP_READ] = 999000;
 	rows[0].iops[OP_WRITE] = rows[0].mib_s[OP_WRITE] = 0;
+	rows[0].ops[OP_WRITE] = 0;
 	rows[0].p99_ns[OP_WRITE] = 0;
 	rows[1].errors = UINT64_C(123456789012);
 	for (unsigned i = 2; i < NROWS; i++) {
+		rows[i].ops[OP_READ] = 124;
 		rows[i].iops[OP_READ] = 12.4;
 		rows[i].mib_s[OP_READ] = 0.05;
 		rows[i].p99_ns[OP_READ] = 1000;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "engine.h"
 
 #define FUZZ_MAX_ARGS 32	/* words after argv[0] */
 #define FUZZ_ERR_LEN 700	/* main.c's largest err buffer */
@@ -89,14 +90,16 @@ static inline void fuzz_check_config(const struct config *c, int rc, const char 
 	FUZZ_CHECK(fuzz_terminated(c->url, sizeof(c->url)));
 	FUZZ_CHECK(fuzz_terminated(c->host, sizeof(c->host)));
 	FUZZ_CHECK(fuzz_terminated(c->path, sizeof(c->path)));
-	FUZZ_CHECK(fuzz_terminated(c->libnfs_url, sizeof(c->libnfs_url)));
+	FUZZ_CHECK(fuzz_terminated(c->canon_url, sizeof(c->canon_url)));
 	FUZZ_CHECK(fuzz_terminated(c->dir, sizeof(c->dir)));
 	FUZZ_CHECK(fuzz_terminated(c->output, sizeof(c->output)));
 	FUZZ_CHECK(fuzz_terminated(c->hdr_log, sizeof(c->hdr_log)));
 	FUZZ_CHECK(fuzz_terminated(c->html, sizeof(c->html)));
-	FUZZ_CHECK(strncmp(c->url, "nfs://", 6) == 0);
-	FUZZ_CHECK(strncmp(c->libnfs_url, "nfs://", 6) == 0);
-	FUZZ_CHECK(strlen(c->host) >= 2 && c->path[0] == '/');
+	/* An engine that talks to no server has no URL at all. */
+	FUZZ_CHECK(c->engine && (c->engine->needs_url || !c->url[0]));
+	FUZZ_CHECK(!c->engine->needs_url || strncmp(c->url, "nfs://", 6) == 0);
+	FUZZ_CHECK(!c->engine->needs_url || strncmp(c->canon_url, "nfs://", 6) == 0);
+	FUZZ_CHECK(!c->engine->needs_url || (strlen(c->host) >= 2 && c->path[0] == '/'));
 	FUZZ_CHECK(c->nfs_version == 3 || c->nfs_version == 4);
 	FUZZ_CHECK(c->nfsport <= 65535 && c->mountport <= 65535);
 	FUZZ_CHECK(c->connections >= 1 && c->connections <= 65536);

@@ -68,21 +68,21 @@ static void check(const char *url)
 	FUZZ_CHECK(strcmp(c.url, url) == 0);
 	FUZZ_CHECK(fuzz_terminated(c.host, sizeof(c.host)));
 	FUZZ_CHECK(fuzz_terminated(c.path, sizeof(c.path)));
-	FUZZ_CHECK(fuzz_terminated(c.libnfs_url, sizeof(c.libnfs_url)));
-	FUZZ_CHECK(strlen(c.host) >= 2 && strspn(c.host, allowed) == strlen(c.host));
+	FUZZ_CHECK(fuzz_terminated(c.canon_url, sizeof(c.canon_url)));
+	FUZZ_CHECK(strlen(c.host) >= 1 && strspn(c.host, allowed) == strlen(c.host));
 	FUZZ_CHECK(c.path[0] == '/' && !strstr(c.path, "//"));
 	FUZZ_CHECK(strlen(c.path) == 1 || c.path[strlen(c.path) - 1] != '/');
-	FUZZ_CHECK(strncmp(c.libnfs_url, "nfs://", 6) == 0);
+	FUZZ_CHECK(strncmp(c.canon_url, "nfs://", 6) == 0);
 
 	fresh(&again);
-	rc = config_parse_url(&again, c.libnfs_url, err, sizeof(err));
+	rc = config_parse_url(&again, c.canon_url, err, sizeof(err));
 	FUZZ_CHECK(rc == 0);
 	check_tail(&again);
 	FUZZ_CHECK(strcmp(again.host, c.host) == 0);
 	FUZZ_CHECK(strcmp(again.path, c.path) == 0);
 	FUZZ_CHECK(again.nfs_version == c.nfs_version);
 	FUZZ_CHECK(again.nfsport == c.nfsport && again.mountport == c.mountport);
-	FUZZ_CHECK(strcmp(again.libnfs_url, c.libnfs_url) == 0);
+	FUZZ_CHECK(strcmp(again.canon_url, c.canon_url) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,0 +1,161 @@
+/*
+ * engine: the seam between the worker (what to issue, when, and what it
+ * cost) and the wire (how a request reaches a server and comes back).
+ *
+ * An engine owns its connections' sockets (or rings) on the loop it is
+ * given, maps its timeouts to -ETIMEDOUT and its statuses to -errno, and
+ * never decides what comes next. The worker owns slots, iodepth, schedules,
+ * histograms, outages and verification, and never sees the wire.
+ *
+ * Threads: an engine_thread belongs to one libev loop and is used only from
+ * the thread that runs it. A connection is driven from one loop at a time:
+ * the set-up loop first (setup.c), then a worker's (attach). Engine
+ * callbacks run inside that loop, never from inside queue().
+ *
+ * Adding an engine: docs/ARCHITECTURE.md, "How to add an engine".
+ */
+#ifndef NFSLOAD_ENGINE_H
+#define NFSLOAD_ENGINE_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "workload.h"
+
+struct engine_conn;	/* one connection of an engine, opaque to the worker */
+struct engine_thread;	/* an engine's state for one loop */
+struct engine_ctl;	/* the synchronous control connection */
+
+/* Which SETATTR a --mix setattr sends (the worker takes them in turn). */
+enum engine_setattr { ENGINE_SETATTR_MODE, ENGINE_SETATTR_SIZE, ENGINE_SETATTR_TIMES };
+
+/*
+ * One request, owned by the worker (embedded in its slot) from queue() to
+ * done(). READ, WRITE and COMMIT work on the connection's files by index;
+ * the metadata operations of --mix on names below the export.
+ */
+struct engine_req {
+	enum op_type op;
+	uint32_t file;		/* index into the files given to conn_new */
+	uint64_t offset;
+	uint32_t len;		/* bytes to move; metadata read, write and create: the whole file */
+	const void *buf;	/* data to write (stays valid until done) */
+	const char *path;	/* metadata: the name (valid during queue() only) */
+	const char *path2;	/* rename: the new name */
+	enum engine_setattr setattr;
+	const void *data;	/* in done(): what a READ returned, valid inside done() only */
+	void *priv[2];		/* the engine's, from queue() to done() */
+	int stage;		/* the engine's */
+};
+
+/*
+ * What an engine calls back, with the owner given to connect() or attach().
+ *   done:  a request ended: bytes moved (>= 0) or -errno (-ETIMEDOUT: no
+ *          reply within --timeout, the connection may still be fine)
+ *   lost:  the connection is gone (socket error); requests in flight get no
+ *          done(): the owner counts them
+ *   ready: connect() ended: ok, or failed (error() says why)
+ *   step:  a set-up step (engine_ops.steps[step]) took ns; may be NULL
+ */
+struct engine_cbs {
+	void (*done)(void *owner, struct engine_req *req, int status);
+	void (*lost)(void *owner, struct engine_conn *c);
+	void (*ready)(void *owner, struct engine_conn *c, bool ok);
+	void (*step)(void *owner, unsigned step, uint64_t ns);
+};
+
+/* What the control connection's stat says of a name. */
+struct engine_stat {
+	bool is_dir, is_reg;
+	uint64_t size;
+};
+
+/*
+ * Synchronous operations for the work directory (workdir.c), on paths below
+ * the export ("/dir/file"). Each returns 0 or -errno (-ENOENT: no such
+ * name); error() has the last failure in words.
+ */
+struct engine_ctl_ops {
+	/* Mounts the export: 0 or -errno with one line in err. */
+	int (*open)(const struct config *cfg, struct engine_ctl **out, char *err, size_t len);
+	/* Mounts again on the same ctl (after an outage). */
+	int (*reopen)(struct engine_ctl *ctl, char *err, size_t len);
+	void (*free)(struct engine_ctl *ctl);
+	int (*stat)(struct engine_ctl *ctl, const char *path, struct engine_stat *st);
+	int (*mkdir)(struct engine_ctl *ctl, const char *path);
+	/* Creates a file and writes len bytes of data at offset 0. */
+	int (*create)(struct engine_ctl *ctl, const char *path, const void *data, uint64_t len);
+	int (*unlink)(struct engine_ctl *ctl, const char *path);
+	int (*rmdir)(struct engine_ctl *ctl, const char *path);
+	/* fn for every entry but "." and ".."; stops early when fn returns non-zero. */
+	int (*readdir)(struct engine_ctl *ctl, const char *path,
+		       int (*fn)(void *arg, const char *name, bool is_dir), void *arg);
+	const char *(*error)(struct engine_ctl *ctl);
+	/* Where the control connection went, for the report ("NFS port 2049 (from rpcbind)"). */
+	const char *(*ports)(struct engine_ctl *ctl);
+};
+
+struct engine_ops {
+	const char *name;
+	const char *about;		/* for --version: what it was built with */
+	bool needs_url;			/* false: talks to no server (no URL allowed) */
+	/* Set-up steps step() reports, NULL-terminated, at most SETUP_STEPS_MAX (setup.h). */
+	const char *const *steps;
+
+	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err. */
+	int (*check)(const struct config *cfg, char *err, size_t len);
+	/* The largest READ and WRITE a connection can carry (UINT64_MAX: no limit). */
+	uint64_t (*max_read)(const struct config *cfg);
+	uint64_t (*max_write)(const struct config *cfg);
+	/* Process-wide preparation before any connection; a note for stderr or "". */
+	int (*init)(const struct config *cfg, char *note, size_t len);
+	/* One line on this build's limits for the report, "" for none. */
+	const char *(*limits_note)(const struct config *cfg);
+
+	struct engine_thread *(*thread_new)(const struct config *cfg, struct ev_loop *loop);
+	void (*thread_free)(struct engine_thread *t);
+
+	/* A connection that will open files file_ids[0..nfiles) in order. Sends nothing. */
+	int (*conn_new)(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+			uint32_t nfiles, struct engine_conn **out);
+	/*
+	 * Sets the connection up on t's loop (mount, or session set-up, then
+	 * the files), in the background: ready() says how it ended. Also
+	 * re-makes a connection after drop(). 0, or -errno when it failed at once.
+	 */
+	int (*connect)(struct engine_conn *c, struct engine_thread *t,
+		       const struct engine_cbs *cbs, void *owner);
+	/* Moves a ready connection to t's loop, calling back cbs from now on. */
+	void (*attach)(struct engine_conn *c, struct engine_thread *t,
+		       const struct engine_cbs *cbs, void *owner);
+	/* Stops watching the loop (before it goes away); no more callbacks. */
+	void (*detach)(struct engine_conn *c);
+	/* Queues a request: 0, or -errno (not queued; error() may say more). */
+	int (*queue)(struct engine_conn *c, struct engine_req *req);
+	/* Sends what was queued; called after each batch of queue(). */
+	void (*commit)(struct engine_conn *c);
+	/* About once a second: timeouts. */
+	void (*tick)(struct engine_conn *c);
+	/* Forgets everything in flight without callbacks; down until connect(). */
+	void (*drop)(struct engine_conn *c);
+	/* Closes the files synchronously (detached, healthy connections only). */
+	void (*close)(struct engine_conn *c);
+	void (*free)(struct engine_conn *c);
+	/* Why the connection failed, or why the last request was refused; "" if neither. */
+	const char *(*error)(const struct engine_conn *c);
+
+	const struct engine_ctl_ops *ctl;
+};
+
+extern const struct engine_ops engine_libnfs;
+extern const struct engine_ops engine_null;
+
+/* The engine called name, or NULL. */
+const struct engine_ops *engine_find(const char *name);
+/* "libnfs, null": the names engine_find knows. */
+const char *engine_names(void);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * interval: how an interval's statistics cross from the worker threads to
+ * the main thread, so that all threads cut an interval at one tick.
+ *
+ * The protocol: the main thread numbers a cut (ival_request) and commands
+ * every worker to swap; each worker, inside its own loop, adds its
+ * interval statistics into its box under the box's mutex, empties its own,
+ * and acknowledges the number, then wakes the main thread; once every box
+ * acknowledged (ival_answered), the main thread takes the boxes' contents
+ * (ival_collect). A worker late to answer makes that interval longer;
+ * nothing is lost or counted twice. The mutex is taken once per interval
+ * per thread, never in the hot path.
+ */
+#ifndef NFSLOAD_INTERVAL_H
+#define NFSLOAD_INTERVAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+struct worker;
+
+/* One per worker: what it handed over and not yet taken. */
+struct ival_box {
+	pthread_mutex_t mu;
+	struct op_stats snap[OP_NTYPES];
+	atomic_uint req, ack;
+};
+
+int ival_box_init(struct ival_box *b);
+void ival_box_destroy(struct ival_box *b);
+/* Empties the box (a phase starts). */
+void ival_box_reset(struct ival_box *b);
+/* Worker thread: box += ival, ival emptied, the request acknowledged. */
+void ival_box_hand_over(struct ival_box *b, struct op_stats *ival);
+
+/* The main thread's side. */
+struct ival_swap {
+	unsigned seq;
+	bool pending;			/* a cut asked for, not yet answered by all */
+	uint64_t prev_ns, ns;		/* the cut before, and this one */
+};
+
+/* Asks every worker to cut at t; false while a cut is still pending. */
+bool ival_request(struct ival_swap *s, struct worker **w, unsigned n, uint64_t t);
+/* Whether every worker answered the pending cut. */
+bool ival_answered(const struct ival_swap *s, struct worker *const *w, unsigned n);
+/* out += what every worker handed over (after ival_answered). */
+void ival_collect(struct worker **w, unsigned n, struct op_stats *out);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * run: one run's life, from a validated configuration to its report.
+ *
+ * Owns: the order of things (engine preparation, the work directory, the
+ * workers and their connections, the --mix trees, the layout, the measured
+ * phase or the small-file passes, the --verify read-back, the report) and
+ * the promise that every exit after the work directory exists removes what
+ * the run created (unless --keep). Main thread only; one run at a time.
+ */
+#ifndef NFSLOAD_RUN_H
+#define NFSLOAD_RUN_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "report.h"
+#include "workdir.h"
+
+/* 128 + signal when stopped by one */
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
+
+/* A run's figures for a job's summary, and what it created. */
+struct run_result {
+	struct job_row row;
+	struct fileset fs;
+};
+
+/*
+ * One run of cfg, its report to out. res (or NULL) receives the figures for
+ * a job's summary and, moved out, what the run created on the server (the
+ * job removes it after its last run; the run itself then keeps it). Returns
+ * the exit status.
+ */
+int run_one(const struct config *cfg, FILE *out, struct run_result *res);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * aggregate: the threads' figures merged on the main thread, exactly.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "report.h"
+#include "worker.h"
+
+const char *conn_err_name(int code)
+{
+	const char *name;
+
+	if (code == CONN_ERR_SHORT)
+		return "short transfer";
+	if (code == CONN_ERR_VERIFY)
+		return "verify mismatch";
+	name = strerrorname_np(code);
+	return name ? name : "unknown";
+}
+
+void aggregate_ops(struct worker *const *w, unsigned n, struct op_stats *ops)
+{
+	for (unsigned i = 0; i < n; i++)
+		worker_add_totals(w[i], ops);
+}
+
+void aggregate_verify(struct worker *const *w, unsigned n, struct verify_counts *v)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct verify_counts *t = worker_verify(w[i]);
+
+		v->blocks += t->blocks;
+		v->bad += t->bad;
+		for (int k = 0; k <= VERIFY_CHECKSUM; k++)
+			v->by_kind[k] += t->by_kind[k];
+		for (unsigned j = 0; j < t->nkept && v->nkept < VERIFY_KEPT; j++)
+			v->kept[v->nkept++] = t->kept[j];
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Outliers: p99 over 3x the median connection's p99. Stuck: still meant to
+ * issue, yet nothing completed in the last 2 intervals of the window.
+ */
+static void flag_connections(struct report *r)
+{
+	uint64_t *p99 = calloc(r->nconns + 1, sizeof(*p99)), median;
+	unsigned n = 0;
+
+	for (unsigned i = 0; p99 && i < r->nconns; i++)
+		if (r->conns[i].ops)
+			p99[n++] = r->conns[i].p99_ns;
+	qsort(p99, n, sizeof(*p99), cmp_u64);
+	median = n ? p99[n / 2] : 0;
+	free(p99);
+	for (unsigned i = 0; i < r->nconns; i++) {
+		struct conn_report *c = &r->conns[i];
+		/* Completions stamped after the stop (drain) count as at the stop. */
+		uint64_t last = c->last_done_ns < r->duration_ns ? c->last_done_ns : r->duration_ns;
+
+		c->outlier = n >= 3 && c->ops && c->p99_ns > 3 * median;
+		c->stuck = !c->error[0] && !c->done_issuing && r->duration_ns > 3 * r->interval_ns &&
+			   r->duration_ns - last > 2 * r->interval_ns;
+	}
+}
+
+int aggregate_conns(struct worker *const *w, unsigned n, struct report *r)
+{
+	unsigned k = 0;
+
+	r->nthreads = n;
+	r->threads = calloc(n, sizeof(*r->threads));
+	r->nconns = r->cfg->connections;
+	r->conns = calloc(r->nconns, sizeof(*r->conns));
+	if (!r->threads || !r->conns)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		struct worker_figures f;
+		uint64_t wall;
+
+		worker_figures(w[i], &f);
+		wall = f.last_done_ns - f.phase_start_ns;
+		r->threads[i].connections = f.nconns;
+		r->threads[i].busy_pct = wall ? 100.0 * (double)f.cpu_ns / (double)wall : 0;
+		for (unsigned j = 0; j < f.nconns; j++)
+			worker_conn_report(w[i], j, &r->conns[k++]);
+		if (f.max_lag_ns > r->max_lag_ns)
+			r->max_lag_ns = f.max_lag_ns;
+	}
+	flag_connections(r);
+	for (unsigned i = 0; r->rate > 0 && i < r->nconns; i++)
+		r->backlog_ops += r->conns[i].backlog_ops;
+	return 0;
+}
+
+/* The first bad blocks in detail, and a hint when the files were not written by --verify. */
+static void verify_lines(const struct report *r)
+{
+	char line[600];
+
+	fprintf(stderr, "nfsload: --verify: %" PRIu64 " bad block%s of %" PRIu64 " checked\n",
+		r->verify.bad, r->verify.bad == 1 ? "" : "s", r->verify.blocks);
+	for (unsigned i = 0; i < r->verify.nkept; i++) {
+		verify_describe(&r->verify.kept[i], line, sizeof(line));
+		fprintf(stderr, "nfsload: verify: %s\n", line);
+	}
+	if (r->verify.by_kind[VERIFY_MAGIC] == r->verify.bad && !r->layout_ran)
+		fprintf(stderr, "nfsload: hint: every bad block lacks a header and this run "
+			"laid nothing out: were the files written without --verify? (use "
+			"another --dir, or remove them)\n");
+}
+
+int aggregate_status(const struct report *r, int signal)
+{
+	unsigned failed = 0;
+	const char *first = "";
+
+	for (unsigned i = 0; i < r->nconns; i++) {
+		if (r->conns[i].error[0] && !failed++)
+			first = r->conns[i].error;
+	}
+	if (failed)
+		fprintf(stderr, "nfsload: %u of %u connections failed during the run (first: %s)\n",
+			failed, r->nconns, first);
+	if (r->verify.bad)
+		verify_lines(r);
+	if (signal)
+		return 128 + signal;
+	if (r->verify.bad)
+		return 3;
+	if (failed || report_total_ops(r) == 0)
+		return 1;
+	return 0;
+}

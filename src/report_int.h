@@ -1,0 +1,39 @@
+/*
+ * The report renderers' shared helpers (report*.c and html.c only).
+ */
+#ifndef NFSLOAD_REPORT_INT_H
+#define NFSLOAD_REPORT_INT_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* A worker thread busy this much of the time limited the run. */
+#define BUSY_WARN_PCT 90.0
+
+/* The percentiles every renderer shows, with their JSON keys. */
+struct report_pct {
+	const char *key;
+	double pct;
+};
+#define REPORT_NPCTS 5
+extern const struct report_pct report_pcts[REPORT_NPCTS];
+
+/* The small-file test's passes, in order. */
+#define REPORT_NPASSES 4
+extern const enum op_type report_small_passes[REPORT_NPASSES];
+
+double report_per_sec(uint64_t n, uint64_t ns);
+double report_mib_s(uint64_t bytes, uint64_t ns);
+/* Client CPU (user + system) per completed operation, in microseconds. */
+double report_us_per_op(const struct report *r);
+/* "UNSTABLE, COMMIT after every 4 writes per file", "FILE_SYNC (--sync)", ... */
+const char *report_write_stability(const struct config *cfg, char *buf, size_t len);
+/* qsort order of conn_report: highest p99 first. */
+int report_by_p99_desc(const void *a, const void *b);
+
+/* A JSON string (quoted, escaped) and number (finite, 3 decimals). */
+void report_json_str(FILE *out, const char *s);
+void report_json_num(FILE *out, double v);
+
+#endif

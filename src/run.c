@@ -1,0 +1,466 @@
+/*
+ * run: one run, start to end. Everything that can fail without the server
+ * is done before the work directory is touched; from the moment it is,
+ * every way out goes through the cleanup at the end.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "control.h"
+#include "engine.h"
+#include "pattern.h"
+#include "run.h"
+#include "setup.h"
+#include "units.h"
+#include "worker.h"
+
+struct app {
+	const struct config *cfg;
+	FILE *out;
+	FILE *html;			/* --report, or NULL */
+	struct series series;
+	struct workdir *wd;
+	struct fileset fs;
+	struct run run;
+	struct verify_params verify;
+	struct worker **workers;
+	unsigned nworkers;
+	struct control ctl;
+	struct report rep;
+	char err[600];
+};
+
+static int complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One line on stderr; returns status. */
+static int complain(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("nfsload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* Room for every connection's socket, or a clear reason why not. */
+static int raise_nofile(unsigned connections)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)connections + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max < need) {
+		if (setrlimit(RLIMIT_NOFILE, &(struct rlimit){ need, need }) == 0)
+			return 0;	/* only root may raise the hard limit */
+		getrlimit(RLIMIT_NOFILE, &rl);
+		return complain(EXIT_RUNTIME, "--connections %u needs %llu open files, the limit "
+				"is %llu (raise it with ulimit -n)", connections,
+				(unsigned long long)need, (unsigned long long)rl.rlim_max);
+	}
+	rl.rlim_cur = need;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	return 0;
+}
+
+/*
+ * Layout writes are big for speed, but some engines copy each WRITE into a
+ * fresh buffer: keep the bytes in flight across all connections near 64
+ * MiB. An engine that cannot send 1 MiB gets whole 512-byte sectors.
+ */
+static uint64_t layout_block_size(const struct config *cfg)
+{
+	uint64_t bs = 1u << 20, max = cfg->engine->max_write(cfg);
+
+	if (max < bs)
+		return cfg->verify ? cfg->bs : max / 512 * 512;
+	while (bs > (64u << 10) && bs * cfg->connections * cfg->iodepth > (64u << 20))
+		bs /= 2;
+	/* --verify writes whole blocks of --bs, each with its header. */
+	if (cfg->verify)
+		bs = bs < cfg->bs ? cfg->bs : bs / cfg->bs * cfg->bs;
+	return bs;
+}
+
+static int64_t realtime_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec;
+}
+
+/* The phases' shared state and the report's histograms: all before the server. */
+static int prepare(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+	struct report *r = &a->rep;
+	uint64_t per_conn, max_bs;
+
+	a->run.cfg = cfg;
+	a->run.files = &a->fs;
+	a->run.pass_op = OP_NTYPES;
+	a->run.layout_bs = layout_block_size(cfg);
+	/* Many connections: fewer layout writes in flight each, not smaller ones. */
+	per_conn = (UINT64_C(64) << 20) / (a->run.layout_bs * cfg->connections);
+	a->run.layout_depth = per_conn < 1 ? 1 : per_conn < cfg->iodepth ? (unsigned)per_conn :
+			      cfg->iodepth;
+	if (cfg->verify) {
+		/* The generation says when: the Unix time the run began. */
+		uint32_t gen = (uint32_t)realtime_s();
+
+		a->verify = (struct verify_params){ .block = (uint32_t)cfg->bs,
+						    .generation = gen ? gen : 1, .seed = cfg->seed };
+		a->run.verify = &a->verify;
+		a->run.verify_bs = a->run.layout_bs;
+		a->run.written = verify_map_new(cfg->nrfiles, cfg->size, (uint32_t)cfg->bs);
+		r->verify_generation = a->verify.generation;
+		if (!a->run.written)
+			return complain(EXIT_RUNTIME, "out of memory for the --verify block map");
+	}
+	max_bs = cfg->bs > a->run.layout_bs ? cfg->bs : a->run.layout_bs;
+	a->run.pattern = pattern_new(max_bs > cfg->file_size ? max_bs : cfg->file_size);
+	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
+	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
+	    op_stats_init(&r->verify_pass, HIST_PRECISE_BITS, false) ||
+	    setup_times_init(&r->setup, cfg))
+		return complain(EXIT_RUNTIME, "out of memory");
+	if (control_init(&a->ctl, cfg, &a->run, &a->series))
+		return complain(EXIT_RUNTIME, "cannot create the main event loop");
+	return 0;
+}
+
+/* The workers and their connections, set up, threads running. */
+static int start_workers(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+	struct engine_conn **all;
+	unsigned first = 0, k = 0;
+	int rc;
+
+	a->workers = calloc(cfg->threads, sizeof(*a->workers));
+	if (!a->workers)
+		return complain(EXIT_RUNTIME, "out of memory");
+	for (unsigned i = 0; i < cfg->threads; i++) {
+		/* The remainder goes to the first threads: none dropped. */
+		unsigned n = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
+
+		rc = worker_new(i, &a->run, first, n, &a->workers[i]);
+		if (rc)
+			return complain(EXIT_RUNTIME, "cannot set up %u connections: %s",
+					cfg->connections, strerror(-rc));
+		a->nworkers++;
+		first += n;
+	}
+	control_workers(&a->ctl, a->workers, a->nworkers);
+	all = calloc(cfg->connections, sizeof(*all));
+	if (!all)
+		return complain(EXIT_RUNTIME, "out of memory");
+	for (unsigned i = 0; i < a->nworkers; i++)
+		for (unsigned j = 0; j < cfg->connections / cfg->threads +
+		     (i < cfg->connections % cfg->threads); j++)
+			all[k++] = worker_conn(a->workers[i], j);
+	rc = setup_all(cfg, all, k, UINT64_C(60000000000), &a->rep.setup, a->err,
+		       sizeof(a->err));
+	free(all);
+	if (rc)
+		return complain(EXIT_RUNTIME, "%s", a->err);
+	a->rep.connect_ns = a->rep.setup.elapsed_ns;
+	for (unsigned i = 0; i < a->nworkers; i++)
+		if ((rc = worker_start(a->workers[i])))
+			return complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,
+					strerror(-rc));
+	return 0;
+}
+
+/* --mix and the small-file test: the trees are the layout of a --mix run. */
+static int make_trees(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+	uint64_t t0 = now_ns();
+
+	if (a->ctl.live)
+		fprintf(stderr, "nfsload: making %u trees of %u x %u files\n", cfg->connections,
+			cfg->dirs, cfg->small_files ? 0 : cfg->files_per_dir);
+	if (workdir_trees_make(a->wd, a->run.pattern, cfg->small_files > 0, a->err, sizeof(a->err)))
+		return complain(EXIT_RUNTIME, "%s", a->err);
+	a->rep.layout_ran = !cfg->small_files;
+	a->rep.layout_ns = now_ns() - t0;
+	a->rep.layout.ops = cfg->small_files ? 0 :
+		(uint64_t)cfg->connections * cfg->dirs * cfg->files_per_dir;
+	a->rep.layout.bytes = a->rep.layout.ops * cfg->file_size;
+	return 0;
+}
+
+/* A phase's reads or writes, merged from every worker, into one op_stats. */
+static int collect_one(struct app *a, enum op_type type, struct op_stats *into)
+{
+	struct op_stats ops[OP_NTYPES];
+
+	if (op_stats_init_all(ops, HIST_PRECISE_BITS, false))
+		return complain(EXIT_RUNTIME, "out of memory");
+	aggregate_ops(a->workers, a->nworkers, ops);
+	op_stats_add(into, &ops[type]);
+	op_stats_destroy_all(ops);
+	return 0;
+}
+
+static int layout(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+	char size[32];
+
+	for (uint32_t i = 0; i < a->fs.n && !cfg->skip_layout; i++)
+		a->rep.layout_ran |= a->fs.size[i] < cfg->size;
+	if (!a->rep.layout_ran)
+		return 0;
+	if (a->ctl.live)
+		fprintf(stderr, "nfsload: laying out %u file%s of %s\n", cfg->nrfiles,
+			cfg->nrfiles == 1 ? "" : "s", units_format_size(cfg->size, size, sizeof(size)));
+	a->rep.layout_ns = control_run_phase(&a->ctl, PHASE_LAYOUT);
+	control_settle(&a->ctl);
+	return collect_one(a, OP_WRITE, &a->rep.layout);
+}
+
+/* The measured phase, or the small-file test's four passes, each timed on its own. */
+static void measure(struct app *a)
+{
+	static const enum op_type passes[] = { OP_CREATE, OP_READ, OP_GETATTR, OP_REMOVE };
+	struct report *r = &a->rep;
+
+	if (!a->cfg->small_files) {
+		if (control_cut_short(&a->ctl))
+			return;
+		r->duration_ns = control_run_phase(&a->ctl, PHASE_MAIN);
+		control_settle(&a->ctl);
+		aggregate_ops(a->workers, a->nworkers, r->ops);
+		return;
+	}
+	for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]) && !control_cut_short(&a->ctl);
+	     p++) {
+		a->run.pass_op = passes[p];
+		r->pass_ns[passes[p]] = control_run_phase(&a->ctl, PHASE_MAIN);
+		control_settle(&a->ctl);
+		r->duration_ns += r->pass_ns[passes[p]];
+		aggregate_ops(a->workers, a->nworkers, r->ops);
+	}
+}
+
+/* --verify after a phase that wrote: read every block back, unless the run is ending badly. */
+static int verify_pass(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+	uint64_t measure_start = a->run.measure_start_ns;
+
+	if (!cfg->verify || cfg->verify_only || wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100 ||
+	    control_cut_short(&a->ctl) || !control_all_done(&a->ctl) ||
+	    atomic_load(&a->run.verify_failed))
+		return 0;
+	if (a->ctl.live)
+		fprintf(stderr, "nfsload: reading every block back to check it\n");
+	a->rep.verify_pass_ns = control_run_phase(&a->ctl, PHASE_VERIFY);
+	control_settle(&a->ctl);
+	a->run.measure_start_ns = measure_start;	/* outage times stay the main phase's */
+	a->rep.verify_pass_ran = true;
+	return collect_one(a, OP_READ, &a->rep.verify_pass);
+}
+
+/* The report's run-wide figures: CPU, the thread split, every connection. */
+static int fill_report(struct app *a)
+{
+	struct report *r = &a->rep;
+	struct control *c = &a->ctl;
+
+	r->interrupted = c->signal != 0;
+	r->start_unix_ns = c->start_unix_ns;
+	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
+	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
+	r->interval_ns = a->cfg->interval_ns;
+	r->rate = a->cfg->rate;
+	if (aggregate_conns(a->workers, a->nworkers, r))
+		return complain(EXIT_RUNTIME, "out of memory");
+	r->series = a->series.rows;
+	r->nseries = a->series.nrows;
+	series_steady(&a->series, &r->steady);
+	if (r->rate > 0)
+		r->achieved_rate = (double)report_total_ops(r) * 1e9 /
+				   (double)(r->duration_ns ? r->duration_ns : 1);
+	return 0;
+}
+
+static void render(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+
+	if (series_finish(&a->series))
+		fprintf(stderr, "nfsload: --hdr-log: writing '%s' failed\n", cfg->hdr_log);
+	if (cfg->format == CFG_FORMAT_JSON)
+		report_json(a->out, &a->rep);
+	else if (cfg->format == CFG_FORMAT_TEXT)
+		report_text(a->out, &a->rep);
+	if (a->html)
+		report_html(a->html, &a->rep);
+	if (fflush(a->out) || (a->html && fflush(a->html)))
+		fprintf(stderr, "nfsload: writing the report failed: %s\n", strerror(errno));
+}
+
+/* Everything after the work directory exists, up to the report; the status. */
+static int run_workload(struct app *a, struct run_result *res)
+{
+	int status;
+
+	if ((status = start_workers(a)))
+		return status;
+	if ((a->cfg->meta || a->cfg->small_files) && (status = make_trees(a)))
+		return status;
+	if (!a->cfg->meta && (status = layout(a)))
+		return status;
+	measure(a);
+	/* The workers are idle (or joined): the main phase's figures are final. */
+	if ((status = fill_report(a)) || (status = verify_pass(a)))
+		return status;
+	control_join(&a->ctl);
+	aggregate_verify(a->workers, a->nworkers, &a->rep.verify);
+	if (res)
+		report_job_row(&a->rep, &res->row);
+	render(a);
+	status = aggregate_status(&a->rep, a->ctl.signal);
+	if (a->ctl.drain_timed_out)
+		fprintf(stderr, "nfsload: some operations never completed (server not answering)\n");
+	return status;
+}
+
+/* What the run made on the server goes, unless --keep (a job keeps it for its end). */
+static void cleanup(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+
+	if (!a->wd || cfg->keep)
+		return;
+	if ((cfg->meta || cfg->small_files) && workdir_trees_remove(a->wd, a->err, sizeof(a->err)))
+		fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+	if (workdir_cleanup(a->wd, &a->fs, a->err, sizeof(a->err)))
+		fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+}
+
+/* Every worker stopped and freed, its files closed unless requests were left hanging. */
+static void stop_workers(struct app *a)
+{
+	for (unsigned i = 0; i < a->nworkers; i++)
+		worker_join(a->workers[i]);
+	for (unsigned i = 0; i < a->nworkers; i++)
+		worker_free(a->workers[i], !a->ctl.drain_timed_out);
+	free(a->workers);
+	a->workers = NULL;
+	a->nworkers = 0;
+}
+
+static void app_destroy(struct app *a)
+{
+	struct report *r = &a->rep;
+
+	stop_workers(a);
+	control_destroy(&a->ctl);
+	workdir_free(a->wd);
+	fileset_destroy(&a->fs);
+	series_destroy(&a->series);
+	if (a->html)
+		fclose(a->html);
+	op_stats_destroy_all(r->ops);
+	op_stats_destroy(&r->layout);
+	op_stats_destroy(&r->verify_pass);
+	setup_times_destroy(&r->setup);
+	verify_map_free(a->run.written);
+	free(r->threads);
+	free(r->conns);
+	free((void *)a->run.pattern);
+}
+
+/* The op types with a row in the series. */
+static void used_ops(const struct config *cfg, bool used[OP_NTYPES])
+{
+	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
+
+	memset(used, 0, OP_NTYPES * sizeof(*used));
+	used[OP_READ] = read_pct > 0;
+	used[OP_WRITE] = read_pct < 100;
+	used[OP_COMMIT] = cfg->commit_every > 0;
+	for (int t = 0; cfg->meta && t < OP_NTYPES; t++)
+		used[t] = cfg->mix.weight[t] > 0;
+}
+
+int run_one(const struct config *cfg, FILE *out, struct run_result *res)
+{
+	static struct app app;
+	struct app *a = &app;
+	bool used[OP_NTYPES];
+	char note[200];
+	int status;
+
+	memset(a, 0, sizeof(*a));
+	a->cfg = cfg;
+	a->out = out;
+	a->rep.cfg = cfg;
+	a->rep.engine = cfg->engine->name;
+	a->rep.ports = "";
+	a->rep.limits_note = cfg->engine->limits_note(cfg);
+	used_ops(cfg, used);
+	if (cfg->html[0] && !(a->html = fopen(cfg->html, "w"))) {
+		status = complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
+				  strerror(errno));
+		goto out;
+	}
+	if (series_init(&a->series, cfg->interval_ns, used,
+			cfg->format == CFG_FORMAT_CSV ? out : NULL, cfg->hdr_log, a->err,
+			sizeof(a->err))) {
+		status = complain(EXIT_USAGE, "%s", a->err);
+		goto out;
+	}
+	if ((status = raise_nofile(cfg->connections)) || (status = prepare(a)))
+		goto out;
+	signal(SIGPIPE, SIG_IGN);
+	if (a->rep.limits_note[0])
+		fprintf(stderr, "nfsload: note: %s\n", a->rep.limits_note);
+	if (cfg->engine->init(cfg, note, sizeof(note)) < 0) {
+		status = complain(EXIT_RUNTIME, "cannot prepare the %s engine", cfg->engine->name);
+		goto out;
+	}
+	if (note[0])
+		fprintf(stderr, "nfsload: note: %s\n", note);
+
+	/* From here a signal waits for the loop: nothing is left half made on the server. */
+	if (workdir_open(cfg, &a->wd, a->err, sizeof(a->err))) {
+		status = complain(EXIT_RUNTIME, "%s", a->err);
+		workdir_free(a->wd);
+		a->wd = NULL;
+		goto out;
+	}
+	a->rep.ports = workdir_ports(a->wd);
+	if (workdir_prepare(a->wd, &a->fs, a->err, sizeof(a->err)))
+		status = complain(EXIT_RUNTIME, "%s", a->err);
+	else
+		status = run_workload(a, res);
+	stop_workers(a);
+	cleanup(a);
+	if (res) {
+		res->fs = a->fs;	/* the job cleans up after its last run */
+		memset(&a->fs, 0, sizeof(a->fs));
+	}
+out:
+	app_destroy(a);
+	return status;
+}

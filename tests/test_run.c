@@ -1,0 +1,463 @@
+/*
+ * run unit tests: whole runs in-process, without a server, through the
+ * engine table. The null engine drives connections through every worker
+ * path (closed and open loop, mixes, layout, the small-file test); a test
+ * engine wraps it with faults (a connection that cannot be made, a set-up
+ * that fails, a worker thread's engine state that cannot be made, a --mix
+ * tree that cannot be written, refused requests) and an in-memory namespace
+ * that shows what a run left on the "server".
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "engine.h"
+#include "run.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- the test engine: null, with faults and a namespace ---- */
+
+enum fault { FAULT_NONE, FAULT_CONN_NEW, FAULT_CONNECT, FAULT_THREAD, FAULT_TREE, FAULT_REFUSE };
+
+#define NAMES_MAX 4096
+
+static struct {
+	enum fault fault;
+	unsigned conns_made, conns_freed, threads_made, threads_freed;
+	unsigned queued;
+	/* the namespace: every name made and not removed, with its kind */
+	char *names[NAMES_MAX];
+	bool dir[NAMES_MAX];
+	unsigned nnames;
+	struct { const struct engine_conn *c; bool refused; } refused[64];
+} t;
+
+static int name_find(const char *path)
+{
+	for (unsigned i = 0; i < t.nnames; i++)
+		if (!strcmp(t.names[i], path))
+			return (int)i;
+	return -1;
+}
+
+static int name_add(const char *path, bool dir)
+{
+	if (name_find(path) >= 0)
+		return -EEXIST;
+	assert_true(t.nnames < NAMES_MAX);
+	t.names[t.nnames] = strdup(path);
+	t.dir[t.nnames++] = dir;
+	return 0;
+}
+
+static int name_remove(const char *path, bool dir)
+{
+	int i = name_find(path);
+
+	if (i < 0 || t.dir[i] != dir)
+		return i < 0 ? -ENOENT : dir ? -ENOTDIR : -EISDIR;
+	if (dir) {
+		size_t n = strlen(path);
+
+		for (unsigned k = 0; k < t.nnames; k++)
+			if (!strncmp(t.names[k], path, n) && t.names[k][n] == '/')
+				return -ENOTEMPTY;
+	}
+	free(t.names[i]);
+	t.names[i] = t.names[--t.nnames];
+	t.dir[i] = t.dir[t.nnames];
+	return 0;
+}
+
+static void names_clear(void)
+{
+	for (unsigned i = 0; i < t.nnames; i++)
+		free(t.names[i]);
+	t.nnames = 0;
+}
+
+static int ctl_open(const struct config *cfg, struct engine_ctl **out, char *err, size_t len)
+{
+	return engine_null.ctl->open(cfg, out, err, len);
+}
+
+static int ctl_stat(struct engine_ctl *ctl, const char *path, struct engine_stat *st)
+{
+	int i = name_find(path);
+
+	(void)ctl;
+	if (i < 0)
+		return -ENOENT;
+	*st = (struct engine_stat){ .is_dir = t.dir[i], .is_reg = !t.dir[i] };
+	return 0;
+}
+
+static int ctl_mkdir(struct engine_ctl *ctl, const char *path)
+{
+	(void)ctl;
+	return name_add(path, true);
+}
+
+static int ctl_create(struct engine_ctl *ctl, const char *path, const void *data, uint64_t len)
+{
+	(void)ctl;
+	(void)data;
+	(void)len;
+	/* A --mix tree's files: the tree is half made when this fails. */
+	if (t.fault == FAULT_TREE && strstr(path, "/c1/d1/f3"))
+		return -ENOSPC;
+	return name_add(path, false);
+}
+
+static int ctl_unlink(struct engine_ctl *ctl, const char *path)
+{
+	(void)ctl;
+	return name_remove(path, false);
+}
+
+static int ctl_rmdir(struct engine_ctl *ctl, const char *path)
+{
+	(void)ctl;
+	return name_remove(path, true);
+}
+
+static int ctl_readdir(struct engine_ctl *ctl, const char *path,
+		       int (*fn)(void *arg, const char *name, bool is_dir), void *arg)
+{
+	size_t n = strlen(path);
+	char **kids = calloc(t.nnames + 1, sizeof(*kids));
+	bool *dirs = calloc(t.nnames + 1, sizeof(*dirs));
+	unsigned nkids = 0;
+
+	(void)ctl;
+	if (name_find(path) < 0 || !kids || !dirs) {
+		free(kids);
+		free(dirs);
+		return -ENOENT;
+	}
+	/* A copy: fn may remove what it is handed. */
+	for (unsigned i = 0; i < t.nnames; i++) {
+		if (strncmp(t.names[i], path, n) || t.names[i][n] != '/' ||
+		    strchr(t.names[i] + n + 1, '/'))
+			continue;
+		dirs[nkids] = t.dir[i];
+		kids[nkids++] = strdup(t.names[i] + n + 1);
+	}
+	for (unsigned i = 0; i < nkids; i++)
+		if (fn(arg, kids[i], dirs[i]))
+			break;
+	for (unsigned i = 0; i < nkids; i++)
+		free(kids[i]);
+	free(kids);
+	free(dirs);
+	return 0;
+}
+
+static const char *ctl_error(struct engine_ctl *ctl)
+{
+	(void)ctl;
+	return "test namespace";
+}
+
+static struct engine_ctl_ops test_ctl;
+
+static int conn_new(const struct config *cfg, unsigned id, const uint32_t *ids, uint32_t n,
+		    struct engine_conn **out)
+{
+	int rc;
+
+	if (t.fault == FAULT_CONN_NEW && id == 2)
+		return -ENOMEM;
+	rc = engine_null.conn_new(cfg, id, ids, n, out);
+	if (rc == 0) {
+		assert_true(t.conns_made < N(t.refused));
+		t.refused[t.conns_made].c = *out;
+		t.conns_made++;
+	}
+	return rc;
+}
+
+static void conn_free(struct engine_conn *c)
+{
+	if (c)
+		t.conns_freed++;
+	engine_null.free(c);
+}
+
+static int connect_conn(struct engine_conn *c, struct engine_thread *th,
+			const struct engine_cbs *cbs, void *owner)
+{
+	if (t.fault == FAULT_CONNECT && c == t.refused[1].c)
+		return -ECONNREFUSED;
+	return engine_null.connect(c, th, cbs, owner);
+}
+
+static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+{
+	/* The set-up loop's engine state is the first; a worker's fails. */
+	if (t.fault == FAULT_THREAD && t.threads_made > 0)
+		return NULL;
+	t.threads_made++;
+	return engine_null.thread_new(cfg, loop);
+}
+
+static void thread_free(struct engine_thread *th)
+{
+	if (th)
+		t.threads_freed++;
+	engine_null.thread_free(th);
+}
+
+static int queue(struct engine_conn *c, struct engine_req *req)
+{
+	/* Every connection's 5th request is refused: it stops issuing. */
+	if (t.fault == FAULT_REFUSE && ++t.queued % 5 == 0) {
+		for (unsigned i = 0; i < t.conns_made; i++)
+			if (t.refused[i].c == c)
+				t.refused[i].refused = true;
+		return -EIO;
+	}
+	return engine_null.queue(c, req);
+}
+
+static const char *conn_error(const struct engine_conn *c)
+{
+	for (unsigned i = 0; i < t.conns_made; i++)
+		if (t.refused[i].c == c && t.refused[i].refused)
+			return "request refused: the test engine said no";
+	return engine_null.error(c);
+}
+
+static struct engine_ops test_engine;
+
+static void test_engine_init(enum fault fault)
+{
+	names_clear();
+	memset(&t, 0, sizeof(t));
+	t.fault = fault;
+	test_ctl = *engine_null.ctl;
+	test_ctl.open = ctl_open;
+	test_ctl.stat = ctl_stat;
+	test_ctl.mkdir = ctl_mkdir;
+	test_ctl.create = ctl_create;
+	test_ctl.unlink = ctl_unlink;
+	test_ctl.rmdir = ctl_rmdir;
+	test_ctl.readdir = ctl_readdir;
+	test_ctl.error = ctl_error;
+	test_engine = engine_null;
+	test_engine.name = "test";
+	test_engine.ctl = &test_ctl;
+	test_engine.conn_new = conn_new;
+	test_engine.free = conn_free;
+	test_engine.connect = connect_conn;
+	test_engine.thread_new = thread_new;
+	test_engine.thread_free = thread_free;
+	test_engine.queue = queue;
+	test_engine.error = conn_error;
+}
+
+/* ---- running ---- */
+
+struct result {
+	int status;
+	char *out;
+	size_t len;
+};
+
+/* One run of the given options (engine null unless test), its JSON report into r->out. */
+static void run(struct result *r, bool test, const char *first, ...)
+{
+	char *argv[64] = { "nfsload", "--engine", "null", "--quiet", "--output-format", "json" };
+	int argc = 6, rc;
+	char err[512] = "";
+	struct config cfg;
+	const char *a;
+	va_list ap;
+	FILE *out;
+
+	va_start(ap, first);
+	for (a = first; a; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	rc = config_parse(&cfg, argc, argv, err, sizeof(err));
+	if (rc != CFG_RUN)
+		fail_msg("config_parse: %d %s", rc, err);
+	if (test)
+		cfg.engine = &test_engine;
+	out = open_memstream(&r->out, &r->len);
+	assert_non_null(out);
+	r->status = run_one(&cfg, out, NULL);
+	fclose(out);
+}
+
+/* The number after "key": in the JSON, the first one after where (or 0 with found false). */
+static uint64_t json_u64(const char *json, const char *where, const char *key, bool *found)
+{
+	char pat[80];
+	const char *p = where ? strstr(json, where) : json;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = p ? strstr(p, pat) : NULL;
+	if (found)
+		*found = p != NULL;
+	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}
+
+static void result_free(struct result *r)
+{
+	free(r->out);
+	r->out = NULL;
+}
+
+/* Closed loop over the engine table: counts add up, the report names the engine. */
+static void test_null_closed_loop(void **state)
+{
+	struct result r;
+	uint64_t ops, reads, writes;
+
+	(void)state;
+	run(&r, false, "-c", "4", "-t", "2", "-q", "8", "--rw", "randrw", "--size", "1m",
+	    "--nrfiles", "2", "--io-size", "4m", NULL);
+	assert_int_equal(r.status, 0);
+	ops = json_u64(r.out, "\"total\": {", "ops", NULL);
+	reads = json_u64(r.out, "\"read\": {", "ops", NULL);
+	writes = json_u64(r.out, "\"write\": {", "ops", NULL);
+	assert_int_equal(ops, (4u << 20) / 4096);
+	assert_int_equal(reads + writes, ops);
+	assert_true(reads > 0 && writes > 0);
+	assert_int_equal(json_u64(r.out, "\"total\": {", "errors", NULL), 0);
+	assert_non_null(strstr(r.out, "\"engine\": \"null\""));
+	/* Each connection's share of --io-size, exactly. */
+	assert_int_equal(json_u64(r.out, "{\"id\": 3,", "ops", NULL), 256);
+	result_free(&r);
+}
+
+/* Open loop, a --mix and the small-file test reach the engine too. */
+static void test_null_workloads(void **state)
+{
+	struct result r;
+	uint64_t files;
+
+	(void)state;
+	run(&r, false, "-c", "2", "-q", "4", "--rate", "2000", "--runtime", "500ms", NULL);
+	assert_int_equal(r.status, 0);
+	assert_in_range(json_u64(r.out, "\"total\": {", "ops", NULL), 700, 1100);
+	assert_non_null(strstr(r.out, "\"lat_ns_uncorrected\""));
+	result_free(&r);
+
+	run(&r, false, "-c", "2", "-q", "4", "--mix", "getattr=50,create=25,remove=25",
+	    "--runtime", "300ms", NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(json_u64(r.out, "\"getattr\": {", "ops", NULL) > 0);
+	result_free(&r);
+
+	run(&r, false, "-c", "3", "-q", "2", "--small-files", "100", NULL);
+	assert_int_equal(r.status, 0);
+	files = json_u64(r.out, "\"pass\": \"create\"", "files", NULL);
+	assert_int_equal(files, 100);
+	assert_int_equal(json_u64(r.out, "\"pass\": \"remove\"", "files", NULL), 100);
+	result_free(&r);
+}
+
+/* A healthy run through the test engine leaves nothing behind and frees every connection. */
+static void test_engine_clean_run(void **state)
+{
+	struct result r;
+
+	(void)state;
+	test_engine_init(FAULT_NONE);
+	run(&r, true, "-c", "4", "-t", "2", "--nrfiles", "3", "--size", "256k", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(t.nnames, 0);
+	assert_int_equal(t.conns_made, 4);
+	assert_int_equal(t.conns_freed, t.conns_made);
+	assert_int_equal(t.threads_freed, t.threads_made);
+	result_free(&r);
+}
+
+/*
+ * Every way out after the work directory exists removes what the run made
+ * (exit 1, nothing left), and the worker frees every connection it made
+ * when one of them cannot be made.
+ */
+static void test_failures_clean_up(void **state)
+{
+	static const struct {
+		enum fault fault;
+		const char *name;
+	} faults[] = {
+		{ FAULT_CONN_NEW, "connection 2 cannot be made" },
+		{ FAULT_CONNECT, "connection 1 refused at set-up" },
+		{ FAULT_THREAD, "a worker's engine state cannot be made" },
+		{ FAULT_TREE, "a --mix tree cannot be written" },
+	};
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N(faults); i++) {
+		struct result r;
+		bool mix = faults[i].fault == FAULT_TREE;
+
+		test_engine_init(faults[i].fault);
+		if (mix)
+			run(&r, true, "-c", "3", "-q", "2", "--mix", "getattr=1", "--runtime", "1s",
+			    NULL);
+		else
+			run(&r, true, "-c", "4", "-t", "2", "--nrfiles", "3", "--size", "256k", NULL);
+		if (r.status != EXIT_RUNTIME || t.nnames != 0 || t.conns_freed != t.conns_made ||
+		    t.threads_freed != t.threads_made) {
+			print_error("%s: exit %d (want 1), %u names left (first: %s), connections "
+				    "made %u freed %u, engine threads made %u freed %u\n",
+				    faults[i].name, r.status, t.nnames, t.nnames ? t.names[0] : "-",
+				    t.conns_made, t.conns_freed, t.threads_made, t.threads_freed);
+			bad++;
+		}
+		result_free(&r);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * A request the engine refuses counts as the error the engine returned
+ * (EIO), not as a lost connection (ENOTCONN), and the report keeps the
+ * engine's words.
+ */
+static void test_refused_request(void **state)
+{
+	struct result r;
+
+	(void)state;
+	test_engine_init(FAULT_REFUSE);
+	run(&r, true, "-c", "2", "-q", "1", "--size", "1m", NULL);
+	assert_int_equal(r.status, EXIT_RUNTIME);
+	assert_non_null(strstr(r.out, "\"errors_by_kind\": {\"EIO\": 1}"));
+	assert_null(strstr(r.out, "ENOTCONN"));
+	assert_non_null(strstr(r.out, "\"error\": \"request refused: the test engine said no\""));
+	assert_int_equal(t.nnames, 0);
+	result_free(&r);
+	names_clear();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_closed_loop),
+		cmocka_unit_test(test_null_workloads),
+		cmocka_unit_test(test_engine_clean_run),
+		cmocka_unit_test(test_failures_clean_up),
+		cmocka_unit_test(test_refused_request),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
