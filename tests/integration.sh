@@ -176,6 +176,8 @@ bad "URL unknown arg" "^nfsload: URL: unknown argument 'rsize'" "nfs://127.0.0.1
 bad "no URL" "^nfsload: no URL given" -c 2
 bad "commit without writes" "^nfsload: --commit-every: --rw randread writes nothing" --commit-every 2 "$URL3"
 bad "commit with sync" "^nfsload: --commit-every: writes are already stable" --rw write --sync --commit-every 2 "$URL3"
+bad "unknown engine" "^nfsload: --engine: 'nfs5' is not an engine \(libnfs, null\)" --engine nfs5 "$URL3"
+bad "null engine with a URL" "^nfsload: --engine null: talks to no server, no URL wanted" --engine null "$URL3"
 check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
 # Unreachable port: fails fast with a clear line, exit 1.
@@ -185,9 +187,47 @@ nl "nfs://127.0.0.1/export?version=3&nfsport=$port&mountport=$port"
 check_eq "unreachable port: exit 1" 1 "$RC"
 check_match "unreachable port: message" "^nfsload: cannot mount 127.0.0.1:/export" "$(cat "$ERR")"
 check_le "unreachable port: fails within 10 s" 10 $((SECONDS - start))
+check_match "unreachable port: names the refused port" \
+	"connection refused at 127.0.0.1:$port \(is the server running\? is mountport right\?\)" "$(cat "$ERR")"
+nl "nfs://127.0.0.1/export?version=3&nfsport=$port&mountport=$MNT_PORT"
+check_match "unreachable NFS port: names it" \
+	"connection refused at 127.0.0.1:$port \(is the server running\? is nfsport right\?\)" "$(cat "$ERR")"
+nl "nfs://127.0.0.1/export?version=4&nfsport=$port"
+check_match "unreachable NFSv4 port: names it" \
+	"connection refused at 127.0.0.1:$port \(is the server running\? is nfsport right\?\)" "$(cat "$ERR")"
 nl "nfs://127.0.0.1/nonexistent?version=3&nfsport=$NFS_PORT&mountport=$MNT_PORT"
 check_eq "missing export: exit 1" 1 "$RC"
 check_match "missing export: message" "^nfsload: cannot mount 127.0.0.1:/nonexistent" "$(cat "$ERR")"
+check_match "missing export: a hint" "MNT3ERR_ACCES.*\(the export path may not exist, or not be exported" \
+	"$(cat "$ERR")"
+nl "nfs://127.0.0.1/nonexistent?version=4&nfsport=$NFS_PORT"
+check_match "missing NFSv4 path: a hint" "NFS4ERR_NOENT.*\(no such path in the server's NFSv4 namespace" \
+	"$(cat "$ERR")"
+
+# Engines: --engine picks one, the report names it; the null engine needs no server.
+nl --dir engine -c 2 -q 2 --size 1m --runtime 1s --engine libnfs --output-format json "$URL3"
+check_eq "engine libnfs: exit 0" 0 "$RC"
+check_eq "engine libnfs: JSON names it" libnfs "$(jqv .settings.engine)"
+check_eq "engine libnfs: its set-up steps timed" "MOUNT OPEN" \
+	"$(jqv '.setup.procedures | keys_unsorted | join(" ")')"
+check_ge "engine libnfs: every connection's MOUNT timed" 1 "$(jqv .setup.procedures.MOUNT.p50)"
+check_eq "engine libnfs: the ports it reached" \
+	"NFS port $NFS_PORT (given), MOUNT port $MNT_PORT (given)" "$(jqv .setup.ports)"
+nl --dir engine -c 1 --size 1m --runtime 1s "nfs://127.0.0.1:$NFS_PORT/export?version=4"
+check_match "text report: engine and ports on line 2" \
+	"^engine: libnfs, NFS port $NFS_PORT \(given\)$" "$(sed -n 2p "$OUT")"
+before=$(find "$EXPORT_DIR" | sort | md5sum)
+nl --engine null -c 4 -t 2 -q 16 --size 16m --io-size 64m --output-format json
+check_eq "engine null: exit 0" 0 "$RC"
+check_eq "engine null: JSON names it" null "$(jqv .settings.engine)"
+check_eq "engine null: every operation of --io-size" 16384 "$(jqv .total.ops)"
+check_eq "engine null: connections share it" "4096 4096 4096 4096" \
+	"$(jqv '[.connections[].ops] | map(tostring) | join(" ")')"
+check_eq "engine null: nothing touched on the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
+nl --engine null -t 1 -q 64 --runtime 1s
+check_match "engine null: text header" "^nfsload [0-9.]+, engine null \(no server\), randread" \
+	"$(head -1 "$OUT")"
+check_match "engine null: its cost per operation" "client CPU: .* [0-9.]+ us per operation" "$(cat "$OUT")"
 
 # A foreign, non-empty directory named as the work directory is refused.
 mkdir -p "$EXPORT_DIR/theirs"

@@ -35,12 +35,12 @@ enum fault { FAULT_NONE, FAULT_CONN_NEW, FAULT_CONNECT, FAULT_THREAD, FAULT_TREE
 static struct {
 	enum fault fault;
 	unsigned conns_made, conns_freed, threads_made, threads_freed;
-	unsigned queued;
 	/* the namespace: every name made and not removed, with its kind */
 	char *names[NAMES_MAX];
 	bool dir[NAMES_MAX];
 	unsigned nnames;
-	struct { const struct engine_conn *c; bool refused; } refused[64];
+	/* per connection, touched only by the thread that runs it */
+	struct { const struct engine_conn *c; unsigned queued; bool refused; } refused[64];
 } t;
 
 static int name_find(const char *path)
@@ -222,11 +222,11 @@ static void thread_free(struct engine_thread *th)
 static int queue(struct engine_conn *c, struct engine_req *req)
 {
 	/* Every connection's 5th request is refused: it stops issuing. */
-	if (t.fault == FAULT_REFUSE && ++t.queued % 5 == 0) {
-		for (unsigned i = 0; i < t.conns_made; i++)
-			if (t.refused[i].c == c)
-				t.refused[i].refused = true;
-		return -EIO;
+	for (unsigned i = 0; t.fault == FAULT_REFUSE && i < t.conns_made; i++) {
+		if (t.refused[i].c == c && ++t.refused[i].queued % 5 == 0) {
+			t.refused[i].refused = true;
+			return -EIO;
+		}
 	}
 	return engine_null.queue(c, req);
 }

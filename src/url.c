@@ -1,0 +1,144 @@
+/*
+ * url: the nfs:// URL of a run, split into server, export path, NFS version,
+ * ports and the arguments an engine passes on, and spelled back the one
+ * canonical way (cfg->canon_url). Every check that needs no server.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "units.h"
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t len)
+{
+	static const char *const passed[] = { "uid", "gid", "tcp-syncnt", "if", "debug" };
+	uint64_t v;
+
+	if (strcmp(key, "version") == 0) {
+		if (strcmp(val, "3") && strcmp(val, "4"))
+			return fail(err, len, "URL: version=%s is not supported (3 or 4)", val);
+		cfg->nfs_version = val[0] - '0';
+		return 0;
+	}
+	if (strcmp(key, "nfsport") == 0 || strcmp(key, "mountport") == 0) {
+		if (units_parse_uint(val, 1, 65535, &v))
+			return fail(err, len, "URL: %s=%s is not a port (1 to 65535)", key, val);
+		if (key[0] == 'n') {
+			if (cfg->nfsport && cfg->nfsport != v)
+				return fail(err, len, "URL: nfsport=%s disagrees with the port in "
+					    "the server part (%u)", val, cfg->nfsport);
+			cfg->nfsport = (unsigned)v;
+		} else {
+			cfg->mountport = (unsigned)v;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
+		if (strcmp(key, passed[i]) == 0) {
+			if (strcmp(key, "if") && units_parse_uint(val, 0, UINT32_MAX, &v))
+				return fail(err, len, "URL: %s=%s is not a whole number", key, val);
+			if (*val == '\0')
+				return fail(err, len, "URL: %s= needs a value", key);
+			return 0;
+		}
+	}
+	return fail(err, len, "URL: unknown argument '%s' (accepted: version, nfsport, "
+		    "mountport, uid, gid, tcp-syncnt, if, debug)", key);
+}
+
+int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
+{
+	char buf[CFG_URL_MAX], extra[CFG_URL_MAX] = "";
+	char *host, *path, *query, *port, *tok, *save;
+	size_t n;
+
+	if (strlen(url) >= sizeof(buf))
+		return fail(err, len, "URL: longer than %d characters", CFG_URL_MAX - 1);
+	memcpy(cfg->url, url, strlen(url) + 1);
+	if (strncmp(url, "nfs://", 6) != 0)
+		return fail(err, len, "URL: '%s' does not start with nfs:// "
+			    "(nfs://server[:port]/export[/dir][?args])", url);
+	snprintf(buf, sizeof(buf), "%s", url + 6);
+	query = strchr(buf, '?');
+	if (query)
+		*query++ = '\0';
+	path = strchr(buf, '/');
+	if (!path || path[1] == '\0')
+		return fail(err, len, "URL: no export path (nfs://server/export)");
+	host = buf;
+	n = (size_t)(path - buf);
+	if (n == 0)
+		return fail(err, len, "URL: no server (nfs://server/export)");
+	memmove(cfg->path, path, strlen(path) + 1);
+	host[n] = '\0';
+	if (host[0] == '[')
+		return fail(err, len, "URL: IPv6 address literals are not supported yet "
+			    "(use a host name that resolves to the address)");
+	port = strrchr(host, ':');
+	if (port) {
+		uint64_t p;
+
+		*port++ = '\0';
+		if (units_parse_uint(port, 1, 65535, &p))
+			return fail(err, len, "URL: port '%s' is not a port (1 to 65535)", port);
+		cfg->nfsport = (unsigned)p;
+	}
+	if (host[0] == '\0' || strlen(host) >= sizeof(cfg->host) ||
+	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+	    != strlen(host))
+		return fail(err, len, "URL: '%s' is not a server name or address", host);
+	memcpy(cfg->host, host, strlen(host) + 1);
+
+	n = strlen(cfg->path);
+	while (n > 1 && cfg->path[n - 1] == '/')
+		cfg->path[--n] = '\0';
+	if (n == 1)	/* "nfs://srv//": only slashes, as "nfs://srv/" */
+		return fail(err, len, "URL: no export path (nfs://server/export)");
+	if (strstr(cfg->path, "//") || strstr(cfg->path, "/./") || strstr(cfg->path, "/../") ||
+	    (n >= 2 && strcmp(cfg->path + n - 2, "/.") == 0) ||
+	    (n >= 3 && strcmp(cfg->path + n - 3, "/..") == 0) || strpbrk(cfg->path, "%#\\ \t"))
+		return fail(err, len, "URL: path '%s' is not a plain absolute path", cfg->path);
+
+	for (tok = query ? strtok_r(query, "&", &save) : NULL; tok;
+	     tok = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(tok, '=');
+		int rc;
+
+		if (!eq)
+			return fail(err, len, "URL: argument '%s' has no value (key=value)", tok);
+		*eq = '\0';
+		rc = url_arg(cfg, tok, eq + 1, err, len);
+		if (rc)
+			return rc;
+		if (strcmp(tok, "version") && strcmp(tok, "nfsport") && strcmp(tok, "mountport")) {
+			size_t used = strlen(extra);
+			snprintf(extra + used, sizeof(extra) - used, "&%s=%s", tok, eq + 1);
+		}
+	}
+	n = (size_t)snprintf(cfg->canon_url, sizeof(cfg->canon_url), "nfs://%s%s?version=%d%s",
+			     cfg->host, cfg->path, cfg->nfs_version, extra);
+	if (cfg->nfsport && n < sizeof(cfg->canon_url))
+		n += (size_t)snprintf(cfg->canon_url + n, sizeof(cfg->canon_url) - n,
+				      "&nfsport=%u", cfg->nfsport);
+	if (cfg->mountport && n < sizeof(cfg->canon_url))
+		n += (size_t)snprintf(cfg->canon_url + n, sizeof(cfg->canon_url) - n,
+				      "&mountport=%u", cfg->mountport);
+	if (n >= sizeof(cfg->canon_url))
+		return fail(err, len, "URL: too long");
+	return 0;
+}
+
