@@ -2,7 +2,9 @@
 # Renders an nfsload HTML report in headless Chromium and checks that it shows
 # something: the screenshot is not blank (many colours, a good share of pixels
 # off the background) and the DOM Chromium built holds every <svg> of the file
-# and the five section headings.
+# and the five section headings. Then, in a window 900 px wide, that the whole
+# Totals table is in view: its last column (max) ends inside the viewport, and
+# the page does not scroll sideways.
 #
 #   tests/check_html.sh FILE.html OUT.png
 #
@@ -13,6 +15,7 @@ set -euo pipefail
 
 WIDTH=1280
 HEIGHT=2400
+NARROW=900		# a laptop's half screen
 TIMEOUT=90
 MIN_COLOURS=64		# a blank or error page has a handful
 MIN_INK_PCT=3		# pixels that are not the most common colour
@@ -38,25 +41,69 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/check_html.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 url="file://$(realpath "$html")"
 
-# One run of the browser with its own profile; stderr kept for the failure line.
+# One run of the browser on a page in a window of the size (WxH), with its own
+# profile; stderr kept for the failure line.
 run_browser() {
-	local profile
+	local size=$1 page=$2 profile
+	shift 2
 	profile=$(mktemp -d "$tmp/profile.XXXXXX")
 	HOME=$tmp timeout --kill-after=10 "$TIMEOUT" "$browser" --headless --no-sandbox \
 		--disable-gpu --disable-quic --no-first-run --disable-background-networking \
 		--disable-component-update --disable-sync --user-data-dir="$profile" \
-		--window-size="$WIDTH,$HEIGHT" "$@" "$url" 2>>"$tmp/stderr"
+		--window-size="$size" "$@" "$page" 2>>"$tmp/stderr"
+}
+browser_error() {
+	grep -v -e dbus -e '^$' "$tmp/stderr" | tail -1
 }
 
 rm -f "$png"
-if ! run_browser --screenshot="$png" >/dev/null || [[ ! -s $png ]]; then
-	fail "no screenshot from $browser: $(grep -v -e dbus -e '^$' "$tmp/stderr" | tail -1)"
+if ! run_browser "$WIDTH,$HEIGHT" "$url" --screenshot="$png" >/dev/null || [[ ! -s $png ]]; then
+	fail "no screenshot from $browser: $(browser_error)"
 fi
-if ! run_browser --dump-dom >"$tmp/dom.html" || [[ ! -s $tmp/dom.html ]]; then
-	fail "no DOM from $browser: $(grep -v -e dbus -e '^$' "$tmp/stderr" | tail -1)"
+if ! run_browser "$WIDTH,$HEIGHT" "$url" --dump-dom >"$tmp/dom.html" ||
+	[[ ! -s $tmp/dom.html ]]; then
+	fail "no DOM from $browser: $(browser_error)"
 fi
 
-python3 - "$png" "$html" "$tmp/dom.html" "$WIDTH" "$HEIGHT" "$MIN_COLOURS" "$MIN_INK_PCT" <<'EOF'
+# The page has no script and keeps none: a copy of it gets one that measures
+# the laid-out totals table and writes the figures into the title, which
+# --dump-dom then shows. The table is found by its header (p99.99, ending in
+# max), not by an id, so that older pages are measured alike.
+python3 - "$html" "$tmp/narrow.html" <<'EOF'
+import sys
+
+src = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+probe = r"""<script>
+(function () {
+	var de = document.documentElement, found = "no totals table";
+	var tables = document.querySelectorAll("section table");
+	for (var i = 0; i < tables.length; i++) {
+		var head = tables[i].rows.length ? tables[i].rows[0].cells : [];
+		var last = head.length ? head[head.length - 1] : null;
+		if (!last || last.textContent.trim() !== "max" ||
+		    tables[i].rows[0].textContent.indexOf("p99.99") < 0)
+			continue;
+		found = [innerWidth, de.clientWidth, de.scrollWidth,
+			 Math.ceil(last.getBoundingClientRect().right)].join(" ");
+		break;
+	}
+	document.title = "check_html-measure " + found;
+})();
+</script>
+"""
+if "</body>" not in src:
+    print("check_html: FAIL: no </body> in " + sys.argv[1])
+    sys.exit(1)
+open(sys.argv[2], "w", encoding="utf-8").write(src.replace("</body>", probe + "</body>", 1))
+EOF
+if ! run_browser "$NARROW,$HEIGHT" "file://$tmp/narrow.html" --dump-dom >"$tmp/narrow.dom" ||
+	[[ ! -s $tmp/narrow.dom ]]; then
+	fail "no DOM from $browser at $NARROW px: $(browser_error)"
+fi
+
+python3 - "$png" "$html" "$tmp/dom.html" "$WIDTH" "$HEIGHT" "$MIN_COLOURS" "$MIN_INK_PCT" \
+	"$tmp/narrow.dom" "$NARROW" <<'EOF'
+import re
 import struct
 import sys
 import zlib
@@ -64,6 +111,7 @@ from collections import Counter
 
 png_path, html_path, dom_path = sys.argv[1:4]
 width, height, min_colours, min_ink = map(int, sys.argv[4:8])
+narrow_path, narrow = sys.argv[8], int(sys.argv[9])
 
 
 def fail(msg):
@@ -152,6 +200,25 @@ if dom.count("<svg") != src.count("<svg") or dom.count("<svg") != dom.count("</s
          % (dom.count("<svg"), dom.count("</svg>"), src.count("<svg")))
 if "<script" in dom.lower():
     fail("rendered DOM has a <script>")
-print("check_html: ok: %d svg charts rendered, %d colours, %.1f%% ink"
-      % (dom.count("<svg"), len(colours), ink))
+
+# The window's width, the viewport's without its scroll bar, the page's, and
+# the right edge of the totals table's max column, in CSS pixels.
+m = re.search(r"<title>check_html-measure ([^<]*)</title>",
+              open(narrow_path, encoding="utf-8", errors="replace").read())
+if not m:
+    fail("no measurement at %d px (the probe did not run)" % narrow)
+fields = m.group(1).split()
+if len(fields) != 4 or not all(f.isdigit() for f in fields):
+    fail("at %d px: %s" % (narrow, m.group(1)))
+inner, client, page, max_right = map(int, fields)
+if inner != narrow:
+    fail("the window is %d px wide, not %d: --window-size was not applied" % (inner, narrow))
+if max_right > client:
+    fail("at %d px the Totals table's max column ends at %d px, past the %d px in view"
+         % (narrow, max_right, client))
+if page > client:
+    fail("at %d px the page is %d px wide and scrolls sideways (%d px in view)"
+         % (narrow, page, client))
+print("check_html: ok: %d svg charts rendered, %d colours, %.1f%% ink; at %d px the totals "
+      "end at %d of %d px" % (dom.count("<svg"), len(colours), ink, narrow, max_right, client))
 EOF

@@ -2,10 +2,13 @@
  * HTML report unit tests: a struct report built by hand (as in test_report.c)
  * plus an interval series, rendered with report_html and checked for
  * structure: balanced tags, no script or network reference, the five
- * sections, the number of points and bars, escaping, bounded size.
+ * sections, the number of points and bars, escaping, bounded size; and for
+ * the summary, the values: the settings table row by row, the run's set-up,
+ * layout, ports and connections that did I/O.
  *
  * With HTML_OUT=DIR set, the pages are also written there (sample.html,
- * empty.html, reads.html, many.html) to look at or to feed tests/check_html.sh.
+ * empty.html, reads.html, many.html, null.html, ...) to look at or to feed
+ * tests/check_html.sh.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +37,8 @@
 #define ERR "mount failed: <b>&denied\""
 #define ERR_ESC "mount failed: &lt;b&gt;&amp;denied&quot;"
 #define IDLE_WRITE_IVAL 4	/* a write interval without operations: 0 on a log axis */
+#define PORTS "NFS port 2049 (given), MOUNT port 20048 (from rpcbind)"
+#define MIB (UINT64_C(1) << 20)
 
 struct fixture {
 	struct config cfg;
@@ -99,6 +104,21 @@ static void fixture_init(struct fixture *f, unsigned nconns, unsigned nivals, bo
 	}
 	op_stats_record(&f->r.ops[OP_WRITE], -EIO, 0, 0);
 
+	/* 256 MiB laid out in 400 ms, one write failed */
+	for (int i = 0; i < 256; i++)
+		op_stats_record(&f->r.layout, (int)MIB, 1000000, 1000000);
+	op_stats_record(&f->r.layout, -EIO, 0, 0);
+	f->r.layout_ran = true;
+	f->r.layout_ns = 400000000;
+	/* MOUNT p50 4.60 ms p99 9.00 ms, OPEN p50 1.24 ms p99 1.29 ms */
+	assert_int_equal(setup_times_init(&f->r.setup, &f->cfg), 0);
+	for (int i = 0; i < 20; i++) {
+		hist_record(&f->r.setup.steps[0], i == 19 ? 9000000 : 4500000 + 10000 * (uint64_t)i);
+		hist_record(&f->r.setup.steps[1], 1200000 + 5000 * (uint64_t)i);
+	}
+	f->r.connect_ns = 6680000;
+	f->r.engine = "libnfs";
+	f->r.ports = PORTS;
 	f->r.cfg = &f->cfg;
 	f->r.limits_note = "";
 	f->r.start_unix_ns = INT64_C(1700000000) * (int64_t)NS_S;
@@ -136,6 +156,7 @@ static void fixture_destroy(struct fixture *f)
 {
 	op_stats_destroy_all(f->r.ops);
 	op_stats_destroy(&f->r.layout);
+	setup_times_destroy(&f->r.setup);
 	if (f->r.series)
 		fclose(f->r.series);
 	free(f->conns);
@@ -188,6 +209,85 @@ static char *section(const char *html, const char *id)
 	return strndup(p, (size_t)(e - p));
 }
 
+/* s with & < > " ' as the page writes them, malloc'd. */
+static char *esc_dup(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+/* The text of the <table> with the id, malloc'd; fails when absent. */
+static char *table_of(const char *html, const char *id)
+{
+	char open[64];
+	const char *p, *e;
+
+	snprintf(open, sizeof(open), " id=\"%s\">", id);
+	p = strstr(html, open);
+	if (!p)
+		fail_msg("no table %s", id);
+	e = strstr(p, "</table>");
+	assert_non_null(e);
+	return strndup(p, (size_t)(e - p));
+}
+
+/*
+ * The settings table is report_settings() walked: every row worth showing
+ * (shown, with a label), in order, label and value in words, escaped; no
+ * other row. Returns the number of problems.
+ */
+static int check_settings(const char *html, const struct report *r)
+{
+	struct setting set[REPORT_SETTINGS_MAX];
+	unsigned n = report_settings(r, set), rows = 0;
+	char *t = table_of(html, "settings"), v[CFG_URL_MAX];
+	const char *at = t;
+	int bad = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		char *k, *val, *row = NULL;
+		const char *p;
+
+		if (!set[i].shown || !set[i].label)
+			continue;
+		rows++;
+		k = esc_dup(set[i].label);
+		val = esc_dup(report_setting_text(&set[i], v, sizeof(v)));
+		assert_true(asprintf(&row, "<tr><th>%s</th><td>%s</td></tr>", k, val) > 0);
+		p = strstr(at, row);
+		if (!p) {
+			print_error("settings: no row %s (in order) in\n%s\n", row, t);
+			bad++;
+		} else {
+			at = p + strlen(row);
+		}
+		free(k);
+		free(val);
+		free(row);
+	}
+	if (count(t, "<tr>") != rows) {
+		print_error("settings: %u rows, %u shown settings\n", count(t, "<tr>"), rows);
+		bad++;
+	}
+	free(t);
+	return bad;
+}
+
 /* Points over every polyline of the text ("x,y " pairs). */
 static unsigned polyline_points(const char *s)
 {
@@ -197,6 +297,32 @@ static unsigned polyline_points(const char *s)
 		for (p += 9; *p && *p != '"'; p++)
 			n += *p == ',';
 	return n;
+}
+
+/*
+ * Nothing unescaped: every '<' opens a tag (or the doctype) and every '&'
+ * starts one of the entities the page writes. Returns the number of problems.
+ */
+static int check_escaped(const char *html)
+{
+	static const char *const entities[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&#39;",
+						"&middot;" };
+	int bad = 0;
+
+	for (const char *p = html; *p; p++) {
+		bool ok = true;
+
+		if (*p == '<') {
+			ok = isalpha((unsigned char)p[1]) || p[1] == '/' || p[1] == '!';
+		} else if (*p == '&') {
+			ok = false;
+			for (size_t i = 0; i < N(entities); i++)
+				ok = ok || !strncmp(p, entities[i], strlen(entities[i]));
+		}
+		if (!ok && bad++ < 5)
+			print_error("unescaped '%c' at ...%.40s\n", *p, p > html + 20 ? p - 20 : html);
+	}
+	return bad;
 }
 
 /* Checks every page must pass; returns the number of problems. */
@@ -211,6 +337,10 @@ static int check_structure(const char *html)
 		"<section id=\"summary\">", "<section id=\"throughput\">",
 		"<section id=\"latency\">", "<section id=\"spectrum\">",
 		"<section id=\"connections\">",
+	};
+	static const char *const tables[] = {
+		"<table class=\"totals\" id=\"totals\">", "<table class=\"kv\" id=\"settings\">",
+		"<table class=\"kv\" id=\"run\">",
 	};
 	static const char *const banned[] = {
 		"<script", "javascript:", "src=", "href=", "url(", "@import", "<link", "<img",
@@ -236,6 +366,13 @@ static int check_structure(const char *html)
 		}
 		prev = s ? s : prev;
 	}
+	for (size_t i = 0; i < N(tables); i++) {
+		if (count(html, tables[i]) != 1) {
+			print_error("%u times %s\n", count(html, tables[i]), tables[i]);
+			bad++;
+		}
+	}
+	bad += check_escaped(html);
 	if (strncmp(html, "<!DOCTYPE html>", 15) != 0 || !strstr(html, "<h1>nfsload report</h1>")) {
 		print_error("no doctype or title\n");
 		bad++;
@@ -278,11 +415,32 @@ static void test_sample(void **state)
 	WANT(!strstr(html, "<b>&denied"), "raw error in the page\n");
 	WANT(strstr(html, "2023-11-14 22:13:20 UTC"), "start time missing\n");
 
-	s = section(html, "summary");
+	bad += check_settings(html, &f.r);
+	s = table_of(html, "settings");
+	WANT(strstr(s, "<tr><th>engine</th><td>libnfs</td></tr>"), "settings: engine\n");
+	WANT(strstr(s, "<tr><th>URL</th><td>" URL_ESC "</td></tr>"), "settings: URL\n");
 	WANT(strstr(s, "<th>connections</th><td>20</td>"), "settings: connections\n");
-	WANT(strstr(s, "<th>rwmixread</th><td>70%</td>"), "settings: rwmixread\n");
+	WANT(strstr(s, "<th>rwmixread %</th><td>70</td>"), "settings: rwmixread\n");
 	WANT(strstr(s, "<th>runtime</th><td>10.0 s</td>"), "settings: runtime\n");
-	WANT(!strstr(s, "<th>rate</th>"), "settings: rate in a closed-loop run\n");
+	WANT(strstr(s, "<th>seed</th><td>1</td>"), "settings: seed\n");
+	WANT(!strstr(s, "<th>rate"), "settings: rate in a closed-loop run\n");
+	free(s);
+
+	s = table_of(html, "run");
+	WANT(strstr(s, "<tr><th>server</th><td>libnfs: " PORTS "</td></tr>"), "run: ports\n");
+	WANT(strstr(s, "<tr><th>set-up</th><td>20 connections up in 6.68 ms</td></tr>\n"
+		     "<tr><th class=\"sub\">MOUNT</th><td>p50 4.60 ms, p99 9.00 ms</td></tr>\n"
+		     "<tr><th class=\"sub\">OPEN</th><td>p50 1.24 ms, p99 1.29 ms</td></tr>"),
+	     "run: set-up and its steps\n%s\n", s);
+	WANT(strstr(s, "<tr><th>layout</th><td>256.00 MiB written in 400 ms (640.0 MiB/s), "
+		     "1 error</td></tr>"), "run: layout\n%s\n", s);
+	WANT(strstr(s, "<tr><th>connections with I/O</th><td>19 of 20</td></tr>"),
+	     "run: connections that did I/O\n");
+	free(s);
+
+	s = section(html, "summary");
+	WANT(strstr(s, "<table class=\"kv\" id=\"settings\">") < strstr(s, "id=\"run\"") &&
+	     strstr(s, "id=\"run\"") < strstr(s, "<h3>Client CPU</h3>"), "summary: order\n");
 	WANT(strstr(s, "<th class=\"l\">read</th><td>10000</td><td>1000</td>"), "totals: read\n");
 	WANT(strstr(s, "<th class=\"l\">write</th><td>3334</td>"), "totals: write\n");
 	WANT(strstr(s, "<th>p99.99</th>"), "totals: p99.99 column\n");
@@ -379,6 +537,63 @@ static void test_outages_verify(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * The run block as the null engine leaves it (no server, no set-up steps, no
+ * layout), then with markup in every string it shows: escaped.
+ */
+static void test_run_block(void **state)
+{
+	static const char *const no_steps[] = { NULL }, *const odd_steps[] = { "MO<UNT>", NULL };
+	struct fixture f;
+	char *html, *s;
+	int bad = 0;
+
+	(void)state;
+	fixture_init(&f, 4, 2, false);
+	f.cfg.url[0] = '\0';
+	f.r.engine = "null";
+	f.r.ports = "";
+	f.r.setup.names = no_steps;
+	f.r.layout_ran = false;
+	f.conns[2].ops = 0;
+	html = render(&f.r, "null.html");
+	bad += check_structure(html) + check_settings(html, &f.r);
+#define WANT(cond, ...) do { if (!(cond)) { print_error(__VA_ARGS__); bad++; } } while (0)
+	WANT(strstr(html, "<div class=\"url\">engine null (no server)</div>"), "header: engine\n");
+	s = table_of(html, "settings");
+	WANT(strstr(s, "<tr><th>engine</th><td>null</td></tr>"), "settings: engine\n");
+	WANT(!strstr(s, "<th>URL</th>") && !strstr(s, "<th>NFS version</th>"), "settings: URL\n");
+	free(s);
+	s = table_of(html, "run");
+	WANT(strstr(s, "<tr><th>server</th><td>none (engine null)</td></tr>"), "run: server\n");
+	WANT(strstr(s, "<tr><th>set-up</th><td>4 connections up in 6.68 ms</td></tr>\n<tr><th>"
+		     "layout</th><td>not needed (files already at size) or skipped</td></tr>"),
+	     "run: no steps, no layout\n%s\n", s);
+	WANT(strstr(s, "<tr><th>connections with I/O</th><td>3 of 4</td></tr>"), "run: I/O\n");
+	free(s);
+	free(html);
+
+	snprintf(f.cfg.url, sizeof(f.cfg.url), "%s", URL);
+	f.r.engine = "lib<nfs>";
+	f.r.ports = "NFS port <2049> & \"MOUNT\" 'x'";
+	f.r.setup.names = odd_steps;
+	html = render(&f.r, "odd.html");
+	bad += check_structure(html) + check_settings(html, &f.r);
+	s = table_of(html, "run");
+	WANT(strstr(s, "<tr><th>server</th><td>lib&lt;nfs&gt;: NFS port &lt;2049&gt; &amp; "
+		     "&quot;MOUNT&quot; &#39;x&#39;</td></tr>"), "run: ports escaped\n%s\n", s);
+	WANT(strstr(s, "<th class=\"sub\">MO&lt;UNT&gt;</th><td>p50 4.60 ms, p99 9.00 ms</td>"),
+	     "run: step name escaped\n");
+	free(s);
+	WANT(strstr(html, "<tr><th>engine</th><td>lib&lt;nfs&gt;</td></tr>"), "settings: engine\n");
+	WANT(!strstr(html, "lib<nfs>") && !strstr(html, "<2049>") && !strstr(html, "MO<UNT"),
+	     "raw markup in the page\n");
+#undef WANT
+	free(html);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
 /* Nothing at all: no intervals, operations, connections or threads. */
 static void test_empty(void **state)
 {
@@ -420,12 +635,13 @@ static void test_reads_only(void **state)
 	fixture_init(&f, NCONNS, 0, true);
 	op_stats_reset(&f.r.ops[OP_WRITE]);
 	series_fill(&f.r, 1, false);
-	f.r.rate = 5000, f.r.achieved_rate = 4200, f.r.backlog_ops = 800;
+	f.cfg.rate = f.r.rate = 5000, f.r.achieved_rate = 4200, f.r.backlog_ops = 800;
 	f.threads[1].busy_pct = 97;
 	html = render(&f.r, "reads.html");
 	bad = check_structure(html);
-	if (strstr(html, ">write") || !strstr(html, "Client-bound") ||
-	    !strstr(html, "<th>rate</th><td>5000 ops/s</td>") ||
+	/* the op, not the "writes" setting */
+	if (strstr(html, ">write<") || strstr(html, ">write ") || !strstr(html, "Client-bound") ||
+	    !strstr(html, "<th>rate (ops/s)</th><td>5000</td>") || check_settings(html, &f.r) ||
 	    !strstr(html, "5000 ops/s requested, 4200 achieved; backlog at the end 800 operations")) {
 		print_error("reads-only page lacks or has something\n");
 		bad++;
@@ -501,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_reads_only),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_outages_verify),
+		cmocka_unit_test(test_run_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
