@@ -38,35 +38,25 @@ pthread_mutex_t libnfs_setup_mu = PTHREAD_MUTEX_INITIALIZER;
 static const char *const steps[] = { "MOUNT", "OPEN", NULL };
 enum { STEP_MOUNT, STEP_OPEN };
 
+static bool v4_limits(const struct config *cfg)
+{
+	return SHIM_V4_LIMITS && cfg->nfs_version == 4;
+}
+
 static uint64_t max_write(const struct config *cfg)
 {
-#ifdef LIBNFS_API_V2
-	(void)cfg;
-	return UINT64_MAX;
-#else
-	return cfg->nfs_version == 4 ? LIBNFS_V4_MAX_WRITE : UINT64_MAX;
-#endif
+	return v4_limits(cfg) ? LIBNFS_V4_MAX_WRITE : UINT64_MAX;
 }
 
 static uint64_t max_read(const struct config *cfg)
 {
-#ifdef LIBNFS_API_V2
-	(void)cfg;
-	return UINT64_MAX;
-#else
-	return cfg->nfs_version == 4 ? LIBNFS_V4_MAX_READ : UINT64_MAX;
-#endif
+	return v4_limits(cfg) ? LIBNFS_V4_MAX_READ : UINT64_MAX;
 }
 
 static const char *limits_note(const struct config *cfg)
 {
-#ifdef LIBNFS_API_V2
-	(void)cfg;
-	return "";
-#else
-	return cfg->nfs_version == 4 ? "libnfs 4.x NFSv4.0: writes up to 3904 bytes, reads up to "
-				       "1 MiB, layout uses 3584-byte writes" : "";
-#endif
+	return v4_limits(cfg) ? "libnfs 4.x NFSv4.0: writes up to 3904 bytes, reads up to 1 MiB, "
+				"layout uses 3584-byte writes" : "";
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -12,12 +12,18 @@
 #include <poll.h>
 #include <nfsc/libnfs.h>
 
+/*
+ * SHIM_V4_LIMITS: NFSv4 WRITEs over 3,904 bytes cannot be encoded and READ
+ * replies over 1 MiB drop the connection (libnfs 4.x; fixed in 5.0).
+ */
 #ifdef LIBNFS_API_V2
 #define SHIM_API "libnfs >= 6 API"
 #define SHIM_READS_INTO_BUF 1
+#define SHIM_V4_LIMITS 0
 #else
 #define SHIM_API "libnfs 4.x API"
 #define SHIM_READS_INTO_BUF 0
+#define SHIM_V4_LIMITS 1
 #endif
 
 /* buf: where a READ lands with libnfs >= 6 (ignored by 4.0, which hands its own). */
