@@ -45,7 +45,8 @@ UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helper_*.c)
 HELPER_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(HELPER_SRCS))
 
-.PHONY: all test unit integration demo bench soak install uninstall clean deps-build deps-test
+.PHONY: all test unit integration demo bench soak install uninstall clean deps-build deps-test \
+	deps-demo test-build
 all: $(BUILD)/nfsload nfsload
 
 nfsload: $(BUILD)/nfsload
@@ -68,9 +69,25 @@ deps-build:
 	@scripts/deps.sh build
 deps-test:
 	@scripts/deps.sh test
+deps-demo:
+	@scripts/deps.sh demo
 
+# unit and integration add a line "PASSED FAILED NAME" per test binary or suite to
+# $(BUILD)/unit.counts or $(BUILD)/integration.counts (shell function tally NAME STATUS
+# [PASSED FAILED]); make test sums them. A binary or suite that printed no counts (it
+# crashed), or exited non-zero with none failed, counts as one failed test.
+TALLY = tally() { p=$${3:-0} f=$${4:-0}; \
+	if [ -z "$${4:-}" ]; then echo "== $$1: exit $$2 without test counts, counted as 1 failed"; f=1; \
+	elif [ "$$2" != 0 ] && [ "$$f" = 0 ]; then echo "== $$1: exit $$2, counted as 1 failed"; f=1; fi; \
+	echo "$$p $$f $$1" >>"$$counts"; }
+
+# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..." per group.
 unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	@counts=$(BUILD)/unit.counts; : >$$counts; $(TALLY); \
+	for t in $(UNIT_BINS); do echo "== $$t"; rc=0; $$t >$$t.out 2>&1 || rc=$$?; cat $$t.out; \
+		tally $$t $$rc $$(awk '/^\[  PASSED  \] [0-9]+ test/ { p += $$4; n = 1 } \
+			/^\[  FAILED  \] [0-9]+ test/ { f += $$4; n = 1 } END { if (n) print p + 0, f + 0 }' $$t.out); \
+	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
@@ -78,18 +95,32 @@ SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.s
 ifneq ($(SAN),)
 SUITES := $(filter-out tests/presets.sh,$(SUITES))
 endif
+# Each suite's t_summary (tests/lib.sh) writes "PASSED FAILED" to the file T_COUNTS names.
 integration: $(BUILD)/nfsload $(HELPER_BINS)
-	@rc=0; for t in $(SUITES); do echo "== $$t"; start=$$(date +%s); \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	@counts=$(BUILD)/integration.counts; : >$$counts; $(TALLY); \
+	for t in $(SUITES); do echo "== $$t"; start=$$(date +%s); \
+		c=$(BUILD)/tests/$$(basename $$t .sh).counts; rm -f $$c; rc=0; \
+		T_COUNTS=$(CURDIR)/$$c LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp $$TSAN_OPTIONS" \
-		SAN=$(SAN) NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests $$t || rc=1; \
-		echo "== $$t: $$(($$(date +%s) - start)) s"; done; exit $$rc
+		SAN=$(SAN) NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests $$t || rc=$$?; \
+		echo "== $$t: $$(($$(date +%s) - start)) s"; \
+		tally $$t $$rc $$(cat $$c 2>/dev/null); \
+	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
 
+# Everything is built first (a build failure stops here); then the unit tests and the
+# suites all run, and one line sums them. Non-zero if anything failed.
 test: deps-test
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory test-build
+	@rc=0; $(MAKE) --no-print-directory unit || rc=1; \
+	$(MAKE) --no-print-directory integration || rc=1; \
+	cat $(BUILD)/unit.counts $(BUILD)/integration.counts | awk '{ p += $$1; f += $$2 } \
+		END { printf "== make test: %d passed, %d failed\n", p, f; exit f > 0 }' || rc=1; \
+	exit $$rc
 
-demo: deps-test
+test-build: $(BUILD)/nfsload $(UNIT_BINS) $(HELPER_BINS)
+	@:
+
+demo: deps-demo
 	@$(MAKE) --no-print-directory all
 	scripts/demo.sh $(BUILD)/nfsload
 

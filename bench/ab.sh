@@ -37,6 +37,7 @@ say() { echo "$*" | tee -a "$REPORT"; }
 STATE=$(mktemp -d /tmp/nfsload-ab.XXXXXX)
 cleanup() {
 	"$ROOT/tests/ganesha.sh" stop "$STATE" >/dev/null 2>&1
+	"$ROOT/tests/ganesha.sh" stop-rpcbind "$STATE" >/dev/null 2>&1 # if it started one
 	rm -rf "$STATE"
 }
 trap cleanup EXIT

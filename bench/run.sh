@@ -65,6 +65,7 @@ mkdir -p "$OUT" "$ROOT/build/bench" || die "cannot create $OUT"
 STATE=$(mktemp -d /tmp/nfsload-bench.XXXXXX)
 cleanup() {
 	"$ROOT/tests/ganesha.sh" stop "$STATE" >/dev/null 2>&1
+	"$ROOT/tests/ganesha.sh" stop-rpcbind "$STATE" >/dev/null 2>&1 # if it started one
 	if [[ ${BENCH_KEEP:-} == 1 ]]; then
 		echo "bench: server state kept in $STATE" >&2
 	else

@@ -90,6 +90,7 @@ cleanup() {
 	fi
 	if [[ -n $STATE ]]; then
 		"$ROOT/tests/ganesha.sh" stop "$STATE" >/dev/null 2>&1 || true
+		"$ROOT/tests/ganesha.sh" stop-rpcbind "$STATE" >/dev/null 2>&1 || true
 		rm -rf "$STATE"
 	fi
 }

@@ -19,6 +19,7 @@ state=$(mktemp -d "${TMPDIR:-/tmp}/nfsload-demo.XXXXXX")
 # shellcheck disable=SC2317  # only called by the EXIT trap
 cleanup() {
 	"$root/tests/ganesha.sh" stop "$state" || true
+	"$root/tests/ganesha.sh" stop-rpcbind "$state" || true # only if it started one
 	rm -rf "$state"
 }
 trap cleanup EXIT

@@ -9,12 +9,15 @@ set -euo pipefail
 
 what=${1:-build}
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libxxhash-dev)
-test_pkgs=(libcmocka-dev nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
-	jq python3 procps)
+# What tests/ganesha.sh needs for a private server: ganesha.nfsd, its VFS FSAL, rpcbind,
+# nfs-ls (libnfs-utils) to see it answer, python3 to find free ports. The rest of what it
+# and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).
+server_pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils python3)
+test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps)
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;
-demo) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+demo) pkgs=("${build_pkgs[@]}" "${server_pkgs[@]}") ;;
 test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" chromium) ;; # chromium: the HTML report test
 bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" time) ;;
 *)

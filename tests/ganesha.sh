@@ -4,18 +4,24 @@
 #   tests/ganesha.sh start   STATEDIR   start on two free ports, export STATEDIR/export
 #   tests/ganesha.sh stop    STATEDIR   SIGTERM, then SIGKILL after 5 s (idempotent)
 #   tests/ganesha.sh restart STATEDIR   stop, then start on the same ports, data kept
+#   tests/ganesha.sh stop-rpcbind STATEDIR   stop the rpcbind that a start for STATEDIR
+#                                       started (none was running), if any (idempotent)
 #
 # On success STATEDIR/env holds (and stdout shows) NFS_PORT, MNT_PORT, EXPORT_DIR,
 # GANESHA_PID, URL3 and URL4 as plain KEY=VALUE lines: the URLs contain '&', so read the
 # lines (e.g. sed -n 's/^URL3=//p'), do not source the file. The URLs carry nfsport= and
 # mountport=, so clients never ask rpcbind (one per machine, shared with any other
 # ganesha) where to go.
+# nfs-ganesha will not start without rpcbind. If none runs, start starts one that listens
+# only on its local socket (no port 111, see start_rpcbind) and notes it in
+# STATEDIR/rpcbind.pid; stop leaves it running (other servers may need it): whoever owns
+# the STATEDIRs (scripts/demo.sh, tests/lib.sh) runs stop-rpcbind once all are stopped.
 # GANESHA_FSAL=MEM uses FSAL_MEM (keeps only the first 2 MiB of each file) instead of VFS.
 # Needs root, nfs-ganesha, nfs-ganesha-vfs (or -mem), rpcbind, libnfs-utils, python3.
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 start|stop|restart STATEDIR" >&2
+	echo "usage: $0 start|stop|restart|stop-rpcbind STATEDIR" >&2
 	exit 2
 }
 
@@ -34,6 +40,74 @@ alive() {
 	fi
 	state=$(awk '/^State:/ { print $2 }' "/proc/$pid/status" 2>/dev/null) || return 1
 	[[ -n $state && $state != Z ]]
+}
+
+# Is an rpcbind answering on its local socket in this network namespace (any rpcbind:
+# the system's, another run's, or ours)? nfs-ganesha registers there.
+rpcbind_up() {
+	grep -qE ' (/var)?/run/rpcbind\.sock$' /proc/net/unix
+}
+
+# Start rpcbind if none answers, and note its pid in STATE/rpcbind.pid. rpcbind opens
+# every visible transport of /etc/netconfig, that is port 111 over TCP and UDP on all
+# addresses: its -h option binds UDP only, and Debian 12's rpcbind 1.2.6 aborts with it
+# (double free). nfs-ganesha registers over the local socket /run/rpcbind.sock and the
+# clients are given the ports, so this rpcbind gets a netconfig without the TCP and UDP
+# lines, in a mount namespace of its own; where that cannot be made (a container without
+# CAP_SYS_ADMIN), the usual rpcbind on port 111.
+start_rpcbind() {
+	local pid i
+	rpcbind_up && return 0
+	printf '%s\n' 'local tpi_cots_ord - loopback - - -' 'unix tpi_cots_ord - loopback - - -' \
+		>"$STATE/netconfig"
+	echo "=== rpcbind $(date '+%F %T')" >>"$STATE/rpcbind.log"
+	# -f: rpcbind stays in the foreground, so $! is its pid (setsid and sh exec it).
+	if unshare --mount --propagation private \
+		mount --bind "$STATE/netconfig" /etc/netconfig 2>/dev/null; then
+		# shellcheck disable=SC2016  # $1 is for sh
+		setsid unshare --mount --propagation private \
+			sh -c 'mount --bind "$1" /etc/netconfig && exec rpcbind -f' sh "$STATE/netconfig" \
+			</dev/null >>"$STATE/rpcbind.log" 2>&1 &
+	else
+		setsid rpcbind -f </dev/null >>"$STATE/rpcbind.log" 2>&1 &
+	fi
+	pid=$!
+	disown "$pid"
+	for ((i = 0; i < 50; i++)); do
+		if rpcbind_up && alive "$pid"; then
+			echo "$pid" >"$STATE/rpcbind.pid"
+			return 0
+		fi
+		# It exits at once when another rpcbind started meanwhile (lock file): use that one.
+		if ! alive "$pid"; then
+			rpcbind_up && return 0
+			break
+		fi
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	die "cannot start rpcbind: $(tail -n 3 "$STATE/rpcbind.log")"
+}
+
+# Stop the rpcbind that start_rpcbind started for this STATE, if it still runs. On SIGTERM
+# it dumps its registrations (our servers' dead ports) for a warm start, and leaves its
+# socket file: both removed (the socket file unless another rpcbind took it over).
+stop_rpcbind() {
+	local pid i
+	pid=$(cat "$STATE/rpcbind.pid" 2>/dev/null) || return 0
+	if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == rpcbind ]]; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for ((i = 0; i < 50; i++)); do
+			alive "$pid" || break
+			sleep 0.1
+		done
+		if alive "$pid"; then
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+		rm -f /run/rpcbind/rpcbind.xdr /run/rpcbind/portmap.xdr
+		rpcbind_up || rm -f /run/rpcbind.sock
+	fi
+	rm -f "$STATE/rpcbind.pid"
 }
 
 # Print two distinct TCP ports in 20000-60000 that 127.0.0.1 can bind right now.
@@ -111,7 +185,8 @@ answers() {
 		timeout 3 nfs-ls "$base?version=4&nfsport=$1" >/dev/null 2>&1
 }
 
-# One attempt on the given ports: 0 = up, 1 = failed, 3 = failed to bind (try other ports).
+# One attempt on the given ports: 0 = up, 1 = failed, 3 = failed to bind (try other
+# ports) or rpcbind gone (stopped by another run meanwhile: start it and try again).
 try_start() {
 	local nfs_port=$1 mnt_port=$2 pid deadline=$((SECONDS + 10))
 	rm -rf "$STATE/recovery"
@@ -128,6 +203,7 @@ try_start() {
 	while ((SECONDS < deadline)); do
 		if ! alive "$pid"; then
 			attempt_log | grep -qiE 'address already in use|cannot bind' && return 3
+			rpcbind_up || return 3
 			return 1
 		fi
 		# A bad config leaves ganesha running without the export: give up at once.
@@ -170,11 +246,9 @@ start() {
 	if [[ -r $STATE/pid ]] && alive "$(cat "$STATE/pid")" ganesha; then
 		die "a server already runs for $STATE (pid $(cat "$STATE/pid"))"
 	fi
-	# NFSv3 registers with rpcbind at start; ganesha exits (code 2) without it.
-	if ! pgrep -x rpcbind >/dev/null; then
-		rpcbind -w 2>/dev/null || rpcbind || die "cannot start rpcbind"
-	fi
 	for ((attempt = 1; attempt <= 3; attempt++)); do
+		# NFSv3 registers with rpcbind at start; ganesha exits (code 2) without it.
+		start_rpcbind
 		if (($# == 2)); then
 			nfs_port=$1 mnt_port=$2
 		else
@@ -219,7 +293,7 @@ stop() {
 }
 
 (($# == 2)) || usage
-if [[ $1 == stop && ! -d $2 ]]; then
+if [[ $1 == stop* && ! -d $2 ]]; then
 	exit 0
 fi
 mkdir -p "$2"
@@ -228,6 +302,7 @@ STATE=$(cd "$2" && pwd -P)
 case $1 in
 start) start ;;
 stop) stop ;;
+stop-rpcbind) stop_rpcbind ;;
 restart)
 	[[ -r $STATE/env ]] || die "no $STATE/env: nothing to restart"
 	nfs_port=$(sed -n 's/^NFS_PORT=//p' "$STATE/env")

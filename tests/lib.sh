@@ -17,10 +17,12 @@
 #   json_ok FILE               FILE is non-empty and holds JSON
 #   proxy_start ARGS...        helper_proxy in front of ganesha's NFS port: PROXY_PID,
 #                              PROXY_PORT, PROXY_URL
-#   t_summary                  prints "N passed, M failed"; non-zero if any failed
+#   t_summary                  prints "N passed, M failed"; non-zero if any failed; with
+#                              T_COUNTS set (make integration), also writes "N M" there
 #
 # Results are kept in a file, so checks also count inside $(...) and pipelines.
-# On exit (also on INT/TERM) every server is stopped and $TMP removed (T_KEEP=1 keeps it).
+# On exit (also on INT/TERM) every server is stopped, then the rpcbind a server start
+# started (none ran before), and $TMP removed (T_KEEP=1 keeps it).
 # If you set your own EXIT trap, call t_cleanup from it.
 
 T_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,6 +40,11 @@ t_cleanup() {
 	for dir in "$TMP"/srv-*; do
 		if [[ -d $dir ]]; then
 			"$T_LIB_DIR/ganesha.sh" stop "$dir" || true
+		fi
+	done
+	for dir in "$TMP"/srv-*; do
+		if [[ -d $dir ]]; then
+			"$T_LIB_DIR/ganesha.sh" stop-rpcbind "$dir" || true
 		fi
 	done
 	if [[ -n ${T_KEEP:-} ]]; then
@@ -232,5 +239,8 @@ t_summary() {
 	passed=$(grep -c '^ok$' "$T_RESULTS" || true)
 	failed=$(grep -c '^fail$' "$T_RESULTS" || true)
 	echo "$passed passed, $failed failed"
+	if [[ -n ${T_COUNTS:-} ]]; then
+		echo "$passed $failed" >"$T_COUNTS"
+	fi
 	((failed == 0))
 }
