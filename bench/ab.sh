@@ -97,7 +97,7 @@ for w in "${workloads[@]}"; do
 		awk -v a="$a" -v b="$b" -v n="$name" -v r="$round" 'BEGIN {
 			split(a, x, "\t"); split(b, y, "\t")
 			printf "%-8s  %5d  %7.2f  %7.2f  %5.3f  %7.0f  %7.0f\n", n, r, x[4], y[4],
-				x[4] > 0 ? y[4] / x[4] : 0, x[5], y[5] }' | tee -a "$REPORT"
+				(x[4] > 0 ? y[4] / x[4] : 0), x[5], y[5] }' | tee -a "$REPORT"
 	done
 	awk -v n="$name" '$1 == n { s[$2] += $4; c[$2]++; if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
 		if ($4 > hi[$2]) hi[$2] = $4 } END {
