@@ -92,6 +92,12 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t errl
 
 void config_usage(FILE *out);
 
+/*
+ * A usage error: the message (printf-style, one line, no "nfsload: ") into
+ * err; returns -EINVAL. For config.c, url.c and the engines' check().
+ */
+int config_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 struct option;
 /* The long options config_parse knows (getopt_long's table, zero-terminated). */
 const struct option *config_options(void);

@@ -138,7 +138,7 @@ void config_usage(FILE *out)
 	      out);
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
+int config_fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -155,10 +155,10 @@ static int parse_count(const char *opt, const char *s, uint64_t max, unsigned *o
 	int rc = units_parse_uint(s, 1, max, &v);
 
 	if (rc == -EINVAL)
-		return fail(err, len, "%s: '%s' is not a whole number (try 1 to %llu)", opt, s,
+		return config_fail(err, len, "%s: '%s' is not a whole number (try 1 to %llu)", opt, s,
 			    (unsigned long long)max);
 	if (rc)
-		return fail(err, len, "%s: %s is out of range (1 to %llu)", opt, s,
+		return config_fail(err, len, "%s: %s is out of range (1 to %llu)", opt, s,
 			    (unsigned long long)max);
 	*out = (unsigned)v;
 	return 0;
@@ -167,16 +167,16 @@ static int parse_count(const char *opt, const char *s, uint64_t max, unsigned *o
 static int parse_size(const char *opt, const char *s, uint64_t *out, char *err, size_t len)
 {
 	if (units_parse_size(s, out))
-		return fail(err, len, "%s: '%s' is not a size (try 4k, 64k, 1m, 2g)", opt, s);
+		return config_fail(err, len, "%s: '%s' is not a size (try 4k, 64k, 1m, 2g)", opt, s);
 	if (*out == 0)
-		return fail(err, len, "%s: must be greater than 0", opt);
+		return config_fail(err, len, "%s: must be greater than 0", opt);
 	return 0;
 }
 
 static int parse_time(const char *opt, const char *s, uint64_t *out, char *err, size_t len)
 {
 	if (units_parse_duration(s, out))
-		return fail(err, len, "%s: '%s' is not a duration (try 500ms, 30s, 5m, 1h)", opt, s);
+		return config_fail(err, len, "%s: '%s' is not a duration (try 500ms, 30s, 5m, 1h)", opt, s);
 	return 0;
 }
 
@@ -184,7 +184,7 @@ static int parse_time(const char *opt, const char *s, uint64_t *out, char *err, 
 static int parse_path(const char *opt, const char *s, char *dst, char *err, size_t len)
 {
 	if (*s == '\0' || strlen(s) >= CFG_URL_MAX)
-		return fail(err, len, "%s: needs a file name", opt);
+		return config_fail(err, len, "%s: needs a file name", opt);
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
@@ -195,7 +195,7 @@ static int parse_rate(const char *s, double *rate, char *err, size_t len)
 	uint64_t v;
 
 	if (units_parse_uint(s, 1, 100000000, &v))
-		return fail(err, len, "--rate: '%s' is not an operation rate "
+		return config_fail(err, len, "--rate: '%s' is not an operation rate "
 			    "(whole operations per second, 1 to 100000000)", s);
 	*rate = (double)v;
 	return 0;
@@ -207,7 +207,7 @@ static int parse_dir(const char *s, struct config *cfg, char *err, size_t len)
 
 	if (n == 0 || n >= sizeof(cfg->dir) || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
-		return fail(err, len, "--dir: '%s' is not a directory name "
+		return config_fail(err, len, "--dir: '%s' is not a directory name "
 			    "(one path component of letters, digits, '.', '_', '-')", s);
 	memcpy(cfg->dir, s, n + 1);
 	return 0;
@@ -241,22 +241,22 @@ static void set_defaults(struct config *cfg)
 static int validate_verify(struct config *cfg, char *err, size_t len)
 {
 	if (cfg->verify_continue && !cfg->verify)
-		return fail(err, len, "--verify-continue: only with --verify or --verify-only");
+		return config_fail(err, len, "--verify-continue: only with --verify or --verify-only");
 	if (!cfg->verify)
 		return 0;
 	if (cfg->meta || cfg->small_files)
-		return fail(err, len, "--verify: checks the files of --size/--nrfiles "
+		return config_fail(err, len, "--verify: checks the files of --size/--nrfiles "
 			    "(not with --mix or --small-files)");
 	if (cfg->bs < VERIFY_MIN_BLOCK)
-		return fail(err, len, "--bs: at least %d bytes with --verify (a block holds a "
+		return config_fail(err, len, "--bs: at least %d bytes with --verify (a block holds a "
 			    "%d-byte header)", VERIFY_MIN_BLOCK, VERIFY_HDR_SIZE);
 	if (cfg->size % cfg->bs)
-		return fail(err, len, "--size: a multiple of --bs with --verify (whole blocks)");
+		return config_fail(err, len, "--size: a multiple of --bs with --verify (whole blocks)");
 	if (cfg->verify_only && (cfg->runtime_ns || cfg->io_size || cfg->rate > 0))
-		return fail(err, len, "--verify-only: reads every file once (not with --runtime, "
+		return config_fail(err, len, "--verify-only: reads every file once (not with --runtime, "
 			    "--io-size or --rate)");
 	if (cfg->verify_only && cfg->skip_layout)
-		return fail(err, len, "--verify-only: never lays files out (--skip-layout is implied)");
+		return config_fail(err, len, "--verify-only: never lays files out (--skip-layout is implied)");
 	if (cfg->verify_only) {
 		cfg->skip_layout = true;
 		cfg->rw = WL_READ;
@@ -275,30 +275,30 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 	if (!threads_set && cfg->threads > cfg->connections)
 		cfg->threads = cfg->connections;
 	if (cfg->threads > cfg->connections)
-		return fail(err, len, "--threads: %u threads for %u connections would leave "
+		return config_fail(err, len, "--threads: %u threads for %u connections would leave "
 			    "threads with nothing to do (at most --connections)",
 			    cfg->threads, cfg->connections);
 	if (cfg->size > UINT64_MAX / cfg->nrfiles)
-		return fail(err, len, "--size: %u files of that size are more than 16 EiB",
+		return config_fail(err, len, "--size: %u files of that size are more than 16 EiB",
 			    cfg->nrfiles);
 	if (cfg->bs > cfg->size)
-		return fail(err, len, "--bs: %s is larger than --size %s (a block must fit in a file)",
+		return config_fail(err, len, "--bs: %s is larger than --size %s (a block must fit in a file)",
 			    units_format_size(cfg->bs, a, sizeof(a)),
 			    units_format_size(cfg->size, b, sizeof(b)));
 	if (cfg->runtime_ns && cfg->ramp_ns >= cfg->runtime_ns)
-		return fail(err, len, "--ramp-time: must be shorter than --runtime");
+		return config_fail(err, len, "--ramp-time: must be shorter than --runtime");
 	if (cfg->timeout_ns < UINT64_C(1000000000))
-		return fail(err, len, "--timeout: at least 1s (timeouts are checked once a second)");
+		return config_fail(err, len, "--timeout: at least 1s (timeouts are checked once a second)");
 	if (cfg->timeout_ns > UINT64_C(3600000000000))
-		return fail(err, len, "--timeout: at most 1h");
+		return config_fail(err, len, "--timeout: at most 1h");
 	if (cfg->commit_every && read_pct == 100)
-		return fail(err, len, "--commit-every: --rw %s writes nothing to commit",
+		return config_fail(err, len, "--commit-every: --rw %s writes nothing to commit",
 			    wl_mode_name(cfg->rw));
 	if (cfg->commit_every && cfg->sync)
-		return fail(err, len, "--commit-every: writes are already stable with --sync "
+		return config_fail(err, len, "--commit-every: writes are already stable with --sync "
 			    "(use one or the other)");
 	if (cfg->small_files && (cfg->meta || cfg->rate > 0 || cfg->commit_every))
-		return fail(err, len, "--small-files: a test of its own (not with --mix, --rate "
+		return config_fail(err, len, "--small-files: a test of its own (not with --mix, --rate "
 			    "or --commit-every)");
 	if (cfg->small_files)
 		cfg->runtime_ns = 0;	/* each pass runs to its end (a job's runtime may apply) */
@@ -309,11 +309,11 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 		cfg->files_per_dir = (per_conn + cfg->dirs - 1) / cfg->dirs;
 	}
 	if (cfg->meta && !cfg->runtime_ns)
-		return fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
+		return config_fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
 	if (cfg->meta && (cfg->rate > 0 || cfg->commit_every))
-		return fail(err, len, "--mix: not with --rate or --commit-every (not yet)");
+		return config_fail(err, len, "--mix: not with --rate or --commit-every (not yet)");
 	if (arrival_set && cfg->rate == 0)
-		return fail(err, len, "--arrival: only with --rate (open loop)");
+		return config_fail(err, len, "--arrival: only with --rate (open loop)");
 	rc = validate_verify(cfg, err, len);
 	if (rc)
 		return rc;
@@ -368,16 +368,16 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case 'b':
 			rc = parse_size("--bs", arg, &cfg->bs, err, len);
 			if (rc == 0 && cfg->bs > MAX_BS)
-				rc = fail(err, len, "--bs: '%s' is larger than 16m", arg);
+				rc = config_fail(err, len, "--bs: '%s' is larger than 16m", arg);
 			break;
 		case OPT_RW:
 			if (wl_mode_parse(arg, &cfg->rw))
-				rc = fail(err, len, "--rw: '%s' is not a mode (read, write, randread, "
+				rc = config_fail(err, len, "--rw: '%s' is not a mode (read, write, randread, "
 					  "randwrite, readwrite, randrw)", arg);
 			break;
 		case OPT_RWMIXREAD:
 			if (units_parse_uint(arg, 0, 100, &v))
-				rc = fail(err, len, "--rwmixread: '%s' is not a percentage (0 to 100)", arg);
+				rc = config_fail(err, len, "--rwmixread: '%s' is not a percentage (0 to 100)", arg);
 			else
 				cfg->rwmixread = (unsigned)v;
 			break;
@@ -393,7 +393,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case OPT_RUNTIME:
 			rc = parse_time("--runtime", arg, &cfg->runtime_ns, err, len);
 			if (rc == 0 && cfg->runtime_ns == 0)
-				rc = fail(err, len, "--runtime: must be greater than 0");
+				rc = config_fail(err, len, "--runtime: must be greater than 0");
 			break;
 		case OPT_IO_SIZE:
 			rc = parse_size("--io-size", arg, &cfg->io_size, err, len);
@@ -406,7 +406,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			break;
 		case OPT_SEED:
 			if (units_parse_uint(arg, 0, UINT64_MAX, &cfg->seed))
-				rc = fail(err, len, "--seed: '%s' is not a whole number", arg);
+				rc = config_fail(err, len, "--seed: '%s' is not a whole number", arg);
 			break;
 		case OPT_SYNC:
 			cfg->sync = true;
@@ -428,7 +428,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case OPT_FILE_SIZE:
 			rc = parse_size("--file-size", arg, &cfg->file_size, err, len);
 			if (rc == 0 && cfg->file_size > MAX_BS)
-				rc = fail(err, len, "--file-size: '%s' is larger than 16m", arg);
+				rc = config_fail(err, len, "--file-size: '%s' is larger than 16m", arg);
 			break;
 		case OPT_SMALL_FILES:
 			rc = parse_count("--small-files", arg, 100000000, &cfg->small_files, err, len);
@@ -440,7 +440,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			else if (strcmp(arg, "stop") == 0)
 				cfg->on_error = CFG_ON_ERROR_STOP;
 			else
-				rc = fail(err, len, "--on-error: '%s' is not a choice (continue, stop)", arg);
+				rc = config_fail(err, len, "--on-error: '%s' is not a choice (continue, stop)", arg);
 			break;
 		case OPT_VERIFY:
 			cfg->verify = true;
@@ -453,7 +453,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			break;
 		case OPT_ENGINE:
 			if (!(cfg->engine = engine_find(arg)))
-				rc = fail(err, len, "--engine: '%s' is not an engine (%s)", arg,
+				rc = config_fail(err, len, "--engine: '%s' is not an engine (%s)", arg,
 					  engine_names());
 			break;
 		case OPT_SKIP_LAYOUT:
@@ -476,7 +476,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			else if (strcmp(arg, "csv") == 0)
 				cfg->format = CFG_FORMAT_CSV;
 			else
-				rc = fail(err, len, "--output-format: '%s' is not a format (text, json, csv)", arg);
+				rc = config_fail(err, len, "--output-format: '%s' is not a format (text, json, csv)", arg);
 			break;
 		case OPT_OUTPUT:
 			rc = parse_path("--output", arg, cfg->output, err, len);
@@ -491,7 +491,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			rc = parse_time("--interval", arg, &cfg->interval_ns, err, len);
 			if (rc == 0 && (cfg->interval_ns < UINT64_C(100000000) ||
 					cfg->interval_ns > UINT64_C(3600000000000)))
-				rc = fail(err, len, "--interval: '%s' is out of range (100ms to 1h)", arg);
+				rc = config_fail(err, len, "--interval: '%s' is out of range (100ms to 1h)", arg);
 			break;
 		case OPT_RATE:
 			rc = parse_rate(arg, &cfg->rate, err, len);
@@ -503,7 +503,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			else if (strcmp(arg, "poisson") == 0)
 				cfg->arrival = CFG_ARRIVAL_POISSON;
 			else
-				rc = fail(err, len, "--arrival: '%s' is not an arrival process "
+				rc = config_fail(err, len, "--arrival: '%s' is not an arrival process "
 					  "(uniform, poisson)", arg);
 			break;
 		case 'h':
@@ -514,22 +514,23 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			printf("engines: %s\n", engine_names());
 			return CFG_EXIT_OK;
 		case ':':
-			rc = fail(err, len, "%s: needs a value (see nfsload --help)", argv[optind - 1]);
+			rc = config_fail(err, len, "%s: needs a value (see nfsload --help)", argv[optind - 1]);
 			break;
 		default:
-			rc = fail(err, len, "unknown or ambiguous option '%s' (see nfsload --help)", unknown_opt(argv));
+			rc = config_fail(err, len, "unknown or ambiguous option '%s' (see nfsload "
+					 "--help)", unknown_opt(argv));
 			break;
 		}
 	}
 	if (rc)
 		return rc;
 	if (!cfg->engine->needs_url && optind < argc)
-		return fail(err, len, "--engine %s: talks to no server, no URL wanted (got '%s')",
+		return config_fail(err, len, "--engine %s: talks to no server, no URL wanted (got '%s')",
 			    cfg->engine->name, argv[optind]);
 	if (cfg->engine->needs_url && optind == argc)
-		return fail(err, len, "no URL given (nfsload [options] nfs://server/export)");
+		return config_fail(err, len, "no URL given (nfsload [options] nfs://server/export)");
 	if (optind + 1 < argc)
-		return fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
+		return config_fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
 	if (cfg->engine->needs_url)
 		rc = config_parse_url(cfg, argv[optind], err, len);
 	if (rc == 0 && !on_error_set)

@@ -2,7 +2,6 @@
  * jobrun: a job's runs, one after another, and its clean-up.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +19,6 @@ struct job_dir {
 	struct config tree_cfg;
 };
 
-static int complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int complain(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("nfsload: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return status;
-}
-
 /* "r.html" -> "r-2.html": each run of a job its own file. -ENAMETOOLONG if it does not fit. */
 static int number_path(char *path, size_t len, unsigned i)
 {
@@ -46,7 +31,7 @@ static int number_path(char *path, size_t len, unsigned i)
 	snprintf(head, sizeof(head), "%.*s", (int)n, path);
 	snprintf(tail, sizeof(tail), "%s", path + n);
 	if ((size_t)snprintf(path, len, "%s-%u%s", head, i, tail) >= len)
-		return complain(-ENAMETOOLONG, "'%s-%u%s': file name too long", head, i, tail);
+		return run_complain(-ENAMETOOLONG, "'%s-%u%s': file name too long", head, i, tail);
 	return 0;
 }
 
@@ -93,10 +78,10 @@ static int parse_runs(struct job *job, struct config *cfgs, int *done_ok)
 		}
 		if (rc < 0) {
 			job_locate_error(job, i, err, sizeof(err));
-			return complain(EXIT_USAGE, "%s", err);
+			return run_complain(EXIT_USAGE, "%s", err);
 		}
 		if (strcmp(cfgs[i].output, cfgs[0].output) || cfgs[i].format != cfgs[0].format)
-			return complain(EXIT_USAGE, "%s: --output and --output-format must be the "
+			return run_complain(EXIT_USAGE, "%s: --output and --output-format must be the "
 					"same in every run of a job", job->runs[i].name);
 		if (job->nruns > 1 &&
 		    (number_path(cfgs[i].html, sizeof(cfgs[i].html), i + 1) ||
@@ -118,7 +103,7 @@ static int run_all(struct job *job, struct config *cfgs, FILE *out)
 		free(res);
 		free(dirs);
 		free(rows);
-		return complain(EXIT_RUNTIME, "out of memory");
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	}
 	for (unsigned i = 0; i < job->nruns && status == 0; i++, done++) {
 		struct job_dir *d = job_dir_of(dirs, &ndirs, &cfgs[i]);
@@ -137,7 +122,7 @@ static int run_all(struct job *job, struct config *cfgs, FILE *out)
 		status = row->status = run_one(&cfgs[i], out, &res[i]);
 		report_job_run_end(out, cfgs[i].format);
 		if (fileset_merge(&d->fs, &res[i].fs) && !status)
-			status = complain(EXIT_RUNTIME, "out of memory");
+			status = run_complain(EXIT_RUNTIME, "out of memory");
 		fileset_destroy(&res[i].fs);
 	}
 	for (unsigned i = 0; i < done; i++)
@@ -163,14 +148,14 @@ int jobrun(int argc, char **argv)
 	int status, help = 0;
 
 	if (job_load(argc, argv, &job, err, sizeof(err)))
-		return complain(EXIT_USAGE, "%s", err);
+		return run_complain(EXIT_USAGE, "%s", err);
 	cfgs = calloc(job.nruns, sizeof(*cfgs));
 	if (!cfgs)
-		status = complain(EXIT_RUNTIME, "out of memory");
+		status = run_complain(EXIT_RUNTIME, "out of memory");
 	else
 		status = parse_runs(&job, cfgs, &help);
 	if (status == 0 && !help && cfgs[0].output[0] && !(out = fopen(cfgs[0].output, "w")))
-		status = complain(EXIT_USAGE, "--output: cannot write '%s': %s", cfgs[0].output,
+		status = run_complain(EXIT_USAGE, "--output: cannot write '%s': %s", cfgs[0].output,
 				  strerror(errno));
 	if (status == 0 && !help)
 		status = run_all(&job, cfgs, out);

@@ -36,10 +36,7 @@ struct app {
 	char err[600];
 };
 
-static int complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* One line on stderr; returns status. */
-static int complain(int status, const char *fmt, ...)
+int run_complain(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -68,7 +65,7 @@ static int raise_nofile(unsigned connections)
 		if (setrlimit(RLIMIT_NOFILE, &(struct rlimit){ need, need }) == 0)
 			return 0;	/* only root may raise the hard limit */
 		getrlimit(RLIMIT_NOFILE, &rl);
-		return complain(EXIT_RUNTIME, "--connections %u needs %llu open files, the limit "
+		return run_complain(EXIT_RUNTIME, "--connections %u needs %llu open files, the limit "
 				"is %llu (raise it with ulimit -n)", connections,
 				(unsigned long long)need, (unsigned long long)rl.rlim_max);
 	}
@@ -130,7 +127,7 @@ static int prepare(struct app *a)
 		a->run.written = verify_map_new(cfg->nrfiles, cfg->size, (uint32_t)cfg->bs);
 		r->verify_generation = a->verify.generation;
 		if (!a->run.written)
-			return complain(EXIT_RUNTIME, "out of memory for the --verify block map");
+			return run_complain(EXIT_RUNTIME, "out of memory for the --verify block map");
 	}
 	max_bs = cfg->bs > a->run.layout_bs ? cfg->bs : a->run.layout_bs;
 	a->run.pattern = pattern_new(max_bs > cfg->file_size ? max_bs : cfg->file_size);
@@ -138,9 +135,9 @@ static int prepare(struct app *a)
 	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
 	    op_stats_init(&r->verify_pass, HIST_PRECISE_BITS, false) ||
 	    setup_times_init(&r->setup, cfg))
-		return complain(EXIT_RUNTIME, "out of memory");
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	if (control_init(&a->ctl, cfg, &a->run, &a->series))
-		return complain(EXIT_RUNTIME, "cannot create the main event loop");
+		return run_complain(EXIT_RUNTIME, "cannot create the main event loop");
 	return 0;
 }
 
@@ -154,14 +151,14 @@ static int start_workers(struct app *a)
 
 	a->workers = calloc(cfg->threads, sizeof(*a->workers));
 	if (!a->workers)
-		return complain(EXIT_RUNTIME, "out of memory");
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	for (unsigned i = 0; i < cfg->threads; i++) {
 		/* The remainder goes to the first threads: none dropped. */
 		unsigned n = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
 
 		rc = worker_new(i, &a->run, first, n, &a->workers[i]);
 		if (rc)
-			return complain(EXIT_RUNTIME, "cannot set up %u connections: %s",
+			return run_complain(EXIT_RUNTIME, "cannot set up %u connections: %s",
 					cfg->connections, strerror(-rc));
 		a->nworkers++;
 		first += n;
@@ -169,7 +166,7 @@ static int start_workers(struct app *a)
 	control_workers(&a->ctl, a->workers, a->nworkers);
 	all = calloc(cfg->connections, sizeof(*all));
 	if (!all)
-		return complain(EXIT_RUNTIME, "out of memory");
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	for (unsigned i = 0; i < a->nworkers; i++)
 		for (unsigned j = 0; j < cfg->connections / cfg->threads +
 		     (i < cfg->connections % cfg->threads); j++)
@@ -178,11 +175,11 @@ static int start_workers(struct app *a)
 		       sizeof(a->err));
 	free(all);
 	if (rc)
-		return complain(EXIT_RUNTIME, "%s", a->err);
+		return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.connect_ns = a->rep.setup.elapsed_ns;
 	for (unsigned i = 0; i < a->nworkers; i++)
 		if ((rc = worker_start(a->workers[i])))
-			return complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,
+			return run_complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,
 					strerror(-rc));
 	return 0;
 }
@@ -197,7 +194,7 @@ static int make_trees(struct app *a)
 		fprintf(stderr, "nfsload: making %u trees of %u x %u files\n", cfg->connections,
 			cfg->dirs, cfg->small_files ? 0 : cfg->files_per_dir);
 	if (workdir_trees_make(a->wd, a->run.pattern, cfg->small_files > 0, a->err, sizeof(a->err)))
-		return complain(EXIT_RUNTIME, "%s", a->err);
+		return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.layout_ran = !cfg->small_files;
 	a->rep.layout_ns = now_ns() - t0;
 	a->rep.layout.ops = cfg->small_files ? 0 :
@@ -212,7 +209,7 @@ static int collect_one(struct app *a, enum op_type type, struct op_stats *into)
 	struct op_stats ops[OP_NTYPES];
 
 	if (op_stats_init_all(ops, HIST_PRECISE_BITS, false))
-		return complain(EXIT_RUNTIME, "out of memory");
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	aggregate_ops(a->workers, a->nworkers, ops);
 	op_stats_add(into, &ops[type]);
 	op_stats_destroy_all(ops);
@@ -292,7 +289,7 @@ static int fill_report(struct app *a)
 	r->interval_ns = a->cfg->interval_ns;
 	r->rate = a->cfg->rate;
 	if (aggregate_conns(a->workers, a->nworkers, r))
-		return complain(EXIT_RUNTIME, "out of memory");
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	r->series = a->series.rows;
 	r->nseries = a->series.nrows;
 	series_steady(&a->series, &r->steady);
@@ -420,14 +417,14 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	a->rep.limits_note = cfg->engine->limits_note(cfg);
 	used_ops(cfg, used);
 	if (cfg->html[0] && !(a->html = fopen(cfg->html, "w"))) {
-		status = complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
+		status = run_complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
 				  strerror(errno));
 		goto out;
 	}
 	if (series_init(&a->series, cfg->interval_ns, used,
 			cfg->format == CFG_FORMAT_CSV ? out : NULL, cfg->hdr_log, a->err,
 			sizeof(a->err))) {
-		status = complain(EXIT_USAGE, "%s", a->err);
+		status = run_complain(EXIT_USAGE, "%s", a->err);
 		goto out;
 	}
 	if ((status = raise_nofile(cfg->connections)) || (status = prepare(a)))
@@ -436,7 +433,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if (a->rep.limits_note[0])
 		fprintf(stderr, "nfsload: note: %s\n", a->rep.limits_note);
 	if (cfg->engine->init(cfg, note, sizeof(note)) < 0) {
-		status = complain(EXIT_RUNTIME, "cannot prepare the %s engine", cfg->engine->name);
+		status = run_complain(EXIT_RUNTIME, "cannot prepare the %s engine", cfg->engine->name);
 		goto out;
 	}
 	if (note[0])
@@ -444,14 +441,14 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 
 	/* From here a signal waits for the loop: nothing is left half made on the server. */
 	if (workdir_open(cfg, &a->wd, a->err, sizeof(a->err))) {
-		status = complain(EXIT_RUNTIME, "%s", a->err);
+		status = run_complain(EXIT_RUNTIME, "%s", a->err);
 		workdir_free(a->wd);
 		a->wd = NULL;
 		goto out;
 	}
 	a->rep.ports = workdir_ports(a->wd);
 	if (workdir_prepare(a->wd, &a->fs, a->err, sizeof(a->err)))
-		status = complain(EXIT_RUNTIME, "%s", a->err);
+		status = run_complain(EXIT_RUNTIME, "%s", a->err);
 	else
 		status = run_workload(a, res);
 	stop_workers(a);

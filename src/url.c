@@ -11,18 +11,6 @@
 #include "config.h"
 #include "units.h"
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t len)
 {
 	static const char *const passed[] = { "uid", "gid", "tcp-syncnt", "if", "debug" };
@@ -30,16 +18,16 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 
 	if (strcmp(key, "version") == 0) {
 		if (strcmp(val, "3") && strcmp(val, "4"))
-			return fail(err, len, "URL: version=%s is not supported (3 or 4)", val);
+			return config_fail(err, len, "URL: version=%s is not supported (3 or 4)", val);
 		cfg->nfs_version = val[0] - '0';
 		return 0;
 	}
 	if (strcmp(key, "nfsport") == 0 || strcmp(key, "mountport") == 0) {
 		if (units_parse_uint(val, 1, 65535, &v))
-			return fail(err, len, "URL: %s=%s is not a port (1 to 65535)", key, val);
+			return config_fail(err, len, "URL: %s=%s is not a port (1 to 65535)", key, val);
 		if (key[0] == 'n') {
 			if (cfg->nfsport && cfg->nfsport != v)
-				return fail(err, len, "URL: nfsport=%s disagrees with the port in "
+				return config_fail(err, len, "URL: nfsport=%s disagrees with the port in "
 					    "the server part (%u)", val, cfg->nfsport);
 			cfg->nfsport = (unsigned)v;
 		} else {
@@ -50,13 +38,13 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
 		if (strcmp(key, passed[i]) == 0) {
 			if (strcmp(key, "if") && units_parse_uint(val, 0, UINT32_MAX, &v))
-				return fail(err, len, "URL: %s=%s is not a whole number", key, val);
+				return config_fail(err, len, "URL: %s=%s is not a whole number", key, val);
 			if (*val == '\0')
-				return fail(err, len, "URL: %s= needs a value", key);
+				return config_fail(err, len, "URL: %s= needs a value", key);
 			return 0;
 		}
 	}
-	return fail(err, len, "URL: unknown argument '%s' (accepted: version, nfsport, "
+	return config_fail(err, len, "URL: unknown argument '%s' (accepted: version, nfsport, "
 		    "mountport, uid, gid, tcp-syncnt, if, debug)", key);
 }
 
@@ -67,10 +55,10 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 	size_t n;
 
 	if (strlen(url) >= sizeof(buf))
-		return fail(err, len, "URL: longer than %d characters", CFG_URL_MAX - 1);
+		return config_fail(err, len, "URL: longer than %d characters", CFG_URL_MAX - 1);
 	memcpy(cfg->url, url, strlen(url) + 1);
 	if (strncmp(url, "nfs://", 6) != 0)
-		return fail(err, len, "URL: '%s' does not start with nfs:// "
+		return config_fail(err, len, "URL: '%s' does not start with nfs:// "
 			    "(nfs://server[:port]/export[/dir][?args])", url);
 	snprintf(buf, sizeof(buf), "%s", url + 6);
 	query = strchr(buf, '?');
@@ -78,15 +66,15 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 		*query++ = '\0';
 	path = strchr(buf, '/');
 	if (!path || path[1] == '\0')
-		return fail(err, len, "URL: no export path (nfs://server/export)");
+		return config_fail(err, len, "URL: no export path (nfs://server/export)");
 	host = buf;
 	n = (size_t)(path - buf);
 	if (n == 0)
-		return fail(err, len, "URL: no server (nfs://server/export)");
+		return config_fail(err, len, "URL: no server (nfs://server/export)");
 	memmove(cfg->path, path, strlen(path) + 1);
 	host[n] = '\0';
 	if (host[0] == '[')
-		return fail(err, len, "URL: IPv6 address literals are not supported yet "
+		return config_fail(err, len, "URL: IPv6 address literals are not supported yet "
 			    "(use a host name that resolves to the address)");
 	port = strrchr(host, ':');
 	if (port) {
@@ -94,24 +82,24 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 
 		*port++ = '\0';
 		if (units_parse_uint(port, 1, 65535, &p))
-			return fail(err, len, "URL: port '%s' is not a port (1 to 65535)", port);
+			return config_fail(err, len, "URL: port '%s' is not a port (1 to 65535)", port);
 		cfg->nfsport = (unsigned)p;
 	}
 	if (host[0] == '\0' || strlen(host) >= sizeof(cfg->host) ||
 	    strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 	    != strlen(host))
-		return fail(err, len, "URL: '%s' is not a server name or address", host);
+		return config_fail(err, len, "URL: '%s' is not a server name or address", host);
 	memcpy(cfg->host, host, strlen(host) + 1);
 
 	n = strlen(cfg->path);
 	while (n > 1 && cfg->path[n - 1] == '/')
 		cfg->path[--n] = '\0';
 	if (n == 1)	/* "nfs://srv//": only slashes, as "nfs://srv/" */
-		return fail(err, len, "URL: no export path (nfs://server/export)");
+		return config_fail(err, len, "URL: no export path (nfs://server/export)");
 	if (strstr(cfg->path, "//") || strstr(cfg->path, "/./") || strstr(cfg->path, "/../") ||
 	    (n >= 2 && strcmp(cfg->path + n - 2, "/.") == 0) ||
 	    (n >= 3 && strcmp(cfg->path + n - 3, "/..") == 0) || strpbrk(cfg->path, "%#\\ \t"))
-		return fail(err, len, "URL: path '%s' is not a plain absolute path", cfg->path);
+		return config_fail(err, len, "URL: path '%s' is not a plain absolute path", cfg->path);
 
 	for (tok = query ? strtok_r(query, "&", &save) : NULL; tok;
 	     tok = strtok_r(NULL, "&", &save)) {
@@ -119,7 +107,7 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 		int rc;
 
 		if (!eq)
-			return fail(err, len, "URL: argument '%s' has no value (key=value)", tok);
+			return config_fail(err, len, "URL: argument '%s' has no value (key=value)", tok);
 		*eq = '\0';
 		rc = url_arg(cfg, tok, eq + 1, err, len);
 		if (rc)
@@ -138,7 +126,7 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 		n += (size_t)snprintf(cfg->canon_url + n, sizeof(cfg->canon_url) - n,
 				      "&mountport=%u", cfg->mountport);
 	if (n >= sizeof(cfg->canon_url))
-		return fail(err, len, "URL: too long");
+		return config_fail(err, len, "URL: too long");
 	return 0;
 }
 

@@ -59,18 +59,6 @@ static const char *limits_note(const struct config *cfg)
 				"layout uses 3584-byte writes" : "";
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* Whether an NFSv4 run would open files in parallel on one connection. */
 static bool parallel_v4_opens(const struct config *cfg)
 {
@@ -89,28 +77,28 @@ static int check(const struct config *cfg, char *err, size_t len)
 
 	/* libnfs 4.0 crashes mounting a one-character server name. */
 	if (strlen(cfg->host) == 1)
-		return fail(err, len, "URL: server name '%s' is too short for libnfs 4.0 "
+		return config_fail(err, len, "URL: server name '%s' is too short for libnfs 4.0 "
 			    "(2 characters or more, or an address)", cfg->host);
 	if (read_pct < 100 && cfg->bs > max_write(cfg))
-		return fail(err, len, "--bs: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
+		return config_fail(err, len, "--bs: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
 			    "(at most %d bytes; use version=3 or a smaller --bs)",
 			    (unsigned long long)cfg->bs, LIBNFS_V4_MAX_WRITE);
 	if (read_pct > 0 && cfg->bs > max_read(cfg))
-		return fail(err, len, "--bs: NFSv4 reads over 1 MiB break libnfs 4.0 connections "
+		return config_fail(err, len, "--bs: NFSv4 reads over 1 MiB break libnfs 4.0 connections "
 			    "(use version=3 or --bs 1m or less)");
 	if (whole_file_writes && cfg->file_size > max_write(cfg))
-		return fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by "
+		return config_fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by "
 			    "libnfs 4.0 (at most %d bytes)", (unsigned long long)cfg->file_size,
 			    LIBNFS_V4_MAX_WRITE);
 	if (parallel_v4_opens(cfg) && cfg->small_files)
-		return fail(err, len, "--small-files: libnfs 4.0 cannot run NFSv4 OPENs in parallel "
+		return config_fail(err, len, "--small-files: libnfs 4.0 cannot run NFSv4 OPENs in parallel "
 			    "on one connection: use --iodepth 1, more --connections, or version=3");
 	if (parallel_v4_opens(cfg))
-		return fail(err, len, "--mix: libnfs 4.0 cannot run NFSv4 OPENs in parallel on one "
+		return config_fail(err, len, "--mix: libnfs 4.0 cannot run NFSv4 OPENs in parallel on one "
 			    "connection (read, write, create, open): use --iodepth 1, more "
 			    "--connections, or version=3");
 	if (cfg->timeout_ns % UINT64_C(1000000000))
-		return fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
+		return config_fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
 	return 0;
 }
 

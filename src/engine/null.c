@@ -45,8 +45,7 @@ static const char *const steps[] = { NULL };
 static int check(const struct config *cfg, char *err, size_t len)
 {
 	if (cfg->verify)
-		return snprintf(err, len, "--engine null: moves no data, nothing to --verify"),
-		       -EINVAL;
+		return config_fail(err, len, "--engine null: moves no data, nothing to --verify");
 	return 0;
 }
 
