@@ -35,8 +35,11 @@ BUILD := build
 endif
 NFS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libnfs 2>/dev/null)
 NFS_LIBS := $(shell $(PKG_CONFIG) --libs libnfs 2>/dev/null || echo -lnfs)
-ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(CFLAGS)
-LIBS := $(NFS_LIBS) -lev -lz -lpthread -lm -linih -lxxhash
+# The native engine: libtirpc's XDR, liburing's rings.
+RPC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtirpc 2>/dev/null || echo -I/usr/include/tirpc)
+RPC_LIBS := $(shell $(PKG_CONFIG) --libs libtirpc 2>/dev/null || echo -ltirpc) -luring
+ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(RPC_CFLAGS) $(CFLAGS)
+LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash
 
 SRCS := $(wildcard src/*.c src/engine/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
@@ -159,7 +162,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS := options url units job
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude $(NFS_CFLAGS) $(FUZZ_SAN)
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude $(NFS_CFLAGS) $(RPC_CFLAGS) $(FUZZ_SAN)
 # all of src/ but main.c, as the unit tests link it (config.c's dependencies move)
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
 FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))

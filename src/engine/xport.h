@@ -1,0 +1,93 @@
+/*
+ * xport: the native engine's TCP sockets on one libev loop. One transport
+ * per loop: an io_uring (liburing; the only module that includes it) with
+ * registered files, multishot receives into a provided buffer ring and all
+ * of a loop turn's sends in one submit, its completions brought to the loop
+ * through an eventfd; or, where io_uring cannot be used, non-blocking
+ * sockets on libev with writev batching.
+ *
+ * Threads: xport_new and xport_attach may run on any thread before the
+ * loop's thread starts using the transport; everything else runs on the
+ * thread that runs the loop (the ring is made there, on first use, as
+ * IORING_SETUP_SINGLE_ISSUER requires). xport_detach may also run after
+ * that thread has ended.
+ *
+ * Callbacks never run inside a call into this module, only from the loop.
+ */
+#ifndef NFSLOAD_XPORT_H
+#define NFSLOAD_XPORT_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+struct xport;
+struct xport_sock;
+
+enum xport_kind { XPORT_URING, XPORT_EPOLL };
+
+struct xport_cbs {
+	/* The connect ended: 0, or -errno (the socket is then closed). */
+	void (*connected)(void *arg, int err);
+	/* Bytes arrived; p[0..n) is valid during the call only. A non-zero return
+	 * closes the socket (no lost() follows). */
+	int (*data)(void *arg, const uint8_t *p, size_t n);
+	/* The socket failed (-errno) or the peer closed it (0): it is closed now. */
+	void (*lost)(void *arg, int err);
+};
+
+/*
+ * Whether io_uring can be used in this process (kernel.io_uring_disabled, a
+ * seccomp filter, an old kernel): 0, or -errno with why in words ("io_uring_setup:
+ * Operation not permitted"). Probed once (a throwaway ring with the flags used).
+ */
+int xport_probe(char *why, size_t len);
+
+/* A transport for loop: io_uring when want_uring and xport_probe says yes,
+ * else sockets on libev. max_socks: the most sockets attached at once. NULL: no memory. */
+struct xport *xport_new(struct ev_loop *loop, bool want_uring, unsigned max_socks);
+void xport_free(struct xport *x);
+enum xport_kind xport_kind(const struct xport *x);
+
+struct xport_sock *xport_sock_new(void);
+/* Closes and frees (NULL: nothing). */
+void xport_sock_free(struct xport_sock *s);
+
+/* Connects s (closed) to sa on x, non-blocking; connected() says how it went.
+ * 0, or -errno when it failed at once (no callback then). */
+int xport_connect(struct xport_sock *s, struct xport *x, const struct sockaddr *sa,
+		  socklen_t salen, const struct xport_cbs *cbs, void *arg);
+/* Moves a connected, detached socket to x, calling cbs from now on. */
+void xport_attach(struct xport_sock *s, struct xport *x, const struct xport_cbs *cbs,
+		  void *arg);
+/* Stops watching the socket: no more callbacks; it stays open, unsent bytes stay queued. */
+void xport_detach(struct xport_sock *s);
+/* Closes the socket: no more callbacks, queued bytes dropped. */
+void xport_close(struct xport_sock *s);
+bool xport_is_open(const struct xport_sock *s);
+
+/*
+ * Queues bytes to send, in order: xport_put copies them, xport_put_ref sends
+ * them from p, which stays valid until they are sent (a reply to them has
+ * arrived) or the socket is closed. Sent when the loop turn ends (all of the
+ * loop's sockets in one submit) or at xport_flush. 0, or -ENOMEM, -ENOTCONN.
+ */
+int xport_put(struct xport_sock *s, const void *p, size_t n);
+int xport_put_ref(struct xport_sock *s, const void *p, size_t n);
+void xport_flush(struct xport *x);
+
+/* Blocking I/O on a detached, open socket (the control path, teardown), each
+ * call bounded by timeout_ms: bytes moved (> 0), or -errno (-ETIMEDOUT, -ECONNRESET;
+ * 0 from recv: the peer closed). sync_send sends everything queued first. */
+int xport_sync_send(struct xport_sock *s, const struct iovec *iov, int iovcnt, int timeout_ms);
+ssize_t xport_sync_recv(struct xport_sock *s, void *p, size_t n, int timeout_ms);
+
+/* Wakes for this socket only once at least bytes are waiting (SO_RCVLOWAT; --max-load). */
+int xport_set_lowat(struct xport_sock *s, int bytes);
+/* The local and peer port, for messages ("127.0.0.1:2049"). */
+const char *xport_peer(const struct xport_sock *s);
+
+#endif
