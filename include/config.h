@@ -35,7 +35,9 @@ struct config {
 	/* "nfs://host/path?version=N&args&nfsport=P&mountport=M": one spelling per target */
 	char canon_url[CFG_URL_MAX];
 	int nfs_version;		/* 3 or 4 */
+	int nfs_minor;			/* 1: version=4.1 was asked for */
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+	unsigned uid, gid;		/* AUTH_SYS credential (native engine) */
 
 	unsigned threads;
 	unsigned connections;

@@ -151,6 +151,7 @@ struct engine_ops {
 };
 
 extern const struct engine_ops engine_libnfs;
+extern const struct engine_ops engine_native;
 extern const struct engine_ops engine_null;
 
 /* The engine called name, or NULL. */

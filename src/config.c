@@ -28,7 +28,7 @@ enum {
 	OPT_LIVE, OPT_QUIET, OPT_FORMAT, OPT_OUTPUT, OPT_INTERVAL, OPT_RATE, OPT_ARRIVAL,
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
-	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE,
+	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +69,8 @@ static const struct option long_opts[] = {
 	{ "verify-only", no_argument, NULL, OPT_VERIFY_ONLY },
 	{ "verify-continue", no_argument, NULL, OPT_VERIFY_CONTINUE },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "uid", required_argument, NULL, OPT_UID },
+	{ "gid", required_argument, NULL, OPT_GID },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -126,8 +128,10 @@ void config_usage(FILE *out)
 	      "      --output FILE      write the report to FILE instead of stdout\n"
 	      "      --hdr-log FILE     interval histograms in HdrHistogram log format 1.3\n"
 	      "      --report FILE      a self-contained HTML report with plots\n"
-	      "      --engine NAME      libnfs (default), or null: requests complete in-process,\n"
-	      "                         no server (nfsload's own cost per operation)\n"
+	      "      --engine NAME      libnfs (default); native: NFSv3 and NFSv4.1 spoken by\n"
+	      "                         nfsload itself over io_uring sockets; or null: requests\n"
+	      "                         complete in-process, no server (nfsload's own cost)\n"
+	      "      --uid N, --gid N   AUTH_SYS user and group (native engine; default 0)\n"
 	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"
 	      "      --sweep KEY=V1,V2  run once per value, one summary table (KEY: an option)\n"
 	      "  -h, --help             this text\n"
@@ -160,6 +164,18 @@ static int parse_count(const char *opt, const char *s, uint64_t max, unsigned *o
 	if (rc)
 		return config_fail(err, len, "%s: %s is out of range (1 to %llu)", opt, s,
 			    (unsigned long long)max);
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* A user or group id for AUTH_SYS: 0 to 2^32 - 2. */
+static int parse_id(const char *opt, const char *s, unsigned *out, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (units_parse_uint(s, 0, UINT32_MAX - 1, &v))
+		return config_fail(err, len, "%s: '%s' is not an id (0 to %u)", opt, s,
+				   UINT32_MAX - 1);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -455,6 +471,12 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			if (!(cfg->engine = engine_find(arg)))
 				rc = config_fail(err, len, "--engine: '%s' is not an engine (%s)", arg,
 					  engine_names());
+			break;
+		case OPT_UID:
+			rc = parse_id("--uid", arg, &cfg->uid, err, len);
+			break;
+		case OPT_GID:
+			rc = parse_id("--gid", arg, &cfg->gid, err, len);
 			break;
 		case OPT_SKIP_LAYOUT:
 			cfg->skip_layout = true;

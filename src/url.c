@@ -17,9 +17,11 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 	uint64_t v;
 
 	if (strcmp(key, "version") == 0) {
-		if (strcmp(val, "3") && strcmp(val, "4"))
-			return config_fail(err, len, "URL: version=%s is not supported (3 or 4)", val);
+		if (strcmp(val, "3") && strcmp(val, "4") && strcmp(val, "4.1"))
+			return config_fail(err, len, "URL: version=%s is not supported (3, 4 or 4.1)",
+					   val);
 		cfg->nfs_version = val[0] - '0';
+		cfg->nfs_minor = val[1] ? 1 : 0;
 		return 0;
 	}
 	if (strcmp(key, "nfsport") == 0 || strcmp(key, "mountport") == 0) {

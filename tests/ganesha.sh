@@ -149,6 +149,8 @@ NFS_RPC_Ctl {
 }
 NFSv4 {
 	Graceless = true;
+	# NFSv4.1 sessions: requests one session carries at once (default 64, at most 1024).
+	slot_table_size = ${GANESHA_SLOTS:-1024};
 	RecoveryRoot = "$STATE/recovery";
 }
 NFS_KRB5 {

@@ -7,7 +7,8 @@
  * Decoders read one procedure's results from an XDR stream positioned by
  * rpc_decode_reply; they return 0 (NFS3_OK), the protocol's status (> 0:
  * nfsstat3 or mountstat3) or -EBADMSG (truncated or garbage). Decoders never
- * allocate: names and data point into the record, valid while it is.
+ * allocate: names and data point into the record, valid while it is. They
+ * need an xdrmem stream (xdrmem_create over the record, at any alignment).
  */
 #ifndef NFSLOAD_NFS3X_H
 #define NFSLOAD_NFS3X_H
@@ -89,7 +90,8 @@ bool nfs3_enc_readdirplus(XDR *x, const struct nfs_fh *dir, uint64_t cookie,
 int nfs3_dec_getattr(XDR *x, struct nfs_attr *attr);
 int nfs3_dec_lookup(XDR *x, struct nfs_fh *fh, struct nfs_attr *attr);
 int nfs3_dec_access(XDR *x, uint32_t *access);
-/* data points into the record; eof as the server said. */
+/* data points into the record; eof as the server said. A count other than
+ * the data's length is garbage (-EBADMSG). */
 int nfs3_dec_read(XDR *x, uint32_t *count, bool *eof, const uint8_t **data);
 int nfs3_dec_write(XDR *x, uint32_t *count, enum nfs3_stable *committed, uint8_t verf[8]);
 int nfs3_dec_commit(XDR *x, uint8_t verf[8]);
@@ -101,7 +103,8 @@ int nfs3_dec_fsinfo(XDR *x, struct nfs3_fsinfo *fi);
 /*
  * READDIRPLUS: fn(arg, name, namelen, cookie, is_dir) for each entry
  * ("." and ".." included; non-zero from fn stops and is returned);
- * cookieverf and eof for the next call.
+ * cookieverf and eof for the next call. The whole reply is checked before
+ * fn sees any entry: a garbage reply calls fn for none. fn may be NULL.
  */
 int nfs3_dec_readdirplus(XDR *x, uint8_t cookieverf[8], bool *eof,
 			 int (*fn)(void *arg, const char *name, uint32_t namelen,

@@ -121,6 +121,7 @@ bool nfs4_enc_readdir(struct nfs4_enc *e, uint64_t cookie, const uint8_t verf[8]
 
 /* Reply */
 int nfs4_dec_begin(XDR *x, uint32_t *status, uint32_t *nresults);	/* tag skipped */
+/* A server that does not know the opcode answers OP_ILLEGAL: *status NFS4ERR_OP_ILLEGAL (10044). */
 int nfs4_dec_op(XDR *x, enum nfs4_opnum expect, uint32_t *status);
 
 struct nfs4_exchange_id_res {
@@ -149,12 +150,15 @@ int nfs4_dec_close(XDR *x, struct nfs4_stateid *sid);
 int nfs4_dec_read(XDR *x, bool *eof, uint32_t *count, const uint8_t **data);
 int nfs4_dec_write(XDR *x, uint32_t *count, uint32_t *committed, uint8_t verf[8]);
 int nfs4_dec_commit(XDR *x, uint8_t verf[8]);
-/* REMOVE, CREATE, RENAME, SETATTR: their results (change info, attribute bitmaps) skipped. */
+/* REMOVE, CREATE, RENAME, SETATTR: their results (change info, attribute bitmaps) skipped.
+ * SETATTR's bitmap follows its status whatever the status: nfs4_dec_setattr reads it either way. */
 int nfs4_dec_remove(XDR *x);
 int nfs4_dec_mkdir(XDR *x);
 int nfs4_dec_rename(XDR *x);
 int nfs4_dec_setattr(XDR *x);
-/* READDIR: fn for each entry (non-zero from fn stops and is returned). */
+/* READDIR: fn for each entry (non-zero from fn stops and is returned); name points into the
+ * record, namelen bytes, no NUL. The whole reply is checked before fn sees an entry;
+ * *eof is false when fn stopped. */
 int nfs4_dec_readdir(XDR *x, uint8_t verf[8], bool *eof,
 		     int (*fn)(void *arg, const char *name, uint32_t namelen, uint64_t cookie,
 			       bool is_dir),

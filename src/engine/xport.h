@@ -87,7 +87,19 @@ ssize_t xport_sync_recv(struct xport_sock *s, void *p, size_t n, int timeout_ms)
 
 /* Wakes for this socket only once at least bytes are waiting (SO_RCVLOWAT; --max-load). */
 int xport_set_lowat(struct xport_sock *s, int bytes);
-/* The local and peer port, for messages ("127.0.0.1:2049"). */
+/* The local and peer port, for messages ("127.0.0.1:2049 (local port 40312)"). */
 const char *xport_peer(const struct xport_sock *s);
+
+/* Counters since xport_new, for tests and diagnostics. */
+struct xport_stats {
+	uint64_t submits;	/* io_uring_enter calls that carried requests */
+	uint64_t sqes;		/* requests submitted */
+	uint64_t cqes;		/* completions reaped */
+	uint64_t wakeups;	/* eventfd (io_uring) or socket readable (epoll) callbacks */
+	uint64_t empty_wakeups;	/* eventfd callbacks that found no completion */
+	uint64_t sendcalls;	/* sendmsg calls (epoll) */
+	uint64_t stashed;	/* bytes the ring had received when their socket was detached */
+};
+void xport_stats(const struct xport *x, struct xport_stats *st);
 
 #endif

@@ -1,0 +1,615 @@
+/*
+ * The native engine: NFSv3 and NFSv4.1 spoken by nfsload itself, one TCP
+ * connection per engine connection, on the worker's loop through xport.c
+ * (an io_uring per thread, or epoll where io_uring cannot be used).
+ *
+ * This file: the engine table, process-wide addresses, threads, and a
+ * connection's life: connect, NFSv3 set-up (MNT, FSINFO, LOOKUPs), attach,
+ * drop, close. Calls in flight are in native_call.c, requests in
+ * native_ops.c, NFSv4.1 sessions in native_v4.c, the control connection in
+ * native_ctl.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "native.h"
+
+#define SCRATCH_LEN 65536
+
+/* For now the work directory is made through libnfs's control connection. */
+extern const struct engine_ctl_ops libnfs_ctl_ops;
+
+const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
+
+/* Set once per run in init(), before any thread; read-only after. */
+static struct sockaddr_storage nfs_addr, mnt_addr;
+static socklen_t addr_len;
+static bool use_uring;
+static char transport_note[256];
+
+const struct sockaddr *nat_addr(bool mount, socklen_t *len)
+{
+	*len = addr_len;
+	return (const struct sockaddr *)(mount ? &mnt_addr : &nfs_addr);
+}
+
+static unsigned addr_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port :
+		     ((const struct sockaddr_in *)ss)->sin_port);
+}
+
+static void set_port(struct sockaddr_storage *ss, unsigned port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+}
+
+bool nat_v4(const struct engine_conn *c)
+{
+	return c->cfg->nfs_version == 4;
+}
+
+void nat_set_error(struct engine_conn *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->error, sizeof(c->error), fmt, ap);
+	va_end(ap);
+}
+
+static int check(const struct config *cfg, char *err, size_t len)
+{
+	if (cfg->nfs_version != 3 && cfg->nfs_version != 4)
+		return config_fail(err, len, "URL: version=%d: the native engine speaks version=3 "
+				   "and version=4.1", cfg->nfs_version);
+	if (cfg->bs > (1u << 20))
+		return config_fail(err, len, "--bs: the native engine moves at most 1 MiB per "
+				   "request (try --bs 1m)");
+	if (cfg->meta || cfg->small_files)
+		return config_fail(err, len, "%s: not yet with --engine native (use --engine libnfs)",
+				   cfg->meta ? "--mix" : "--small-files");
+	return 0;
+}
+
+static uint64_t max_io(const struct config *cfg)
+{
+	(void)cfg;
+	return 1u << 20;
+}
+
+static int resolve(const struct config *cfg, char *note, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+	struct addrinfo *ai;
+	char host[256];
+	size_t n = strlen(cfg->host);
+	int rc;
+
+	/* "[::1]" in a URL is "::1" to getaddrinfo. */
+	snprintf(host, sizeof(host), "%s", cfg->host);
+	if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = '\0';
+	}
+	rc = getaddrinfo(host, NULL, &hints, &ai);
+	if (rc) {
+		snprintf(note, len, "cannot resolve '%s': %s", host, gai_strerror(rc));
+		return -EHOSTUNREACH;
+	}
+	memcpy(&nfs_addr, ai->ai_addr, ai->ai_addrlen);
+	addr_len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	mnt_addr = nfs_addr;
+	return 0;
+}
+
+static int init(const struct config *cfg, char *note, size_t len)
+{
+	char why[160];
+	unsigned port;
+	int rc;
+
+	note[0] = '\0';
+	if ((rc = resolve(cfg, note, len)) < 0)
+		return rc;
+	port = cfg->nfsport;
+	if (!port && cfg->nfs_version == 4)
+		port = 2049;
+	if (!port && (rc = nat_pmap_getport((struct sockaddr *)&nfs_addr, addr_len, NFS_PROGRAM,
+					    NFS_V3, &port, note, len)) < 0)
+		return rc;
+	set_port(&nfs_addr, port);
+	port = cfg->mountport;
+	if (cfg->nfs_version == 3 && !port &&
+	    (rc = nat_pmap_getport((struct sockaddr *)&mnt_addr, addr_len, MOUNT_PROGRAM,
+				   MOUNT_V3, &port, note, len)) < 0)
+		return rc;
+	set_port(&mnt_addr, port);
+	use_uring = false;
+	if (getenv("NFSLOAD_IO_URING") && strcmp(getenv("NFSLOAD_IO_URING"), "0") == 0) {
+		snprintf(transport_note, sizeof(transport_note),
+			 "native: sockets on epoll (NFSLOAD_IO_URING=0)");
+	} else if (xport_probe(why, sizeof(why)) < 0) {
+		snprintf(transport_note, sizeof(transport_note),
+			 "native: sockets on epoll, io_uring unavailable (%s)", why);
+	} else {
+		use_uring = true;
+		snprintf(transport_note, sizeof(transport_note), "native: sockets on io_uring");
+	}
+	if (cfg->nfs_version == 4)
+		snprintf(transport_note + strlen(transport_note),
+			 sizeof(transport_note) - strlen(transport_note), "; version=4 is NFSv4.1");
+	return 0;
+}
+
+static const char *limits_note(const struct config *cfg)
+{
+	(void)cfg;
+	return transport_note;
+}
+
+static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+{
+	struct engine_thread *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->cfg = cfg;
+	t->loop = loop;
+	t->scratch_len = SCRATCH_LEN;
+	t->scratch = malloc(t->scratch_len);
+	t->xp = xport_new(loop, use_uring, cfg->connections + 16);
+	if (!t->scratch || !t->xp) {
+		xport_free(t->xp);
+		free(t->scratch);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void thread_free(struct engine_thread *t)
+{
+	if (!t)
+		return;
+	xport_free(t->xp);
+	free(t->scratch);
+	free(t);
+}
+
+static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+		    uint32_t nfiles, struct engine_conn **out)
+{
+	struct engine_conn *c = calloc(1, sizeof(*c));
+	char host[64];
+
+	if (!c)
+		return -ENOMEM;
+	c->cfg = cfg;
+	c->id = id;
+	c->nfiles = nfiles;
+	c->file_ids = malloc(nfiles * sizeof(*c->file_ids) + 1);
+	c->files = calloc(nfiles + 1, sizeof(*c->files));
+	c->sock = xport_sock_new();
+	c->slot_wait = calloc(cfg->iodepth + 1, sizeof(*c->slot_wait));
+	if (!c->file_ids || !c->files || !c->sock || !c->slot_wait ||
+	    nat_calls_init(c, cfg->iodepth + 8) < 0)
+		goto fail;
+	memcpy(c->file_ids, file_ids, nfiles * sizeof(*file_ids));
+	rpc_rec_init(&c->rec, RPC_RECORD_MAX);
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "nfsload");
+	host[sizeof(host) - 1] = '\0';
+	snprintf(c->cred.machine, sizeof(c->cred.machine), "%s", host);
+	c->cred.uid = cfg->uid;
+	c->cred.gid = cfg->gid;
+	c->cred.stamp = (uint32_t)now_ns();
+	*out = c;
+	return 0;
+fail:
+	nat_calls_destroy(c);
+	xport_sock_free(c->sock);
+	free(c->slot_wait);
+	free(c->files);
+	free(c->file_ids);
+	free(c);
+	return -ENOMEM;
+}
+
+void nat_step(struct engine_conn *c, unsigned step)
+{
+	uint64_t now = now_ns();
+
+	if (c->cbs && c->cbs->step)
+		c->cbs->step(c->owner, step, now - c->step_start_ns);
+	c->step_start_ns = now;
+}
+
+static bool setting_up(const struct engine_conn *c)
+{
+	return c->state != NS_READY && c->state != NS_DOWN && c->state != NS_CLOSING;
+}
+
+void nat_setup_done(struct engine_conn *c, bool ok)
+{
+	if (!ok) {
+		xport_close(c->sock);
+		c->state = NS_DOWN;
+	} else {
+		c->state = NS_READY;
+	}
+	if (c->cbs)
+		c->cbs->ready(c->owner, c, ok);
+}
+
+void nat_conn_fail(struct engine_conn *c)
+{
+	if (c->state == NS_DOWN)
+		return;
+	if (!c->error[0])
+		nat_set_error(c, "connection lost");
+	if (setting_up(c) || c->state == NS_CLOSING) {
+		nat_setup_done(c, false);
+		return;
+	}
+	xport_close(c->sock);
+	c->state = NS_DOWN;
+	if (c->cbs)
+		c->cbs->lost(c->owner, c);
+}
+
+static void lost_cb(void *arg, int err)
+{
+	struct engine_conn *c = arg;
+
+	if (err)
+		nat_set_error(c, "connection lost: %s", strerror(-err));
+	else
+		nat_set_error(c, "connection lost: the server closed it");
+	nat_conn_fail(c);
+}
+
+static void connected_cb(void *arg, int err);
+
+static const struct xport_cbs sock_cbs = {
+	.connected = connected_cb, .data = nat_data, .lost = lost_cb,
+};
+
+static int dial(struct engine_conn *c, bool mount)
+{
+	socklen_t len;
+	const struct sockaddr *sa = nat_addr(mount, &len);
+	int rc;
+
+	rpc_rec_reset(&c->rec);
+	nat_calls_reset(c);
+	rc = xport_connect(c->sock, c->t->xp, sa, len, &sock_cbs, c);
+	if (rc < 0)
+		nat_set_error(c, "cannot connect to port %u: %s", addr_port((const void *)sa),
+			      strerror(-rc));
+	return rc;
+}
+
+static bool send_mnt(struct engine_conn *c)
+{
+	XDR x;
+	struct nat_call *call = nat_call_start(c, &x, MOUNT_PROGRAM, MOUNT_V3, MNT3_MNT, NK_MNT);
+
+	if (!call || !mnt3_enc_mnt(&x, c->cfg->path))
+		return false;
+	c->state = NS_MOUNTING;
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+static bool send_fh_call(struct engine_conn *c, uint32_t proc, enum nat_kind kind,
+			 const struct nfs_fh *fh)
+{
+	XDR x;
+	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, proc, kind);
+
+	if (!call || !nfs3_enc_fh(&x, fh))
+		return false;
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+static bool send_lookup(struct engine_conn *c, const struct nfs_fh *dir, const char *name,
+			uint32_t arg)
+{
+	XDR x;
+	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, NFS3_LOOKUP, NK_LOOKUP);
+
+	if (!call || !nfs3_enc_lookup(&x, dir, name))
+		return false;
+	call->arg = arg;
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+static void connected_cb(void *arg, int err)
+{
+	struct engine_conn *c = arg;
+	bool mount = c->state == NS_MOUNT_CONNECT;
+	bool ok;
+
+	if (err) {
+		socklen_t len;
+		const struct sockaddr *sa = nat_addr(mount, &len);
+
+		nat_set_error(c, "%s at %s port %u (is the server running? is %s right?)",
+			      strerror(-err), c->cfg->host, addr_port((const void *)sa),
+			      mount ? "mountport" : "nfsport");
+		nat_setup_done(c, false);
+		return;
+	}
+	if (nat_v4(c)) {
+		ok = nat_v4_start(c) == 0;
+	} else if (mount || !c->root.len) {
+		ok = send_mnt(c);
+	} else {
+		c->state = NS_SETUP;
+		ok = send_fh_call(c, NFS3_FSINFO, NK_FSINFO, &c->root);
+	}
+	if (!ok) {
+		if (!c->error[0])
+			nat_set_error(c, "cannot send the first call");
+		nat_setup_done(c, false);
+	}
+}
+
+/* LOOKUPs for the files not asked for yet, as far as free calls go. */
+static bool lookup_files(struct engine_conn *c)
+{
+	char name[32];
+
+	while (c->next_file < c->nfiles && c->nfree) {
+		snprintf(name, sizeof(name), "file.%06u", c->file_ids[c->next_file]);
+		if (!send_lookup(c, &c->dir, name, c->next_file))
+			return false;
+		c->next_file++;
+		c->pending++;
+	}
+	return true;
+}
+
+/* The next component of the work directory below the export, or all done. */
+static bool lookup_dir(struct engine_conn *c, const struct nfs_fh *from)
+{
+	const char *p = c->cfg->dir;
+	char name[256];
+	unsigned i = 0;
+	size_t n;
+
+	/* c->pending counts the components looked up so far. */
+	for (;;) {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (i++ == c->pending || !n)
+			break;
+		p += n;
+	}
+	if (!n) {
+		c->dir = *from;
+		c->pending = 0;
+		c->next_file = 0;
+		if (c->nfiles == 0) {
+			nat_setup_done(c, true);
+			return true;
+		}
+		return lookup_files(c);
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)n, p);
+	c->pending++;
+	return send_lookup(c, from, name, UINT32_MAX);
+}
+
+static bool v3_step(struct engine_conn *c, struct nat_call *call, XDR *x)
+{
+	struct nfs3_fsinfo fi;
+	struct nfs_fh fh;
+	uint32_t arg = call->arg;
+	int st;
+
+	switch (call->kind) {
+	case NK_MNT:
+		nat_call_free(c, call);
+		st = mnt3_dec_mnt(x, &c->root);
+		if (st) {
+			nat_set_error(c, "MOUNT of '%s' refused: %s%s", c->cfg->path,
+				      st < 0 ? "bad reply" : strerror(-nfs3_errno((uint32_t)st)),
+				      st == 13 ? " (is the client allowed by the export?)" :
+				      st == 2 ? " (is the export path right?)" : "");
+			return false;
+		}
+		if (memcmp(&mnt_addr, &nfs_addr, sizeof(nfs_addr)) != 0) {
+			xport_close(c->sock);
+			c->state = NS_CONNECT;
+			return dial(c, false) == 0;
+		}
+		c->state = NS_SETUP;
+		return send_fh_call(c, NFS3_FSINFO, NK_FSINFO, &c->root);
+	case NK_FSINFO:
+		nat_call_free(c, call);
+		if ((st = nfs3_dec_fsinfo(x, &fi))) {
+			nat_set_error(c, "FSINFO failed: %s", st < 0 ? "bad reply" :
+				      strerror(-nfs3_errno((uint32_t)st)));
+			return false;
+		}
+		c->rtmax = fi.rtmax;
+		c->wtmax = fi.wtmax;
+		if ((c->rtmax && c->rtmax < c->cfg->bs) || (c->wtmax && c->wtmax < c->cfg->bs)) {
+			nat_set_error(c, "--bs %llu is over the server's largest READ (%u) or WRITE (%u)",
+				      (unsigned long long)c->cfg->bs, c->rtmax, c->wtmax);
+			return false;
+		}
+		nat_step(c, NAT_STEP_MOUNT);
+		c->pending = 0;
+		return lookup_dir(c, &c->root);
+	default:	/* NK_LOOKUP */
+		nat_call_free(c, call);
+		st = nfs3_dec_lookup(x, &fh, NULL);
+		if (st) {
+			nat_set_error(c, "LOOKUP of %s failed: %s", arg == UINT32_MAX ?
+				      "the work directory" : "a file", st < 0 ? "bad reply" :
+				      strerror(-nfs3_errno((uint32_t)st)));
+			return false;
+		}
+		if (arg == UINT32_MAX)
+			return lookup_dir(c, &fh);
+		c->files[arg].fh = fh;
+		c->files[arg].open = true;
+		nat_step(c, NAT_STEP_OPEN);
+		if (--c->pending == 0 && c->next_file == c->nfiles) {
+			nat_setup_done(c, true);
+			return true;
+		}
+		return lookup_files(c);
+	}
+}
+
+void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
+{
+	if (rpc_status < 0) {
+		nat_call_free(c, call);
+		nat_set_error(c, "%s refused by the server: %s",
+			      call->kind == NK_MNT ? "MOUNT" : "NFSv3", strerror(-rpc_status));
+		nat_setup_done(c, false);
+		return;
+	}
+	if (!v3_step(c, call, x) && c->state != NS_DOWN)
+		nat_setup_done(c, false);
+}
+
+static void drop(struct engine_conn *c)
+{
+	xport_close(c->sock);
+	nat_calls_reset(c);
+	rpc_rec_reset(&c->rec);
+	for (uint32_t i = 0; i < c->nfiles; i++)
+		c->files[i].open = false;
+	c->nwait = c->wait_head = 0;
+	c->sess.up = false;
+	c->root.len = 0;
+	c->pending = c->next_file = 0;
+	c->have_verf = false;
+	c->state = NS_DOWN;
+}
+
+static int connect_conn(struct engine_conn *c, struct engine_thread *t,
+			const struct engine_cbs *cbs, void *owner)
+{
+	bool mount = !nat_v4(c) && memcmp(&mnt_addr, &nfs_addr, sizeof(nfs_addr)) != 0;
+	int rc;
+
+	drop(c);
+	c->t = t;
+	c->cbs = cbs;
+	c->owner = owner;
+	c->error[0] = '\0';
+	c->step_start_ns = now_ns();
+	c->state = mount ? NS_MOUNT_CONNECT : NS_CONNECT;
+	rc = dial(c, mount);
+	if (rc < 0)
+		c->state = NS_DOWN;
+	return rc;
+}
+
+void nat_sock_attach(struct engine_conn *c, struct xport *xp)
+{
+	xport_attach(c->sock, xp, &sock_cbs, c);
+}
+
+static void attach(struct engine_conn *c, struct engine_thread *t, const struct engine_cbs *cbs,
+		   void *owner)
+{
+	c->t = t;
+	c->cbs = cbs;
+	c->owner = owner;
+	if (xport_is_open(c->sock))
+		xport_attach(c->sock, t->xp, &sock_cbs, c);
+}
+
+static void detach(struct engine_conn *c)
+{
+	if (xport_is_open(c->sock))
+		xport_detach(c->sock);
+	c->cbs = NULL;
+	c->owner = NULL;
+}
+
+static void commit(struct engine_conn *c)
+{
+	/* xport sends every socket's queued records when the loop turn ends. */
+	(void)c;
+}
+
+static void tick(struct engine_conn *c)
+{
+	uint64_t now = now_ns();
+
+	if (c->state == NS_DOWN)
+		return;
+	nat_calls_tick(c, now);
+	if (c->state == NS_READY && nat_v4(c))
+		nat_v4_tick(c, now);
+}
+
+static void close_files(struct engine_conn *c)
+{
+	if (c->state == NS_READY && nat_v4(c))
+		nat_v4_close(c);
+}
+
+static void conn_free(struct engine_conn *c)
+{
+	if (!c)
+		return;
+	xport_sock_free(c->sock);
+	rpc_rec_destroy(&c->rec);
+	nat_calls_destroy(c);
+	free(c->slot_wait);
+	free(c->files);
+	free(c->file_ids);
+	free(c);
+}
+
+static const char *conn_error(const struct engine_conn *c)
+{
+	return c->error;
+}
+
+const struct engine_ops engine_native = {
+	.name = "native",
+	.about = "native NFSv3/NFSv4.1 (libtirpc XDR, liburing sockets)",
+	.needs_url = true,
+	.steps = nat_steps,
+	.check = check,
+	.max_read = max_io,
+	.max_write = max_io,
+	.init = init,
+	.limits_note = limits_note,
+	.thread_new = thread_new,
+	.thread_free = thread_free,
+	.conn_new = conn_new,
+	.connect = connect_conn,
+	.attach = attach,
+	.detach = detach,
+	.queue = nat_queue,
+	.commit = commit,
+	.tick = tick,
+	.drop = drop,
+	.close = close_files,
+	.free = conn_free,
+	.error = conn_error,
+	.ctl = &libnfs_ctl_ops,
+};

@@ -1,0 +1,197 @@
+/*
+ * The native engine's private state, shared by its files:
+ *   native.c      the engine table, threads, a connection's life and set-up
+ *   native_call.c the calls in flight: xids, sending, replies, timeouts
+ *   native_ops.c  requests: READ, WRITE, COMMIT and the --mix operations
+ *   native_v4.c   NFSv4.1 sessions: set-up, slots, SEQUENCE, teardown
+ *   native_ctl.c  the control connection (a connection on a private loop)
+ * It speaks NFSv3 and NFSv4.1 itself: rpc.c (records, headers), nfs3x.c and
+ * nfs4x.c (XDR), slot4.c (session slots), xport.c (io_uring or epoll sockets).
+ */
+#ifndef NFSLOAD_NATIVE_H
+#define NFSLOAD_NATIVE_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "engine.h"
+#include "nfs3x.h"
+#include "nfs4x.h"
+#include "rpc.h"
+#include "slot4.h"
+#include "xport.h"
+
+/* What a reply is to (the call's kind decides how it is read). */
+enum nat_kind {
+	NK_NONE,
+	NK_MNT, NK_FSINFO, NK_LOOKUP,		/* NFSv3 set-up */
+	NK_EXCHANGE_ID, NK_CREATE_SESSION, NK_RECLAIM, NK_ROOT, NK_BIND,	/* NFSv4.1 set-up */
+	NK_OPEN, NK_CLOSE, NK_SEQUENCE, NK_DESTROY_SESSION, NK_DESTROY_CLIENTID,
+	NK_REQ,					/* a worker's request (engine_req) */
+};
+
+enum nat_state {
+	NS_DOWN,		/* nothing open (new, dropped, failed) */
+	NS_MOUNT_CONNECT,	/* v3: TCP to the MOUNT port */
+	NS_MOUNTING,		/* v3: MNT */
+	NS_CONNECT,		/* TCP to the NFS port */
+	NS_SETUP,		/* v3: FSINFO, LOOKUPs; v4.1: session, root, OPENs */
+	NS_READY,
+	NS_CLOSING,		/* close(): CLOSEs, DESTROY_SESSION, DESTROY_CLIENTID */
+};
+
+/* One call in flight on a connection. */
+struct nat_call {
+	uint32_t xid;			/* 0: free */
+	uint16_t kind;			/* enum nat_kind */
+	uint16_t slot;			/* v4.1: the session slot it holds */
+	uint32_t arg;			/* the kind's: a file index */
+	uint64_t deadline_ns;
+	struct engine_req *req;		/* NK_REQ */
+};
+
+/* An NFSv4.1 session (one per connection for now). */
+struct nat_session {
+	uint64_t clientid;
+	uint32_t exchange_seq;		/* EXCHANGE_ID's sequenceid, for CREATE_SESSION */
+	uint8_t id[NFS4_SESSIONID_SIZE];
+	struct nfs4_chan_attrs fore;	/* what the server granted */
+	struct slot4_table slots;
+	bool up;
+};
+
+/* One file of a connection. */
+struct nat_file {
+	struct nfs_fh fh;
+	struct nfs4_stateid sid;	/* v4.1: from OPEN */
+	bool open;
+};
+
+struct engine_thread {
+	const struct config *cfg;
+	struct ev_loop *loop;
+	struct xport *xp;
+	uint8_t *scratch;		/* one call's header while it is encoded */
+	size_t scratch_len;
+};
+
+struct engine_conn {
+	const struct config *cfg;
+	unsigned id;
+	enum nat_state state;
+	struct engine_thread *t;
+	const struct engine_cbs *cbs;
+	void *owner;
+	struct xport_sock *sock;
+	struct rpc_rec rec;
+	struct rpc_cred cred;
+
+	/* calls in flight: xid's low bits index calls[] */
+	struct nat_call *calls;
+	uint32_t ncalls, mask, inflight;
+	uint32_t *free_calls, nfree;
+	uint32_t xid_gen;
+
+	/* set-up */
+	uint64_t step_start_ns;
+	uint32_t pending;		/* set-up calls still to answer */
+	uint32_t next_file;		/* v4.1 OPENs go one slot at a time */
+	struct nfs_fh root;		/* the export (MNT, or PUTROOTFH + LOOKUPs) */
+	struct nfs_fh dir;		/* the work directory */
+	uint32_t rtmax, wtmax;
+
+	struct nat_file *files;
+	uint32_t *file_ids;
+	uint32_t nfiles;
+
+	/* NFSv4.1 */
+	struct nat_session sess;
+	uint8_t owner_name[48];
+	uint32_t owner_len;
+	struct engine_req **slot_wait;	/* requests waiting for a slot */
+	uint32_t nwait, wait_head;
+	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
+
+	/* COMMIT: the write verifier to compare */
+	uint8_t verf[8];
+	bool have_verf;
+
+	/* internal completions for the control connection (native_ctl.c) */
+	void (*meta_hook)(void *arg, const char *name, uint32_t namelen, bool is_dir);
+	void *meta_hook_arg;
+
+	char error[300];
+};
+
+/* native.c */
+extern const char *const nat_steps[];
+enum { NAT_STEP_MOUNT, NAT_STEP_OPEN };
+void nat_set_error(struct engine_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The connection failed: set-up ends (ready false) or the owner hears lost(). */
+void nat_conn_fail(struct engine_conn *c);
+void nat_setup_done(struct engine_conn *c, bool ok);
+void nat_step(struct engine_conn *c, unsigned step);
+bool nat_v4(const struct engine_conn *c);
+/* Watches the connection's socket on xp (teardown on a private loop). */
+void nat_sock_attach(struct engine_conn *c, struct xport *xp);
+/* The server address for NFS (port_nfs) or MOUNT. */
+const struct sockaddr *nat_addr(bool mount, socklen_t *len);
+
+/* native_call.c */
+int nat_calls_init(struct engine_conn *c, uint32_t n);
+void nat_calls_destroy(struct engine_conn *c);
+/* Forgets every call in flight, without callbacks. */
+void nat_calls_reset(struct engine_conn *c);
+/*
+ * Starts a call: encodes the RPC header into the thread's scratch buffer
+ * and returns the XDR stream to append arguments to, or NULL when no call
+ * slot is free. nat_call_send finishes the record and queues it, with
+ * extra bytes (a WRITE's data) sent from data without a copy.
+ */
+struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, uint32_t vers,
+				uint32_t proc, enum nat_kind kind);
+int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const void *data,
+		  uint32_t len);
+void nat_call_free(struct engine_conn *c, struct nat_call *call);
+/* Feeds received bytes (xport data callback). */
+int nat_data(void *arg, const uint8_t *p, size_t n);
+/* Calls past their deadline end with -ETIMEDOUT. */
+void nat_calls_tick(struct engine_conn *c, uint64_t now);
+/* A reply arrived for call (header already read, x at the results): by kind. */
+void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+
+/* native.c: replies to set-up calls (v3) */
+void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+
+/* native_ops.c */
+int nat_queue(struct engine_conn *c, struct engine_req *req);
+void nat_req_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+/* Ends a request: done() unless the owner is gone. */
+void nat_req_done(struct engine_conn *c, struct engine_req *req, int status);
+
+/* native_v4.c */
+int nat_v4_start(struct engine_conn *c);
+void nat_v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+/* Begins a COMPOUND on a free slot: SEQUENCE encoded; NULL when no slot is free. */
+struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
+			      enum nat_kind kind);
+/* Reads the COMPOUND's header and SEQUENCE, and frees or keeps the slot:
+ * 0 and the COMPOUND status in *status, or -errno (a session or wire failure). */
+int nat_v4_sequence(struct engine_conn *c, struct nat_call *call, XDR *x, uint32_t *status);
+/* A call's slot after no reply came (timeout, unreadable reply): never used again
+ * in this session, since the server may or may not have taken its sequence id. */
+void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call);
+/* A call's slot, the call never sent or refused before SEQUENCE: free again, same sequence id. */
+void nat_v4_slot_unsent(struct engine_conn *c, struct nat_call *call);
+void nat_v4_tick(struct engine_conn *c, uint64_t now);
+int nat_v4_close(struct engine_conn *c);
+
+/* native_ctl.c */
+extern const struct engine_ctl_ops nat_ctl_ops;
+/* Asks rpcbind at sa (port 111) for prog/vers over TCP: 0, or -errno with why in err. */
+int nat_pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog, uint32_t vers,
+		     unsigned *port, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * The native engine's calls in flight on one connection: xids, encoding
+ * into the thread's scratch buffer, queueing on the socket, matching
+ * replies by xid and timing out what gets no reply.
+ *
+ * An xid's low bits index the connection's call table; its high bits count
+ * uses of that entry, so a reply that comes after its call timed out (and
+ * the entry was reused) matches nothing and is dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "native.h"
+
+static const uint8_t zeros[4];
+
+int nat_calls_init(struct engine_conn *c, uint32_t n)
+{
+	uint32_t size = 8;
+
+	while (size < n)
+		size <<= 1;
+	c->calls = calloc(size, sizeof(*c->calls));
+	c->free_calls = malloc(size * sizeof(*c->free_calls));
+	if (!c->calls || !c->free_calls) {
+		free(c->calls);
+		free(c->free_calls);
+		c->calls = NULL;
+		c->free_calls = NULL;
+		return -ENOMEM;
+	}
+	c->ncalls = size;
+	c->mask = size - 1;
+	nat_calls_reset(c);
+	return 0;
+}
+
+void nat_calls_destroy(struct engine_conn *c)
+{
+	free(c->calls);
+	free(c->free_calls);
+	c->calls = NULL;
+	c->free_calls = NULL;
+}
+
+void nat_calls_reset(struct engine_conn *c)
+{
+	for (uint32_t i = 0; i < c->ncalls; i++) {
+		c->calls[i].xid = 0;
+		c->calls[i].req = NULL;
+		c->free_calls[i] = c->ncalls - 1 - i;
+	}
+	c->nfree = c->ncalls;
+	c->inflight = 0;
+}
+
+struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, uint32_t vers,
+				uint32_t proc, enum nat_kind kind)
+{
+	struct engine_thread *t = c->t;
+	struct nat_call *call;
+	uint32_t i, xid;
+
+	if (c->nfree == 0)
+		return NULL;
+	i = c->free_calls[--c->nfree];
+	call = &c->calls[i];
+	/* Never 0 (a free entry): the use count starts at 1. */
+	do
+		xid = (++c->xid_gen << __builtin_ctz(c->ncalls)) | i;
+	while ((xid & ~c->mask) == 0);
+	call->xid = xid;
+	call->kind = (uint16_t)kind;
+	call->req = NULL;
+	call->arg = 0;
+	call->slot = UINT16_MAX;
+	if (!rpc_start_call(x, t->scratch, t->scratch_len, xid, prog, vers, proc, &c->cred)) {
+		nat_call_free(c, call);
+		return NULL;
+	}
+	return call;
+}
+
+int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const void *data,
+		  uint32_t len)
+{
+	uint32_t pad = rpc_pad(len);
+	size_t n = rpc_finish_call(x, c->t->scratch, len + pad);
+	int rc;
+
+	xdr_destroy(x);
+	rc = xport_put(c->sock, c->t->scratch, n);
+	if (rc == 0 && len)
+		rc = xport_put_ref(c->sock, data, len);
+	if (rc == 0 && pad)
+		rc = xport_put(c->sock, zeros, pad);
+	if (rc < 0) {
+		nat_call_free(c, call);
+		return rc;
+	}
+	c->last_send_ns = now_ns();
+	call->deadline_ns = c->last_send_ns + c->cfg->timeout_ns;
+	c->inflight++;
+	return 0;
+}
+
+void nat_call_free(struct engine_conn *c, struct nat_call *call)
+{
+	if (call->xid == 0)
+		return;
+	call->xid = 0;
+	call->req = NULL;
+	c->free_calls[c->nfree++] = (uint32_t)(call - c->calls);
+}
+
+static int on_record(void *arg, const uint8_t *rec, size_t len)
+{
+	struct engine_conn *c = arg;
+	struct rpc_reply r;
+	struct nat_call *call;
+	uint32_t xid;
+	XDR x;
+	int rc;
+
+	if (!rpc_peek_xid(rec, len, &xid))
+		return -EBADMSG;
+	call = &c->calls[xid & c->mask];
+	if (call->xid != xid)
+		return 0;	/* its call timed out: nobody waits for it */
+	xdrmem_create(&x, (char *)rec, (u_int)len, XDR_DECODE);
+	rc = rpc_decode_reply(&x, &r);
+	if (rc == 0)
+		rc = rpc_reply_errno(&r);
+	c->inflight--;
+	nat_reply(c, call, &x, rc);
+	xdr_destroy(&x);
+	/* The reply may have dropped or failed the connection. */
+	return c->state == NS_DOWN ? -ECONNABORTED : 0;
+}
+
+int nat_data(void *arg, const uint8_t *p, size_t n)
+{
+	struct engine_conn *c = arg;
+	int rc = rpc_rec_feed(&c->rec, p, n, on_record, c);
+
+	if (rc == -ECONNABORTED)
+		return rc;	/* already failed and reported */
+	if (rc < 0) {
+		nat_set_error(c, "bad reply from the server (%s)", rc == -EBADMSG ?
+			      "not an RPC record or reply" : "out of memory");
+		nat_conn_fail(c);
+		return rc;
+	}
+	return 0;
+}
+
+void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
+{
+	switch (call->kind) {
+	case NK_REQ:
+		nat_req_reply(c, call, x, rpc_status);
+		break;
+	case NK_MNT:
+	case NK_FSINFO:
+	case NK_LOOKUP:
+		nat_v3_reply(c, call, x, rpc_status);
+		break;
+	default:
+		nat_v4_reply(c, call, x, rpc_status);
+		break;
+	}
+}
+
+void nat_calls_tick(struct engine_conn *c, uint64_t now)
+{
+	for (uint32_t i = 0; i < c->ncalls && c->inflight; i++) {
+		struct nat_call *call = &c->calls[i];
+
+		if (!call->xid || call->deadline_ns > now)
+			continue;
+		c->inflight--;
+		if (call->kind == NK_REQ) {
+			struct engine_req *req = call->req;
+
+			if (nat_v4(c))
+				nat_v4_slot_lost(c, call);
+			nat_call_free(c, call);
+			nat_req_done(c, req, -ETIMEDOUT);
+		} else {
+			/* A set-up or teardown step that gets no answer fails the connection. */
+			nat_call_free(c, call);
+			nat_set_error(c, "no answer within --timeout during set-up");
+			nat_conn_fail(c);
+			return;
+		}
+		if (c->state == NS_DOWN)
+			return;
+	}
+}

@@ -1,0 +1,524 @@
+/*
+ * NFSv4.1 sessions for the native engine (RFC 8881): a connection's client
+ * and session set-up (EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, the
+ * work directory's handle, an OPEN per file), SEQUENCE and the slot table
+ * on every COMPOUND, the lease kept while idle, and teardown (CLOSE,
+ * DESTROY_SESSION, DESTROY_CLIENTID).
+ *
+ * Each connection is its own client with its own session. A connection
+ * that is lost is re-made from EXCHANGE_ID on: a new client, whose state
+ * replaces the old one's when its lease runs out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "native.h"
+
+#define EXCHGID4_FLAG_USE_NON_PNFS 0x00010000u
+/* SEQUENCE alone after this long without a request keeps the lease (ganesha: 60 s). */
+#define LEASE_PING_NS (UINT64_C(15) * 1000000000)
+
+static const char *kind_name(enum nat_kind k)
+{
+	switch (k) {
+	case NK_EXCHANGE_ID: return "EXCHANGE_ID";
+	case NK_CREATE_SESSION: return "CREATE_SESSION";
+	case NK_RECLAIM: return "RECLAIM_COMPLETE";
+	case NK_ROOT: return "LOOKUP of the work directory";
+	case NK_OPEN: return "OPEN";
+	case NK_CLOSE: return "CLOSE";
+	case NK_SEQUENCE: return "SEQUENCE";
+	case NK_DESTROY_SESSION: return "DESTROY_SESSION";
+	case NK_DESTROY_CLIENTID: return "DESTROY_CLIENTID";
+	default: return "COMPOUND";
+	}
+}
+
+static const char *stat_words(int rc)
+{
+	static __thread char buf[48];
+
+	if (rc == -EBADMSG)
+		return "a reply that does not parse";
+	snprintf(buf, sizeof(buf), "%s", strerror(-rc));
+	return buf;
+}
+
+/* A COMPOUND without SEQUENCE (EXCHANGE_ID, CREATE_SESSION, DESTROY_CLIENTID). */
+static struct nat_call *begin_plain(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
+				    enum nat_kind kind)
+{
+	struct nat_call *call = nat_call_start(c, x, NFS_PROGRAM, NFS_V4, NFS4_PROC_COMPOUND, kind);
+
+	if (call && !nfs4_enc_begin(e, x, "")) {
+		xdr_destroy(x);
+		nat_call_free(c, call);
+		return NULL;
+	}
+	return call;
+}
+
+struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
+			      enum nat_kind kind)
+{
+	uint32_t seqid, highest;
+	struct nat_call *call;
+	int slot = slot4_get(&c->sess.slots, &seqid, &highest);
+
+	if (slot < 0)
+		return NULL;
+	call = begin_plain(c, x, e, kind);
+	if (!call) {
+		slot4_put(&c->sess.slots, (uint32_t)slot, false);
+		return NULL;
+	}
+	call->slot = (uint16_t)slot;
+	if (!nfs4_enc_sequence(e, c->sess.id, seqid, (uint32_t)slot, highest, false)) {
+		xdr_destroy(x);
+		nat_v4_slot_unsent(c, call);
+		nat_call_free(c, call);
+		return NULL;
+	}
+	return call;
+}
+
+void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call)
+{
+	/* It stays taken; a connection with no slot left is re-made (nat_v4_tick). */
+	(void)c;
+	call->slot = UINT16_MAX;
+}
+
+void nat_v4_slot_unsent(struct engine_conn *c, struct nat_call *call)
+{
+	if (call->slot != UINT16_MAX)
+		slot4_put(&c->sess.slots, call->slot, false);
+	call->slot = UINT16_MAX;
+}
+
+int nat_v4_sequence(struct engine_conn *c, struct nat_call *call, XDR *x, uint32_t *status)
+{
+	struct nfs4_sequence_res res;
+	uint32_t nres, st;
+	int rc;
+
+	if ((rc = nfs4_dec_begin(x, status, &nres)) < 0 ||
+	    (rc = nfs4_dec_op(x, OP4_SEQUENCE, &st)) < 0 ||
+	    (st == NFS4_OK && (rc = nfs4_dec_sequence(x, &res)) < 0)) {
+		nat_v4_slot_lost(c, call);
+		return rc;
+	}
+	if (call->slot != UINT16_MAX) {
+		slot4_put(&c->sess.slots, call->slot, st == NFS4_OK);
+		call->slot = UINT16_MAX;
+	}
+	if (st == NFS4ERR_BADSESSION || st == NFS4ERR_DEADSESSION || st == NFS4ERR_BADSLOT ||
+	    st == NFS4ERR_SEQ_MISORDERED || st == NFS4ERR_STALE_CLIENTID ||
+	    st == NFS4ERR_EXPIRED) {
+		/* The session is gone or out of step: re-made with the connection. */
+		nat_set_error(c, "session lost (SEQUENCE: NFSv4 status %u)", st);
+		nat_conn_fail(c);
+		return -ECONNRESET;
+	}
+	if (st != NFS4_OK)
+		return nfs4_errno(st);
+	slot4_update(&c->sess.slots, res.highest_slotid, res.target_highest_slotid);
+	return 0;
+}
+
+static bool send_exchange_id(struct engine_conn *c)
+{
+	uint8_t verifier[8];
+	uint64_t boot = now_ns();
+	struct nat_call *call;
+	struct nfs4_enc e;
+	XDR x;
+
+	memcpy(verifier, &boot, sizeof(verifier));
+	c->owner_len = (uint32_t)snprintf((char *)c->owner_name, sizeof(c->owner_name),
+					  "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
+					  (unsigned long long)boot);
+	if (c->owner_len >= sizeof(c->owner_name))
+		c->owner_len = sizeof(c->owner_name) - 1;
+	call = begin_plain(c, &x, &e, NK_EXCHANGE_ID);
+	if (!call)
+		return false;
+	if (!nfs4_enc_exchange_id(&e, verifier, c->owner_name, c->owner_len,
+				  EXCHGID4_FLAG_USE_NON_PNFS) || !nfs4_enc_end(&e)) {
+		xdr_destroy(&x);
+		nat_call_free(c, call);
+		return false;
+	}
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+int nat_v4_start(struct engine_conn *c)
+{
+	c->state = NS_SETUP;
+	c->sess.up = false;
+	return send_exchange_id(c) ? 0 : -EIO;
+}
+
+static bool send_create_session(struct engine_conn *c)
+{
+	/* Room for a 1 MiB WRITE (the layout's) or READ reply, with headers. */
+	struct nfs4_chan_attrs fore = {
+		.maxrequestsize = (1u << 20) + 8192, .maxresponsesize = (1u << 20) + 8192,
+		.maxresponsesize_cached = 8192, .maxoperations = 16,
+		.maxrequests = c->cfg->iodepth + 2 < SLOT4_MAX ? c->cfg->iodepth + 2 : SLOT4_MAX,
+	};
+	struct nat_call *call;
+	struct nfs4_enc e;
+	XDR x;
+
+	call = begin_plain(c, &x, &e, NK_CREATE_SESSION);
+	if (!call)
+		return false;
+	if (!nfs4_enc_create_session(&e, c->sess.clientid, c->sess.exchange_seq, &fore) ||
+	    !nfs4_enc_end(&e)) {
+		xdr_destroy(&x);
+		nat_call_free(c, call);
+		return false;
+	}
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
+{
+	struct nat_call *call;
+	struct nfs4_enc e;
+	char name[32];
+	bool ok = true;
+	XDR x;
+
+	call = nat_v4_begin(c, &x, &e, kind);
+	if (!call)
+		return false;
+	call->arg = arg;
+	switch (kind) {
+	case NK_RECLAIM:
+		ok = nfs4_enc_reclaim_complete(&e);
+		break;
+	case NK_ROOT: {
+		char path[2 * CFG_URL_MAX];
+		char *save, *tok;
+
+		snprintf(path, sizeof(path), "%s/%s", c->cfg->path, c->cfg->dir);
+		ok = nfs4_enc_putrootfh(&e);
+		for (tok = strtok_r(path, "/", &save); tok && ok; tok = strtok_r(NULL, "/", &save))
+			ok = nfs4_enc_lookup(&e, tok);
+		ok = ok && nfs4_enc_getfh(&e);
+		break;
+	}
+	case NK_OPEN:
+		snprintf(name, sizeof(name), "file.%06u", c->file_ids[arg]);
+		ok = nfs4_enc_putfh(&e, &c->dir) &&
+		     nfs4_enc_open(&e, 0, c->sess.clientid, c->owner_name, c->owner_len, name,
+				   false, 0) &&
+		     nfs4_enc_getfh(&e);
+		break;
+	case NK_CLOSE:
+		ok = nfs4_enc_putfh(&e, &c->files[arg].fh) &&
+		     nfs4_enc_close(&e, 0, &c->files[arg].sid);
+		break;
+	case NK_DESTROY_SESSION:
+		/* DESTROY_SESSION may be alone in its COMPOUND; here it follows SEQUENCE. */
+		ok = nfs4_enc_destroy_session(&e, c->sess.id);
+		break;
+	default:	/* NK_SEQUENCE: the lease */
+		break;
+	}
+	if (!ok || !nfs4_enc_end(&e)) {
+		xdr_destroy(&x);
+		nat_v4_slot_unsent(c, call);
+		nat_call_free(c, call);
+		return false;
+	}
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+static bool send_destroy_clientid(struct engine_conn *c)
+{
+	struct nat_call *call;
+	struct nfs4_enc e;
+	XDR x;
+
+	call = begin_plain(c, &x, &e, NK_DESTROY_CLIENTID);
+	if (!call)
+		return false;
+	if (!nfs4_enc_destroy_clientid(&e, c->sess.clientid) || !nfs4_enc_end(&e)) {
+		xdr_destroy(&x);
+		nat_call_free(c, call);
+		return false;
+	}
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+/* OPENs for the files not asked for yet, as far as slots go. */
+static bool open_files(struct engine_conn *c)
+{
+	while (c->next_file < c->nfiles && slot4_free(&c->sess.slots) && c->nfree) {
+		if (!send_seq_op(c, NK_OPEN, c->next_file))
+			return false;
+		c->next_file++;
+		c->pending++;
+	}
+	return true;
+}
+
+static bool close_files(struct engine_conn *c)
+{
+	while (c->next_file < c->nfiles && slot4_free(&c->sess.slots) && c->nfree) {
+		uint32_t i = c->next_file++;
+
+		if (!c->files[i].open)
+			continue;
+		if (!send_seq_op(c, NK_CLOSE, i))
+			return false;
+		c->pending++;
+	}
+	if (c->pending == 0 && c->next_file == c->nfiles)
+		return send_seq_op(c, NK_DESTROY_SESSION, 0);
+	return true;
+}
+
+/* Reads the operations after SEQUENCE: each expected in order, the last one's
+ * status returned (0 all well, > 0 an nfsstat4, < 0 garbage). */
+static int ops_after(XDR *x, const enum nfs4_opnum *ops, unsigned n)
+{
+	uint32_t st = NFS4_OK;
+	int rc;
+
+	for (unsigned i = 0; i < n; i++) {
+		if ((rc = nfs4_dec_op(x, ops[i], &st)) < 0)
+			return rc;
+		if (st != NFS4_OK)
+			return (int)st;
+		if (i + 1 == n)
+			break;
+	}
+	return 0;
+}
+
+static int reply_root(struct engine_conn *c, XDR *x)
+{
+	char path[2 * CFG_URL_MAX];
+	char *save, *tok;
+	uint32_t st;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", c->cfg->path, c->cfg->dir);
+	if ((rc = nfs4_dec_op(x, OP4_PUTROOTFH, &st)) < 0 || st)
+		return rc < 0 ? rc : (int)st;
+	for (tok = strtok_r(path, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+		if ((rc = nfs4_dec_op(x, OP4_LOOKUP, &st)) < 0 || st)
+			return rc < 0 ? rc : (int)st;
+	if ((rc = nfs4_dec_op(x, OP4_GETFH, &st)) < 0 || st)
+		return rc < 0 ? rc : (int)st;
+	return nfs4_dec_getfh(x, &c->dir);
+}
+
+static int reply_open(struct engine_conn *c, XDR *x, uint32_t i)
+{
+	static const enum nfs4_opnum ops[] = { OP4_PUTFH, OP4_OPEN };
+	uint32_t st;
+	int rc = ops_after(x, ops, 2);
+
+	if (rc || (rc = nfs4_dec_open(x, &c->files[i].sid)) < 0)
+		return rc;
+	if ((rc = nfs4_dec_op(x, OP4_GETFH, &st)) < 0 || st)
+		return rc < 0 ? rc : (int)st;
+	if ((rc = nfs4_dec_getfh(x, &c->files[i].fh)) < 0)
+		return rc;
+	c->files[i].open = true;
+	return 0;
+}
+
+/* A set-up or teardown reply: the next step, or false when the connection must fail. */
+static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc)
+{
+	enum nat_kind kind = (enum nat_kind)call->kind;
+	struct nfs4_exchange_id_res eid;
+	struct nfs4_create_session_res cs;
+	uint32_t cstatus = 0, nres, st = 0, arg = call->arg;
+
+	if (rc == 0 && call->slot != UINT16_MAX)
+		rc = nat_v4_sequence(c, call, x, &cstatus);
+	else if (rc == 0 && (rc = nfs4_dec_begin(x, &cstatus, &nres)) == 0)
+		rc = nfs4_dec_op(x, kind == NK_EXCHANGE_ID ? OP4_EXCHANGE_ID :
+				 kind == NK_CREATE_SESSION ? OP4_CREATE_SESSION :
+				 OP4_DESTROY_CLIENTID, &st);
+	else if (call->slot != UINT16_MAX)
+		nat_v4_slot_unsent(c, call);	/* refused before SEQUENCE ran */
+	nat_call_free(c, call);
+	if (c->state == NS_DOWN)
+		return true;	/* the session was lost: already reported */
+	if (rc == 0 && st)
+		rc = nfs4_errno(st);
+	switch (kind) {
+	case NK_EXCHANGE_ID:
+		if (rc == 0 && (rc = nfs4_dec_exchange_id(x, &eid)) == 0) {
+			c->sess.clientid = eid.clientid;
+			c->sess.exchange_seq = eid.sequenceid;
+			return send_create_session(c);
+		}
+		break;
+	case NK_CREATE_SESSION:
+		if (rc == 0 && (rc = nfs4_dec_create_session(x, &cs)) == 0) {
+			memcpy(c->sess.id, cs.sessionid, sizeof(c->sess.id));
+			c->sess.fore = cs.fore;
+			if (cs.fore.maxrequestsize < c->cfg->bs + 512 ||
+			    cs.fore.maxresponsesize < c->cfg->bs + 512) {
+				nat_set_error(c, "CREATE_SESSION: the server grants requests of %u "
+					      "and replies of %u bytes, too small for --bs %llu",
+					      cs.fore.maxrequestsize, cs.fore.maxresponsesize,
+					      (unsigned long long)c->cfg->bs);
+				return false;
+			}
+			slot4_init(&c->sess.slots, cs.fore.maxrequests);
+			c->sess.up = true;
+			return send_seq_op(c, NK_RECLAIM, 0);
+		}
+		break;
+	case NK_RECLAIM:
+		if (rc == 0 && (rc = (int)cstatus ? nfs4_errno(cstatus) : 0) == 0)
+			return send_seq_op(c, NK_ROOT, 0);
+		break;
+	case NK_ROOT:
+		if (rc == 0 && (rc = reply_root(c, x)) == 0) {
+			nat_step(c, NAT_STEP_MOUNT);
+			c->pending = c->next_file = 0;
+			if (c->nfiles == 0) {
+				nat_setup_done(c, true);
+				return true;
+			}
+			return open_files(c);
+		}
+		if (rc > 0)
+			rc = nfs4_errno((uint32_t)rc);
+		break;
+	case NK_OPEN:
+		if (rc == 0 && (rc = reply_open(c, x, arg)) == 0) {
+			nat_step(c, NAT_STEP_OPEN);
+			if (--c->pending == 0 && c->next_file == c->nfiles) {
+				nat_setup_done(c, true);
+				return true;
+			}
+			return open_files(c);
+		}
+		if (rc > 0)
+			rc = nfs4_errno((uint32_t)rc);
+		break;
+	case NK_CLOSE:
+		/* A CLOSE that fails still ends the file's use: go on. */
+		c->files[arg].open = false;
+		c->pending--;
+		return close_files(c);
+	case NK_DESTROY_SESSION:
+		c->sess.up = false;
+		return send_destroy_clientid(c);
+	case NK_DESTROY_CLIENTID:
+		c->state = NS_DOWN;
+		if (c->cbs)
+			c->cbs->ready(c->owner, c, rc == 0);
+		return true;
+	case NK_SEQUENCE:
+		return true;	/* the lease: nothing to read */
+	default:
+		break;
+	}
+	nat_set_error(c, "%s failed: %s", kind_name(kind), stat_words(rc < 0 ? rc : -EIO));
+	return false;
+}
+
+void nat_v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
+{
+	if (!v4_step(c, call, x, rpc_status) && c->state != NS_DOWN)
+		nat_conn_fail(c);
+}
+
+void nat_v4_tick(struct engine_conn *c, uint64_t now)
+{
+	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess.slots))
+		send_seq_op(c, NK_SEQUENCE, 0);
+	if (c->inflight == 0 && slot4_free(&c->sess.slots) == 0) {
+		nat_set_error(c, "every session slot lost to timeouts");
+		nat_conn_fail(c);
+	}
+}
+
+struct teardown {
+	struct ev_loop *loop;
+	bool done;
+};
+
+static void td_ready(void *owner, struct engine_conn *c, bool ok)
+{
+	struct teardown *td = owner;
+
+	(void)c;
+	(void)ok;
+	td->done = true;
+	ev_break(td->loop, EVBREAK_ALL);
+}
+
+static void td_lost(void *owner, struct engine_conn *c)
+{
+	td_ready(owner, c, false);
+}
+
+static void td_done(void *owner, struct engine_req *req, int status)
+{
+	(void)owner;
+	(void)req;
+	(void)status;
+}
+
+static void td_timeout(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	ev_break(loop, EVBREAK_ALL);
+}
+
+int nat_v4_close(struct engine_conn *c)
+{
+	static const struct engine_cbs cbs = { .done = td_done, .lost = td_lost, .ready = td_ready };
+	struct teardown td = { 0 };
+	struct engine_thread t = { .cfg = c->cfg };
+	uint8_t scratch[4096];
+	ev_timer timer;
+
+	td.loop = ev_loop_new(EVBACKEND_EPOLL);
+	if (!td.loop)
+		return -ENOMEM;
+	t.loop = td.loop;
+	t.scratch = scratch;
+	t.scratch_len = sizeof(scratch);
+	t.xp = xport_new(td.loop, false, 1);
+	if (!t.xp) {
+		ev_loop_destroy(td.loop);
+		return -ENOMEM;
+	}
+	c->t = &t;
+	c->cbs = &cbs;
+	c->owner = &td;
+	nat_sock_attach(c, t.xp);
+	c->state = NS_CLOSING;
+	c->pending = c->next_file = 0;
+	ev_timer_init(&timer, td_timeout, (double)c->cfg->timeout_ns / 1e9 + 1., 0.);
+	ev_timer_start(td.loop, &timer);
+	if (close_files(c))
+		ev_run(td.loop, 0);
+	ev_timer_stop(td.loop, &timer);
+	xport_close(c->sock);
+	c->state = NS_DOWN;
+	c->cbs = NULL;
+	c->t = NULL;
+	xport_free(t.xp);
+	ev_loop_destroy(td.loop);
+	return td.done ? 0 : -ETIMEDOUT;
+}
