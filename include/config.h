@@ -38,6 +38,7 @@ struct config {
 	int nfs_minor;			/* 1: version=4.1 was asked for */
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
 	unsigned uid, gid;		/* AUTH_SYS credential (native engine) */
+	unsigned conns_per_session;	/* NFSv4.1 trunking (native engine), 1 = none */
 
 	unsigned threads;
 	unsigned connections;

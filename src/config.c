@@ -29,6 +29,7 @@ enum {
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
+	OPT_CONNS_PER_SESSION,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "verify-only", no_argument, NULL, OPT_VERIFY_ONLY },
 	{ "verify-continue", no_argument, NULL, OPT_VERIFY_CONTINUE },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "connections-per-session", required_argument, NULL, OPT_CONNS_PER_SESSION },
 	{ "uid", required_argument, NULL, OPT_UID },
 	{ "gid", required_argument, NULL, OPT_GID },
 	{ "help", no_argument, NULL, 'h' },
@@ -131,6 +133,8 @@ void config_usage(FILE *out)
 	      "      --engine NAME      libnfs (default); native: NFSv3 and NFSv4.1 spoken by\n"
 	      "                         nfsload itself over io_uring sockets; or null: requests\n"
 	      "                         complete in-process, no server (nfsload's own cost)\n"
+	      "      --connections-per-session N  NFSv4.1, native engine: N connections share\n"
+	      "                         one session and its slots (trunking; default 1)\n"
 	      "      --uid N, --gid N   AUTH_SYS user and group (native engine; default 0)\n"
 	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"
 	      "      --sweep KEY=V1,V2  run once per value, one summary table (KEY: an option)\n"
@@ -471,6 +475,10 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			if (!(cfg->engine = engine_find(arg)))
 				rc = config_fail(err, len, "--engine: '%s' is not an engine (%s)", arg,
 					  engine_names());
+			break;
+		case OPT_CONNS_PER_SESSION:
+			rc = parse_count("--connections-per-session", arg, 255,
+					 &cfg->conns_per_session, err, len);
 			break;
 		case OPT_UID:
 			rc = parse_id("--uid", arg, &cfg->uid, err, len);

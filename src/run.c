@@ -177,6 +177,8 @@ static int start_workers(struct app *a)
 	if (rc)
 		return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.connect_ns = a->rep.setup.elapsed_ns;
+	/* What set-up found (the native engine: sessions and slots granted). */
+	a->rep.limits_note = cfg->engine->limits_note(cfg);
 	for (unsigned i = 0; i < a->nworkers; i++)
 		if ((rc = worker_start(a->workers[i])))
 			return run_complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,

@@ -75,6 +75,9 @@ static int check(const struct config *cfg, char *err, size_t len)
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
 	bool whole_file_writes = cfg->small_files || (cfg->meta && cfg->mix.weight[OP_WRITE]);
 
+	if (cfg->conns_per_session > 1)
+		return config_fail(err, len, "--connections-per-session: NFSv4.1 sessions need "
+				   "--engine native");
 	if (cfg->nfs_minor)
 		return config_fail(err, len, "URL: version=4.1: libnfs speaks NFSv4.0 only "
 				   "(use --engine native, or version=4)");

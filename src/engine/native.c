@@ -76,6 +76,15 @@ static int check(const struct config *cfg, char *err, size_t len)
 	if (cfg->bs > (1u << 20))
 		return config_fail(err, len, "--bs: the native engine moves at most 1 MiB per "
 				   "request (try --bs 1m)");
+	if (cfg->conns_per_session > 1 && cfg->nfs_version != 4)
+		return config_fail(err, len, "--connections-per-session: sessions are NFSv4.1's "
+				   "(version=4.1 in the URL)");
+	if (cfg->conns_per_session > 1 &&
+	    cfg->connections % (cfg->threads * cfg->conns_per_session))
+		return config_fail(err, len, "--connections-per-session %u: each thread carries whole "
+				   "sessions, so --connections (%u) must be a multiple of --threads x "
+				   "%u (%u)", cfg->conns_per_session, cfg->connections,
+				   cfg->conns_per_session, cfg->threads * cfg->conns_per_session);
 	if (cfg->meta || cfg->small_files)
 		return config_fail(err, len, "%s: not yet with --engine native (use --engine libnfs)",
 				   cfg->meta ? "--mix" : "--small-files");
@@ -155,8 +164,16 @@ static int init(const struct config *cfg, char *note, size_t len)
 
 static const char *limits_note(const struct config *cfg)
 {
-	(void)cfg;
-	return transport_note;
+	static char note[sizeof(transport_note) + 400];
+	char sess[400];
+	size_t n = (size_t)snprintf(note, sizeof(note), "%s", transport_note);
+
+	if (cfg->nfs_version == 4) {
+		nat_sess_note(cfg, sess, sizeof(sess));
+		if (sess[0] && n < sizeof(note))
+			snprintf(note + n, sizeof(note) - n, "; %s", sess);
+	}
+	return note;
 }
 
 static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
@@ -202,9 +219,8 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 	c->file_ids = malloc(nfiles * sizeof(*c->file_ids) + 1);
 	c->files = calloc(nfiles + 1, sizeof(*c->files));
 	c->sock = xport_sock_new();
-	c->slot_wait = calloc(cfg->iodepth + 1, sizeof(*c->slot_wait));
-	if (!c->file_ids || !c->files || !c->sock || !c->slot_wait ||
-	    nat_calls_init(c, cfg->iodepth + 8) < 0)
+	if (!c->file_ids || !c->files || !c->sock || nat_calls_init(c, cfg->iodepth + 8) < 0 ||
+	    (cfg->nfs_version == 4 && nat_sess_join(c) < 0))
 		goto fail;
 	memcpy(c->file_ids, file_ids, nfiles * sizeof(*file_ids));
 	rpc_rec_init(&c->rec, RPC_RECORD_MAX);
@@ -220,7 +236,6 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 fail:
 	nat_calls_destroy(c);
 	xport_sock_free(c->sock);
-	free(c->slot_wait);
 	free(c->files);
 	free(c->file_ids);
 	free(c);
@@ -259,6 +274,8 @@ void nat_conn_fail(struct engine_conn *c)
 		return;
 	if (!c->error[0])
 		nat_set_error(c, "connection lost");
+	if (c->sess)
+		nat_sess_conn_down(c);
 	if (setting_up(c) || c->state == NS_CLOSING) {
 		nat_setup_done(c, false);
 		return;
@@ -497,8 +514,8 @@ static void drop(struct engine_conn *c)
 	rpc_rec_reset(&c->rec);
 	for (uint32_t i = 0; i < c->nfiles; i++)
 		c->files[i].open = false;
-	c->nwait = c->wait_head = 0;
-	c->sess.up = false;
+	if (c->sess)
+		nat_sess_conn_down(c);
 	c->root.len = 0;
 	c->pending = c->next_file = 0;
 	c->have_verf = false;
@@ -577,7 +594,7 @@ static void conn_free(struct engine_conn *c)
 	xport_sock_free(c->sock);
 	rpc_rec_destroy(&c->rec);
 	nat_calls_destroy(c);
-	free(c->slot_wait);
+	nat_sess_leave(c);
 	free(c->files);
 	free(c->file_ids);
 	free(c);

@@ -52,14 +52,37 @@ struct nat_call {
 	struct engine_req *req;		/* NK_REQ */
 };
 
-/* An NFSv4.1 session (one per connection for now). */
+/* A request waiting for a session slot, and the connection it goes on. */
+struct nat_wait {
+	struct engine_conn *c;
+	struct engine_req *req;
+};
+
+enum nat_sess_state { SESS_NONE, SESS_CREATING, SESS_UP };
+
+/*
+ * An NFSv4.1 client and its session, shared by --connections-per-session
+ * connections (all on one thread: the worker's, or the set-up loop's). The
+ * connection that finds it SESS_NONE creates it; the others wait, then bind
+ * with their first SEQUENCE. Its slots are shared: requests that find none
+ * free wait in order, whichever connection they go on.
+ */
 struct nat_session {
+	unsigned refs;
+	enum nat_sess_state state;
+	struct engine_conn *creator;
+	struct engine_conn **members;
+	unsigned nmembers;
 	uint64_t clientid;
 	uint32_t exchange_seq;		/* EXCHANGE_ID's sequenceid, for CREATE_SESSION */
 	uint8_t id[NFS4_SESSIONID_SIZE];
 	struct nfs4_chan_attrs fore;	/* what the server granted */
 	struct slot4_table slots;
-	bool up;
+	uint8_t owner_name[48];		/* the client's and the open-owner's name */
+	uint32_t owner_len;
+	struct nat_wait *wait;		/* ring of requests waiting for a slot */
+	uint32_t nwait, wait_head, wait_cap;
+	bool destroyed;			/* torn down at the end */
 };
 
 /* One file of a connection. */
@@ -97,7 +120,8 @@ struct engine_conn {
 	/* set-up */
 	uint64_t step_start_ns;
 	uint32_t pending;		/* set-up calls still to answer */
-	uint32_t next_file;		/* v4.1 OPENs go one slot at a time */
+	uint32_t next_file;		/* the next file to LOOKUP, OPEN or CLOSE */
+	uint32_t close_m;		/* teardown: the session member whose files are CLOSEd */
 	struct nfs_fh root;		/* the export (MNT, or PUTROOTFH + LOOKUPs) */
 	struct nfs_fh dir;		/* the work directory */
 	uint32_t rtmax, wtmax;
@@ -107,11 +131,8 @@ struct engine_conn {
 	uint32_t nfiles;
 
 	/* NFSv4.1 */
-	struct nat_session sess;
-	uint8_t owner_name[48];
-	uint32_t owner_len;
-	struct engine_req **slot_wait;	/* requests waiting for a slot */
-	uint32_t nwait, wait_head;
+	struct nat_session *sess;
+	bool sess_wait;			/* set-up waits for another connection to make the session */
 	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
 
 	/* COMMIT: the write verifier to compare */
@@ -171,8 +192,30 @@ void nat_req_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc
 /* Ends a request: done() unless the owner is gone. */
 void nat_req_done(struct engine_conn *c, struct engine_req *req, int status);
 
+/* native_sess.c */
+/* Joins the session of connection id (one per --connections-per-session, made here). */
+int nat_sess_join(struct engine_conn *c);
+void nat_sess_leave(struct engine_conn *c);
+/* Queues req on c until a slot of c's session is free: 0, or -ENOBUFS. */
+int nat_sess_wait(struct engine_conn *c, struct engine_req *req);
+bool nat_sess_waiting(const struct engine_conn *c);
+/* Sends what waits for slots, as far as slots go. */
+void nat_sess_kick(struct nat_session *s);
+/* c is down: its waiting requests are forgotten; a session it was creating fails. */
+void nat_sess_conn_down(struct engine_conn *c);
+/* The session is gone at the server: every connection on it fails (and is re-made). */
+void nat_sess_fail_all(struct nat_session *s, const char *why);
+/* The session is up: connections waiting for it go on with their set-up. */
+void nat_sess_up(struct nat_session *s);
+/* For the report: sessions, connections each, slots granted. */
+void nat_sess_note(const struct config *cfg, char *buf, size_t len);
+
 /* native_v4.c */
 int nat_v4_start(struct engine_conn *c);
+/* Sends a READ, WRITE or COMMIT: 0, -EBUSY (no slot free), or -errno. */
+int nat_v4_send_req(struct engine_conn *c, struct engine_req *req);
+/* A waiting connection's set-up goes on (the session is up). */
+bool nat_v4_bind(struct engine_conn *c);
 void nat_v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 /* Begins a COMPOUND on a free slot: SEQUENCE encoded; NULL when no slot is free. */
 struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,

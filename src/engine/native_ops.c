@@ -58,7 +58,7 @@ static int send_v3(struct engine_conn *c, struct engine_req *req)
 			     req->op == OP_WRITE ? req->len : 0);
 }
 
-static int send_v4(struct engine_conn *c, struct engine_req *req)
+int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
 {
 	struct nat_file *f = &c->files[req->file];
 	struct nat_call *call;
@@ -87,26 +87,6 @@ static int send_v4(struct engine_conn *c, struct engine_req *req)
 			     req->op == OP_WRITE ? req->len : 0);
 }
 
-/* Sends the requests that waited for a slot, as far as slots go. */
-static void kick_waiting(struct engine_conn *c)
-{
-	uint32_t cap = c->cfg->iodepth + 1;
-
-	while (c->nwait && c->state == NS_READY) {
-		struct engine_req *req = c->slot_wait[c->wait_head];
-		int rc = send_v4(c, req);
-
-		if (rc == -EBUSY)
-			return;
-		c->wait_head = (c->wait_head + 1) % cap;
-		c->nwait--;
-		if (rc < 0) {
-			nat_set_error(c, "cannot send a request: %s", strerror(-rc));
-			nat_conn_fail(c);
-			return;
-		}
-	}
-}
 
 int nat_queue(struct engine_conn *c, struct engine_req *req)
 {
@@ -118,19 +98,14 @@ int nat_queue(struct engine_conn *c, struct engine_req *req)
 		nat_set_error(c, "request refused: not a file of this connection");
 		return -EINVAL;
 	}
-	if (!nat_v4(c)) {
+	if (!nat_v4(c))
 		rc = send_v3(c, req);
-	} else if (c->nwait) {
+	else if (nat_sess_waiting(c))
 		rc = -EBUSY;	/* keep the order: behind those already waiting */
-	} else {
-		rc = send_v4(c, req);
-	}
-	if (rc == -EBUSY && nat_v4(c) && c->nwait < c->cfg->iodepth) {
-		uint32_t cap = c->cfg->iodepth + 1;
-
-		c->slot_wait[(c->wait_head + c->nwait++) % cap] = req;
+	else
+		rc = nat_v4_send_req(c, req);
+	if (rc == -EBUSY && nat_v4(c) && nat_sess_wait(c, req) == 0)
 		return 0;
-	}
 	if (rc < 0)
 		nat_set_error(c, "request refused: %s", rc == -EBUSY ? "too many in flight" :
 			      strerror(-rc));
@@ -222,6 +197,6 @@ void nat_req_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc
 		nat_set_error(c, "a reply that does not parse (%s)",
 			      req->op == OP_READ ? "READ" : req->op == OP_WRITE ? "WRITE" : "COMMIT");
 	nat_req_done(c, req, status);
-	if (nat_v4(c) && c->state == NS_READY)
-		kick_waiting(c);
+	if (nat_v4(c) && c->sess)
+		nat_sess_kick(c->sess);
 }

@@ -66,17 +66,17 @@ struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
 {
 	uint32_t seqid, highest;
 	struct nat_call *call;
-	int slot = slot4_get(&c->sess.slots, &seqid, &highest);
+	int slot = slot4_get(&c->sess->slots, &seqid, &highest);
 
 	if (slot < 0)
 		return NULL;
 	call = begin_plain(c, x, e, kind);
 	if (!call) {
-		slot4_put(&c->sess.slots, (uint32_t)slot, false);
+		slot4_put(&c->sess->slots, (uint32_t)slot, false);
 		return NULL;
 	}
 	call->slot = (uint16_t)slot;
-	if (!nfs4_enc_sequence(e, c->sess.id, seqid, (uint32_t)slot, highest, false)) {
+	if (!nfs4_enc_sequence(e, c->sess->id, seqid, (uint32_t)slot, highest, false)) {
 		xdr_destroy(x);
 		nat_v4_slot_unsent(c, call);
 		nat_call_free(c, call);
@@ -95,7 +95,7 @@ void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call)
 void nat_v4_slot_unsent(struct engine_conn *c, struct nat_call *call)
 {
 	if (call->slot != UINT16_MAX)
-		slot4_put(&c->sess.slots, call->slot, false);
+		slot4_put(&c->sess->slots, call->slot, false);
 	call->slot = UINT16_MAX;
 }
 
@@ -112,20 +112,22 @@ int nat_v4_sequence(struct engine_conn *c, struct nat_call *call, XDR *x, uint32
 		return rc;
 	}
 	if (call->slot != UINT16_MAX) {
-		slot4_put(&c->sess.slots, call->slot, st == NFS4_OK);
+		slot4_put(&c->sess->slots, call->slot, st == NFS4_OK);
 		call->slot = UINT16_MAX;
 	}
 	if (st == NFS4ERR_BADSESSION || st == NFS4ERR_DEADSESSION || st == NFS4ERR_BADSLOT ||
 	    st == NFS4ERR_SEQ_MISORDERED || st == NFS4ERR_STALE_CLIENTID ||
 	    st == NFS4ERR_EXPIRED) {
-		/* The session is gone or out of step: re-made with the connection. */
-		nat_set_error(c, "session lost (SEQUENCE: NFSv4 status %u)", st);
-		nat_conn_fail(c);
+		/* The session is gone or out of step: re-made with its connections. */
+		char why[80];
+
+		snprintf(why, sizeof(why), "session lost (SEQUENCE: NFSv4 status %u)", st);
+		nat_sess_fail_all(c->sess, why);
 		return -ECONNRESET;
 	}
 	if (st != NFS4_OK)
 		return nfs4_errno(st);
-	slot4_update(&c->sess.slots, res.highest_slotid, res.target_highest_slotid);
+	slot4_update(&c->sess->slots, res.highest_slotid, res.target_highest_slotid);
 	return 0;
 }
 
@@ -138,15 +140,15 @@ static bool send_exchange_id(struct engine_conn *c)
 	XDR x;
 
 	memcpy(verifier, &boot, sizeof(verifier));
-	c->owner_len = (uint32_t)snprintf((char *)c->owner_name, sizeof(c->owner_name),
+	c->sess->owner_len = (uint32_t)snprintf((char *)c->sess->owner_name, sizeof(c->sess->owner_name),
 					  "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
 					  (unsigned long long)boot);
-	if (c->owner_len >= sizeof(c->owner_name))
-		c->owner_len = sizeof(c->owner_name) - 1;
+	if (c->sess->owner_len >= sizeof(c->sess->owner_name))
+		c->sess->owner_len = sizeof(c->sess->owner_name) - 1;
 	call = begin_plain(c, &x, &e, NK_EXCHANGE_ID);
 	if (!call)
 		return false;
-	if (!nfs4_enc_exchange_id(&e, verifier, c->owner_name, c->owner_len,
+	if (!nfs4_enc_exchange_id(&e, verifier, c->sess->owner_name, c->sess->owner_len,
 				  EXCHGID4_FLAG_USE_NON_PNFS) || !nfs4_enc_end(&e)) {
 		xdr_destroy(&x);
 		nat_call_free(c, call);
@@ -155,20 +157,42 @@ static bool send_exchange_id(struct engine_conn *c)
 	return nat_call_send(c, call, &x, NULL, 0) == 0;
 }
 
+static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg);
+
 int nat_v4_start(struct engine_conn *c)
 {
+	struct nat_session *s = c->sess;
+
 	c->state = NS_SETUP;
-	c->sess.up = false;
-	return send_exchange_id(c) ? 0 : -EIO;
+	switch (s->state) {
+	case SESS_UP:
+		return nat_v4_bind(c) ? 0 : -EIO;
+	case SESS_CREATING:
+		c->sess_wait = true;	/* nat_sess_up goes on */
+		return 0;
+	default:
+		s->state = SESS_CREATING;
+		s->creator = c;
+		return send_exchange_id(c) ? 0 : -EIO;
+	}
+}
+
+bool nat_v4_bind(struct engine_conn *c)
+{
+	/* Its first SEQUENCE binds the connection to the session (SP4_NONE). */
+	return send_seq_op(c, NK_ROOT, 0);
 }
 
 static bool send_create_session(struct engine_conn *c)
 {
-	/* Room for a 1 MiB WRITE (the layout's) or READ reply, with headers. */
+	/* Room for a 1 MiB WRITE (the layout's) or READ reply, with headers; a slot per
+	 * request its connections may have in flight. */
+	unsigned per = c->cfg->conns_per_session ? c->cfg->conns_per_session : 1;
+	unsigned want = per * c->cfg->iodepth + 2;
 	struct nfs4_chan_attrs fore = {
 		.maxrequestsize = (1u << 20) + 8192, .maxresponsesize = (1u << 20) + 8192,
 		.maxresponsesize_cached = 8192, .maxoperations = 16,
-		.maxrequests = c->cfg->iodepth + 2 < SLOT4_MAX ? c->cfg->iodepth + 2 : SLOT4_MAX,
+		.maxrequests = want < SLOT4_MAX ? want : SLOT4_MAX,
 	};
 	struct nat_call *call;
 	struct nfs4_enc e;
@@ -177,7 +201,7 @@ static bool send_create_session(struct engine_conn *c)
 	call = begin_plain(c, &x, &e, NK_CREATE_SESSION);
 	if (!call)
 		return false;
-	if (!nfs4_enc_create_session(&e, c->sess.clientid, c->sess.exchange_seq, &fore) ||
+	if (!nfs4_enc_create_session(&e, c->sess->clientid, c->sess->exchange_seq, &fore) ||
 	    !nfs4_enc_end(&e)) {
 		xdr_destroy(&x);
 		nat_call_free(c, call);
@@ -216,17 +240,19 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 	case NK_OPEN:
 		snprintf(name, sizeof(name), "file.%06u", c->file_ids[arg]);
 		ok = nfs4_enc_putfh(&e, &c->dir) &&
-		     nfs4_enc_open(&e, 0, c->sess.clientid, c->owner_name, c->owner_len, name,
+		     nfs4_enc_open(&e, 0, c->sess->clientid, c->sess->owner_name, c->sess->owner_len, name,
 				   false, 0) &&
 		     nfs4_enc_getfh(&e);
 		break;
-	case NK_CLOSE:
-		ok = nfs4_enc_putfh(&e, &c->files[arg].fh) &&
-		     nfs4_enc_close(&e, 0, &c->files[arg].sid);
+	case NK_CLOSE: {
+		struct nat_file *f = &c->sess->members[arg >> 24]->files[arg & 0xffffff];
+
+		ok = nfs4_enc_putfh(&e, &f->fh) && nfs4_enc_close(&e, 0, &f->sid);
 		break;
+	}
 	case NK_DESTROY_SESSION:
 		/* DESTROY_SESSION may be alone in its COMPOUND; here it follows SEQUENCE. */
-		ok = nfs4_enc_destroy_session(&e, c->sess.id);
+		ok = nfs4_enc_destroy_session(&e, c->sess->id);
 		break;
 	default:	/* NK_SEQUENCE: the lease */
 		break;
@@ -249,7 +275,7 @@ static bool send_destroy_clientid(struct engine_conn *c)
 	call = begin_plain(c, &x, &e, NK_DESTROY_CLIENTID);
 	if (!call)
 		return false;
-	if (!nfs4_enc_destroy_clientid(&e, c->sess.clientid) || !nfs4_enc_end(&e)) {
+	if (!nfs4_enc_destroy_clientid(&e, c->sess->clientid) || !nfs4_enc_end(&e)) {
 		xdr_destroy(&x);
 		nat_call_free(c, call);
 		return false;
@@ -260,7 +286,7 @@ static bool send_destroy_clientid(struct engine_conn *c)
 /* OPENs for the files not asked for yet, as far as slots go. */
 static bool open_files(struct engine_conn *c)
 {
-	while (c->next_file < c->nfiles && slot4_free(&c->sess.slots) && c->nfree) {
+	while (c->next_file < c->nfiles && slot4_free(&c->sess->slots) && c->nfree) {
 		if (!send_seq_op(c, NK_OPEN, c->next_file))
 			return false;
 		c->next_file++;
@@ -269,18 +295,27 @@ static bool open_files(struct engine_conn *c)
 	return true;
 }
 
+/* The files every member of the session has open, CLOSEd over this connection. */
 static bool close_files(struct engine_conn *c)
 {
-	while (c->next_file < c->nfiles && slot4_free(&c->sess.slots) && c->nfree) {
+	struct nat_session *s = c->sess;
+
+	while (c->close_m < s->nmembers && slot4_free(&s->slots) && c->nfree) {
+		struct engine_conn *m = s->members[c->close_m];
 		uint32_t i = c->next_file++;
 
-		if (!c->files[i].open)
+		if (!m || i >= m->nfiles) {
+			c->close_m++;
+			c->next_file = 0;
 			continue;
-		if (!send_seq_op(c, NK_CLOSE, i))
+		}
+		if (!m->files[i].open)
+			continue;
+		if (!send_seq_op(c, NK_CLOSE, c->close_m << 24 | i))
 			return false;
 		c->pending++;
 	}
-	if (c->pending == 0 && c->next_file == c->nfiles)
+	if (c->pending == 0 && c->close_m >= s->nmembers)
 		return send_seq_op(c, NK_DESTROY_SESSION, 0);
 	return true;
 }
@@ -361,15 +396,15 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 	switch (kind) {
 	case NK_EXCHANGE_ID:
 		if (rc == 0 && (rc = nfs4_dec_exchange_id(x, &eid)) == 0) {
-			c->sess.clientid = eid.clientid;
-			c->sess.exchange_seq = eid.sequenceid;
+			c->sess->clientid = eid.clientid;
+			c->sess->exchange_seq = eid.sequenceid;
 			return send_create_session(c);
 		}
 		break;
 	case NK_CREATE_SESSION:
 		if (rc == 0 && (rc = nfs4_dec_create_session(x, &cs)) == 0) {
-			memcpy(c->sess.id, cs.sessionid, sizeof(c->sess.id));
-			c->sess.fore = cs.fore;
+			memcpy(c->sess->id, cs.sessionid, sizeof(c->sess->id));
+			c->sess->fore = cs.fore;
 			if (cs.fore.maxrequestsize < c->cfg->bs + 512 ||
 			    cs.fore.maxresponsesize < c->cfg->bs + 512) {
 				nat_set_error(c, "CREATE_SESSION: the server grants requests of %u "
@@ -378,14 +413,19 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 					      (unsigned long long)c->cfg->bs);
 				return false;
 			}
-			slot4_init(&c->sess.slots, cs.fore.maxrequests);
-			c->sess.up = true;
+			slot4_init(&c->sess->slots, cs.fore.maxrequests);
+			c->sess->nwait = c->sess->wait_head = 0;
 			return send_seq_op(c, NK_RECLAIM, 0);
 		}
 		break;
 	case NK_RECLAIM:
-		if (rc == 0 && (rc = (int)cstatus ? nfs4_errno(cstatus) : 0) == 0)
-			return send_seq_op(c, NK_ROOT, 0);
+		if (rc == 0 && (rc = (int)cstatus ? nfs4_errno(cstatus) : 0) == 0) {
+			c->sess->creator = NULL;
+			if (!send_seq_op(c, NK_ROOT, 0))
+				return false;
+			nat_sess_up(c->sess);	/* the others bind now */
+			return true;
+		}
 		break;
 	case NK_ROOT:
 		if (rc == 0 && (rc = reply_root(c, x)) == 0) {
@@ -414,13 +454,15 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 		break;
 	case NK_CLOSE:
 		/* A CLOSE that fails still ends the file's use: go on. */
-		c->files[arg].open = false;
+		if (c->sess->members[arg >> 24])
+			c->sess->members[arg >> 24]->files[arg & 0xffffff].open = false;
 		c->pending--;
 		return close_files(c);
 	case NK_DESTROY_SESSION:
-		c->sess.up = false;
 		return send_destroy_clientid(c);
 	case NK_DESTROY_CLIENTID:
+		c->sess->destroyed = true;
+		c->sess->state = SESS_NONE;
 		c->state = NS_DOWN;
 		if (c->cbs)
 			c->cbs->ready(c->owner, c, rc == 0);
@@ -442,9 +484,9 @@ void nat_v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_
 
 void nat_v4_tick(struct engine_conn *c, uint64_t now)
 {
-	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess.slots))
+	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess->slots))
 		send_seq_op(c, NK_SEQUENCE, 0);
-	if (c->inflight == 0 && slot4_free(&c->sess.slots) == 0) {
+	if (c->inflight == 0 && slot4_free(&c->sess->slots) == 0) {
 		nat_set_error(c, "every session slot lost to timeouts");
 		nat_conn_fail(c);
 	}
@@ -492,6 +534,11 @@ int nat_v4_close(struct engine_conn *c)
 	uint8_t scratch[4096];
 	ev_timer timer;
 
+	if (c->sess->destroyed || c->sess->state != SESS_UP) {
+		xport_close(c->sock);
+		c->state = NS_DOWN;
+		return 0;	/* another member tore the session down */
+	}
 	td.loop = ev_loop_new(EVBACKEND_EPOLL);
 	if (!td.loop)
 		return -ENOMEM;
@@ -508,7 +555,7 @@ int nat_v4_close(struct engine_conn *c)
 	c->owner = &td;
 	nat_sock_attach(c, t.xp);
 	c->state = NS_CLOSING;
-	c->pending = c->next_file = 0;
+	c->pending = c->next_file = c->close_m = 0;
 	ev_timer_init(&timer, td_timeout, (double)c->cfg->timeout_ns / 1e9 + 1., 0.);
 	ev_timer_start(td.loop, &timer);
 	if (close_files(c))

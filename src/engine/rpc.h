@@ -55,7 +55,9 @@ enum rpc_reply_stat {
 struct rpc_reply {
 	uint32_t xid;
 	enum rpc_reply_stat stat;
-	uint32_t detail;	/* accept_stat, or reject_stat/auth_stat */
+	uint32_t detail;	/* accept_stat, or reject_stat/auth_stat: DENIED with 0 is
+				 * RPC_MISMATCH, else AUTH_ERROR's auth_stat (never 0) */
+	uint32_t low, high;	/* PROG_MISMATCH, RPC_MISMATCH: the versions supported */
 };
 
 /* Reads the xid of a record (its first 4 bytes): false if shorter. */
@@ -72,7 +74,9 @@ int rpc_reply_errno(const struct rpc_reply *r);
  * Record reassembly for one connection. Bytes arrive in chunks of any size;
  * each complete record (all fragments joined, marks removed) goes to fn.
  * A record that arrives whole in one chunk is passed in place (no copy);
- * otherwise it is gathered in buf (one copy).
+ * otherwise it is gathered in buf (one copy). Either way the record is
+ * 4-byte aligned, as xdrmem needs for XDR_INLINE: a record that would be
+ * unaligned in place is gathered.
  */
 struct rpc_rec {
 	uint8_t *buf;		/* the record being gathered */

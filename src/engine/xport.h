@@ -9,8 +9,9 @@
  * Threads: xport_new and xport_attach may run on any thread before the
  * loop's thread starts using the transport; everything else runs on the
  * thread that runs the loop (the ring is made there, on first use, as
- * IORING_SETUP_SINGLE_ISSUER requires). xport_detach may also run after
- * that thread has ended.
+ * IORING_SETUP_SINGLE_ISSUER requires). xport_detach, xport_close,
+ * xport_sock_free and xport_free may also run after that thread has ended
+ * (joined), and the sync calls on sockets detached then.
  *
  * Callbacks never run inside a call into this module, only from the loop.
  */
@@ -29,6 +30,7 @@ struct xport_sock;
 
 enum xport_kind { XPORT_URING, XPORT_EPOLL };
 
+/* All three are required. */
 struct xport_cbs {
 	/* The connect ended: 0, or -errno (the socket is then closed). */
 	void (*connected)(void *arg, int err);
@@ -47,8 +49,11 @@ struct xport_cbs {
 int xport_probe(char *why, size_t len);
 
 /* A transport for loop: io_uring when want_uring and xport_probe says yes,
- * else sockets on libev. max_socks: the most sockets attached at once. NULL: no memory. */
+ * else sockets on libev. max_socks: the most sockets attached at once (more
+ * work, past it without registered files). NULL: no memory. */
 struct xport *xport_new(struct ev_loop *loop, bool want_uring, unsigned max_socks);
+/* Before ev_loop_destroy(loop); on the loop's thread or after it ended, never
+ * from a callback. Sockets still attached are detached (left open). */
 void xport_free(struct xport *x);
 enum xport_kind xport_kind(const struct xport *x);
 
@@ -63,9 +68,12 @@ int xport_connect(struct xport_sock *s, struct xport *x, const struct sockaddr *
 /* Moves a connected, detached socket to x, calling cbs from now on. */
 void xport_attach(struct xport_sock *s, struct xport *x, const struct xport_cbs *cbs,
 		  void *arg);
-/* Stops watching the socket: no more callbacks; it stays open, unsent bytes stay queued. */
+/* Stops watching the socket: no more callbacks; it stays open, unsent bytes stay
+ * queued, bytes the ring had already received are kept for the next data() or
+ * xport_sync_recv. A socket still connecting is closed instead. */
 void xport_detach(struct xport_sock *s);
-/* Closes the socket: no more callbacks, queued bytes dropped. */
+/* Closes the socket: no more callbacks, queued bytes dropped (the kernel reads
+ * none of them after this returns). Closing a closed socket does nothing. */
 void xport_close(struct xport_sock *s);
 bool xport_is_open(const struct xport_sock *s);
 
@@ -74,18 +82,24 @@ bool xport_is_open(const struct xport_sock *s);
  * them from p, which stays valid until they are sent (a reply to them has
  * arrived) or the socket is closed. Sent when the loop turn ends (all of the
  * loop's sockets in one submit) or at xport_flush. 0, or -ENOMEM, -ENOTCONN.
+ * The turn ends in an ev_prepare watcher, which ev_break skips: call
+ * xport_flush before breaking if the bytes must leave now.
  */
 int xport_put(struct xport_sock *s, const void *p, size_t n);
 int xport_put_ref(struct xport_sock *s, const void *p, size_t n);
 void xport_flush(struct xport *x);
 
 /* Blocking I/O on a detached, open socket (the control path, teardown), each
- * call bounded by timeout_ms: bytes moved (> 0), or -errno (-ETIMEDOUT, -ECONNRESET;
- * 0 from recv: the peer closed). sync_send sends everything queued first. */
+ * call bounded by timeout_ms (< 0: no bound): bytes moved (> 0), or -errno
+ * (-ETIMEDOUT, -ECONNRESET; -EBUSY if attached; 0 from recv: the peer closed).
+ * sync_send sends everything queued first, then all of iov (it returns iov's
+ * bytes). */
 int xport_sync_send(struct xport_sock *s, const struct iovec *iov, int iovcnt, int timeout_ms);
 ssize_t xport_sync_recv(struct xport_sock *s, void *p, size_t n, int timeout_ms);
 
-/* Wakes for this socket only once at least bytes are waiting (SO_RCVLOWAT; --max-load). */
+/* Wakes for this socket only once at least bytes are waiting (SO_RCVLOWAT; --max-load),
+ * on both kinds. Fewer bytes than that never wake it: keep bytes <= what is sure
+ * to come (one reply). */
 int xport_set_lowat(struct xport_sock *s, int bytes);
 /* The local and peer port, for messages ("127.0.0.1:2049 (local port 40312)"). */
 const char *xport_peer(const struct xport_sock *s);
