@@ -4,6 +4,8 @@
  *   native_call.c the calls in flight: xids, sending, replies, timeouts
  *   native_ops.c  requests: READ, WRITE, COMMIT and the --mix operations
  *   native_v4.c   NFSv4.1 sessions: set-up, slots, SEQUENCE, teardown
+ *   native_sess.c sessions shared by several connections (trunking)
+ *   native_meta.c operations on names: --mix, and the control connection's
  *   native_ctl.c  the control connection (a connection on a private loop)
  * It speaks NFSv3 and NFSv4.1 itself: rpc.c (records, headers), nfs3x.c and
  * nfs4x.c (XDR), slot4.c (session slots), xport.c (io_uring or epoll sockets).
@@ -29,7 +31,8 @@ enum nat_kind {
 	NK_MNT, NK_FSINFO, NK_LOOKUP,		/* NFSv3 set-up */
 	NK_EXCHANGE_ID, NK_CREATE_SESSION, NK_RECLAIM, NK_ROOT, NK_BIND,	/* NFSv4.1 set-up */
 	NK_OPEN, NK_CLOSE, NK_SEQUENCE, NK_DESTROY_SESSION, NK_DESTROY_CLIENTID,
-	NK_REQ,					/* a worker's request (engine_req) */
+	NK_REQ,					/* a worker's READ, WRITE or COMMIT */
+	NK_META,				/* a request on a name (native_meta.c) */
 };
 
 enum nat_state {
@@ -209,6 +212,11 @@ void nat_sess_fail_all(struct nat_session *s, const char *why);
 void nat_sess_up(struct nat_session *s);
 /* For the report: sessions, connections each, slots granted. */
 void nat_sess_note(const struct config *cfg, char *buf, size_t len);
+
+/* native_meta.c: the --mix operations and the control connection's, on names below
+ * the export (engine_req.path), each one or more calls (engine_req.stage). */
+int nat_meta_queue(struct engine_conn *c, struct engine_req *req);
+void nat_meta_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 
 /* native_v4.c */
 int nat_v4_start(struct engine_conn *c);

@@ -162,6 +162,9 @@ void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_sta
 	case NK_REQ:
 		nat_req_reply(c, call, x, rpc_status);
 		break;
+	case NK_META:
+		nat_meta_reply(c, call, x, rpc_status);
+		break;
 	case NK_MNT:
 	case NK_FSINFO:
 	case NK_LOOKUP:
@@ -181,7 +184,7 @@ void nat_calls_tick(struct engine_conn *c, uint64_t now)
 		if (!call->xid || call->deadline_ns > now)
 			continue;
 		c->inflight--;
-		if (call->kind == NK_REQ) {
+		if (call->kind == NK_REQ || call->kind == NK_META) {
 			struct engine_req *req = call->req;
 
 			if (nat_v4(c))

@@ -94,7 +94,9 @@ int nat_queue(struct engine_conn *c, struct engine_req *req)
 
 	if (c->state != NS_READY)
 		return -ENOTCONN;
-	if (req->path || req->file >= c->nfiles) {
+	if (req->path)
+		return nat_meta_queue(c, req);
+	if (req->file >= c->nfiles) {
 		nat_set_error(c, "request refused: not a file of this connection");
 		return -EINVAL;
 	}
