@@ -39,6 +39,7 @@ struct config {
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
 	unsigned uid, gid;		/* AUTH_SYS credential (native engine) */
 	unsigned conns_per_session;	/* NFSv4.1 trunking (native engine), 1 = none */
+	unsigned max_load;		/* stress mode: wake once per this many replies, 0 = off */
 
 	unsigned threads;
 	unsigned connections;

@@ -29,7 +29,7 @@ enum {
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
-	OPT_CONNS_PER_SESSION,
+	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "verify-continue", no_argument, NULL, OPT_VERIFY_CONTINUE },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "connections-per-session", required_argument, NULL, OPT_CONNS_PER_SESSION },
+	{ "max-load", required_argument, NULL, OPT_MAX_LOAD },
 	{ "uid", required_argument, NULL, OPT_UID },
 	{ "gid", required_argument, NULL, OPT_GID },
 	{ "help", no_argument, NULL, 'h' },
@@ -136,6 +137,8 @@ void config_usage(FILE *out)
 	      "      --connections-per-session N  NFSv4.1, native engine: N connections share\n"
 	      "                         one session and its slots (trunking; default 1)\n"
 	      "      --uid N, --gid N   AUTH_SYS user and group (native engine; default 0)\n"
+	      "      --max-load K       stress mode: each connection wakes once per K replies\n"
+	      "                         (SO_RCVLOWAT); latencies are then upper bounds\n"
 	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"
 	      "      --sweep KEY=V1,V2  run once per value, one summary table (KEY: an option)\n"
 	      "  -h, --help             this text\n"
@@ -475,6 +478,9 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			if (!(cfg->engine = engine_find(arg)))
 				rc = config_fail(err, len, "--engine: '%s' is not an engine (%s)", arg,
 					  engine_names());
+			break;
+		case OPT_MAX_LOAD:
+			rc = parse_count("--max-load", arg, 1024, &cfg->max_load, err, len);
 			break;
 		case OPT_CONNS_PER_SESSION:
 			rc = parse_count("--connections-per-session", arg, 255,

@@ -184,6 +184,10 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	count(s, &n, "threads", "threads", r->nthreads, true, true);
 	count(s, &n, "connections", "connections", cfg->connections, true, true);
 	count(s, &n, "iodepth", "iodepth", cfg->iodepth, true, true);
+	count(s, &n, "connections_per_session", "connections per session", cfg->conns_per_session,
+	      cfg->conns_per_session > 1, true);
+	count(s, &n, "max_load", "max-load (replies per wake)", cfg->max_load, cfg->max_load > 0,
+	      true);
 	text(s, &n, "rw", "rw", wl_mode_name(cfg->rw), files, true);
 	count(s, &n, "rwmixread", "rwmixread %", cfg->rwmixread, files && mixed, true);
 	size(s, &n, "bs", "bs", cfg->bs, files, true);

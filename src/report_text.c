@@ -301,8 +301,10 @@ void report_text(FILE *out, const struct report *r)
 	uint64_t ops = report_total_ops(r);
 
 	if (cfg->url[0])
-		fprintf(out, "nfsload %s, %s, NFSv%d, %s\n", NFSLOAD_VERSION, cfg->url,
-			cfg->nfs_version, wl_mode_name(cfg->rw));
+		fprintf(out, "nfsload %s, %s, NFSv%s, %s\n", NFSLOAD_VERSION, cfg->url,
+			cfg->nfs_version == 3 ? "3" : cfg->nfs_minor ||
+			(r->engine && strcmp(r->engine, "native") == 0) ? "4.1" : "4",
+			wl_mode_name(cfg->rw));
 	else
 		fprintf(out, "nfsload %s, engine %s (no server), %s\n", NFSLOAD_VERSION, r->engine,
 			wl_mode_name(cfg->rw));
@@ -311,6 +313,10 @@ void report_text(FILE *out, const struct report *r)
 			r->ports ? r->ports : "");
 	if (r->limits_note[0])
 		fprintf(out, "note: %s\n", r->limits_note);
+	if (r->cfg->max_load)
+		fprintf(out, "note: --max-load %u: each connection wakes once per %u replies, so a "
+			"reply may wait for the others of its batch: latencies are upper bounds\n",
+			r->cfg->max_load, r->cfg->max_load);
 	if (cfg->meta) {
 		fprintf(out, "workload: metadata mix %s, iodepth %u, per connection %u dirs x %u "
 			"files of %s in /%s\n", cfg->mix_str, cfg->iodepth, cfg->dirs,

@@ -286,6 +286,7 @@ static int fill_report(struct app *a)
 
 	r->interrupted = c->signal != 0;
 	r->start_unix_ns = c->start_unix_ns;
+	r->limits_note = a->cfg->engine->limits_note(a->cfg);	/* with what the run saw */
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;

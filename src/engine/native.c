@@ -130,6 +130,7 @@ static int init(const struct config *cfg, char *note, size_t len)
 	int rc;
 
 	note[0] = '\0';
+	nat_retried(true);
 	if ((rc = resolve(cfg, note, len)) < 0)
 		return rc;
 	port = cfg->nfsport;
@@ -171,9 +172,67 @@ static const char *limits_note(const struct config *cfg)
 	if (cfg->nfs_version == 4) {
 		nat_sess_note(cfg, sess, sizeof(sess));
 		if (sess[0] && n < sizeof(note))
-			snprintf(note + n, sizeof(note) - n, "; %s", sess);
+			n += (size_t)snprintf(note + n, sizeof(note) - n, "; %s", sess);
 	}
+	if (nat_retried(false) && n < sizeof(note))
+		snprintf(note + n, sizeof(note) - n, "; %lu requests sent again after the server "
+			 "said later (NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX)", nat_retried(false));
 	return note;
+}
+
+void nat_lowat(struct engine_conn *c)
+{
+	uint32_t k = c->inflight < c->cfg->max_load ? c->inflight : c->cfg->max_load;
+	/* Every reply in flight is at least reply_min bytes: waiting for k of them cannot stall. */
+	int want = k > 1 ? (int)(k * c->reply_min) : 1;
+
+	if (want != c->lowat && xport_set_lowat(c->sock, want) == 0)
+		c->lowat = want;
+}
+
+/* A reply smaller than reply_min (an error) could leave a connection below its lowat. */
+static void lowat_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine_thread *t = w->data;
+
+	(void)loop;
+	(void)revents;
+	for (struct engine_conn *c = t->lowat_head; c; c = c->lowat_next) {
+		if (c->lowat > 1 && !c->rx_seen && c->state == NS_READY &&
+		    xport_set_lowat(c->sock, 1) == 0)
+			c->lowat = 1;
+		c->rx_seen = false;
+	}
+}
+
+static void lowat_watch(struct engine_conn *c, struct engine_thread *t)
+{
+	if (!c->cfg->max_load || !t)
+		return;
+	c->lowat_prev = NULL;
+	c->lowat_next = t->lowat_head;
+	if (t->lowat_head)
+		t->lowat_head->lowat_prev = c;
+	t->lowat_head = c;
+	if (!ev_is_active(&t->lowat_timer))
+		ev_timer_again(t->loop, &t->lowat_timer);
+}
+
+static void lowat_unwatch(struct engine_conn *c)
+{
+	struct engine_thread *t = c->t;
+
+	if (!c->cfg->max_load || !t)
+		return;
+	if (c->lowat_prev)
+		c->lowat_prev->lowat_next = c->lowat_next;
+	else if (t->lowat_head == c)
+		t->lowat_head = c->lowat_next;
+	if (c->lowat_next)
+		c->lowat_next->lowat_prev = c->lowat_prev;
+	c->lowat_next = c->lowat_prev = NULL;
+	if (!t->lowat_head)
+		ev_timer_stop(t->loop, &t->lowat_timer);
 }
 
 static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
@@ -187,6 +246,9 @@ static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop
 	t->scratch_len = SCRATCH_LEN;
 	t->scratch = malloc(t->scratch_len);
 	t->xp = xport_new(loop, use_uring, cfg->connections + 16);
+	ev_init(&t->lowat_timer, lowat_cb);
+	t->lowat_timer.repeat = 0.01;
+	t->lowat_timer.data = t;
 	if (!t->scratch || !t->xp) {
 		xport_free(t->xp);
 		free(t->scratch);
@@ -200,6 +262,7 @@ static void thread_free(struct engine_thread *t)
 {
 	if (!t)
 		return;
+	ev_timer_stop(t->loop, &t->lowat_timer);
 	xport_free(t->xp);
 	free(t->scratch);
 	free(t);
@@ -231,6 +294,12 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 	c->cred.uid = cfg->uid;
 	c->cred.gid = cfg->gid;
 	c->cred.stamp = (uint32_t)now_ns();
+	/* The least an RPC reply can be: mark, xid, REPLY, accepted, empty verifier, status. */
+	ev_init(&c->retry_timer, nat_retry_cb);
+	c->retry_timer.data = c;
+	c->reply_min = 28;
+	if (wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100 && !cfg->meta && !cfg->small_files)
+		c->reply_min += (uint32_t)cfg->bs;	/* every one a whole READ (errors: lowat_cb) */
 	*out = c;
 	return 0;
 fail:
@@ -311,6 +380,7 @@ static int dial(struct engine_conn *c, bool mount)
 
 	rpc_rec_reset(&c->rec);
 	nat_calls_reset(c);
+	c->lowat = 0;
 	rc = xport_connect(c->sock, c->t->xp, sa, len, &sock_cbs, c);
 	if (rc < 0)
 		nat_set_error(c, "cannot connect to port %u: %s", addr_port((const void *)sa),
@@ -509,6 +579,7 @@ void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_
 
 static void drop(struct engine_conn *c)
 {
+	nat_retry_forget(c);
 	xport_close(c->sock);
 	nat_calls_reset(c);
 	rpc_rec_reset(&c->rec);
@@ -554,10 +625,16 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 	c->owner = owner;
 	if (xport_is_open(c->sock))
 		xport_attach(c->sock, t->xp, &sock_cbs, c);
+	lowat_watch(c, t);
+	if (c->retry_head)
+		ev_timer_start(t->loop, &c->retry_timer);
 }
 
 static void detach(struct engine_conn *c)
 {
+	lowat_unwatch(c);
+	if (c->t)
+		ev_timer_stop(c->t->loop, &c->retry_timer);
 	if (xport_is_open(c->sock))
 		xport_detach(c->sock);
 	c->cbs = NULL;
@@ -567,7 +644,8 @@ static void detach(struct engine_conn *c)
 static void commit(struct engine_conn *c)
 {
 	/* xport sends every socket's queued records when the loop turn ends. */
-	(void)c;
+	if (c->cfg->max_load && c->state == NS_READY)
+		nat_lowat(c);
 }
 
 static void tick(struct engine_conn *c)

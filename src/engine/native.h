@@ -99,6 +99,8 @@ struct engine_thread {
 	const struct config *cfg;
 	struct ev_loop *loop;
 	struct xport *xp;
+	ev_timer lowat_timer;		/* --max-load: unsticks a connection whose lowat was too high */
+	struct engine_conn *lowat_head;	/* --max-load: the connections on this loop */
 	uint8_t *scratch;		/* one call's header while it is encoded */
 	size_t scratch_len;
 };
@@ -138,6 +140,16 @@ struct engine_conn {
 	bool sess_wait;			/* set-up waits for another connection to make the session */
 	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
 
+	/* --max-load: SO_RCVLOWAT set now, the least bytes of one reply, data seen since the timer */
+	int lowat;
+	uint32_t reply_min;
+	bool rx_seen;
+	struct engine_conn *lowat_next, *lowat_prev;
+
+	/* requests to send again after a backoff (linked through priv[1]) */
+	struct engine_req *retry_head, *retry_tail;
+	ev_timer retry_timer;
+
 	/* COMMIT: the write verifier to compare */
 	uint8_t verf[8];
 	bool have_verf;
@@ -162,6 +174,9 @@ bool nat_v4(const struct engine_conn *c);
 void nat_sock_attach(struct engine_conn *c, struct xport *xp);
 /* The server address for NFS (port_nfs) or MOUNT. */
 const struct sockaddr *nat_addr(bool mount, socklen_t *len);
+
+/* --max-load: SO_RCVLOWAT for the replies in flight (at most --max-load of them). */
+void nat_lowat(struct engine_conn *c);
 
 /* native_call.c */
 int nat_calls_init(struct engine_conn *c, uint32_t n);
@@ -194,6 +209,15 @@ int nat_queue(struct engine_conn *c, struct engine_req *req);
 void nat_req_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 /* Ends a request: done() unless the owner is gone. */
 void nat_req_done(struct engine_conn *c, struct engine_req *req, int status);
+/* NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX: req goes again after a backoff (false: tried
+ * NAT_RETRY_MAX times, or the connection is not up). */
+#define NAT_RETRY_MAX 10
+bool nat_retry_later(struct engine_conn *c, struct engine_req *req);
+void nat_retry_cb(struct ev_loop *loop, ev_timer *w, int revents);
+/* Forgets the requests waiting to go again (drop, detach). */
+void nat_retry_forget(struct engine_conn *c);
+/* How many requests went again in this run (process-wide; reset: from zero again). */
+unsigned long nat_retried(bool reset);
 
 /* native_sess.c */
 /* Joins the session of connection id (one per --connections-per-session, made here). */

@@ -19,6 +19,71 @@ void nat_req_done(struct engine_conn *c, struct engine_req *req, int status)
 		c->cbs->done(c->owner, req, status);
 }
 
+static int queue_io(struct engine_conn *c, struct engine_req *req);
+
+/* Requests the server asked to send again later (NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX). */
+static unsigned long retried_total;
+
+unsigned long nat_retried(bool reset)
+{
+	return reset ? __atomic_exchange_n(&retried_total, 0, __ATOMIC_RELAXED) :
+		       __atomic_load_n(&retried_total, __ATOMIC_RELAXED);
+}
+
+/*
+ * Sends the request again after a backoff (1 ms, doubling, at most 10 tries;
+ * req->stage counts them): the wait stays in its latency. false: given up.
+ */
+bool nat_retry_later(struct engine_conn *c, struct engine_req *req)
+{
+	double delay;
+
+	if (req->stage >= NAT_RETRY_MAX || c->state != NS_READY || !c->t)
+		return false;
+	delay = 0.001 * (double)(1u << req->stage++);
+	req->priv[1] = NULL;
+	if (c->retry_tail)
+		c->retry_tail->priv[1] = req;
+	else
+		c->retry_head = req;
+	c->retry_tail = req;
+	__atomic_add_fetch(&retried_total, 1, __ATOMIC_RELAXED);
+	/* One timer per connection: the longest backoff waiting sets it (they go together). */
+	if (!ev_is_active(&c->retry_timer) || ev_timer_remaining(c->t->loop, &c->retry_timer) < delay) {
+		ev_timer_stop(c->t->loop, &c->retry_timer);
+		ev_timer_set(&c->retry_timer, delay, 0.);
+		ev_timer_start(c->t->loop, &c->retry_timer);
+	}
+	return true;
+}
+
+void nat_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine_conn *c = w->data;
+	struct engine_req *req = c->retry_head;
+
+	(void)loop;
+	(void)revents;
+	c->retry_head = c->retry_tail = NULL;
+	while (req) {
+		struct engine_req *next = req->priv[1];
+		int rc = c->state == NS_READY ? queue_io(c, req) : -ENOTCONN;
+
+		if (rc < 0)
+			nat_req_done(c, req, -EAGAIN);
+		if (c->state == NS_DOWN)
+			return;	/* lost: the owner counts the rest */
+		req = next;
+	}
+}
+
+void nat_retry_forget(struct engine_conn *c)
+{
+	if (c->t)
+		ev_timer_stop(c->t->loop, &c->retry_timer);
+	c->retry_head = c->retry_tail = NULL;
+}
+
 /* A write verifier seen in a WRITE or COMMIT reply: false if it changed. */
 static bool same_verf(struct engine_conn *c, const uint8_t verf[8])
 {
@@ -90,12 +155,18 @@ int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
 
 int nat_queue(struct engine_conn *c, struct engine_req *req)
 {
-	int rc;
-
 	if (c->state != NS_READY)
 		return -ENOTCONN;
 	if (req->path)
 		return nat_meta_queue(c, req);
+	req->stage = 0;		/* tries so far (nat_retry_later) */
+	return queue_io(c, req);
+}
+
+static int queue_io(struct engine_conn *c, struct engine_req *req)
+{
+	int rc;
+
 	if (req->file >= c->nfiles) {
 		nat_set_error(c, "request refused: not a file of this connection");
 		return -EINVAL;
@@ -198,6 +269,8 @@ void nat_req_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc
 	if (status == -EBADMSG)
 		nat_set_error(c, "a reply that does not parse (%s)",
 			      req->op == OP_READ ? "READ" : req->op == OP_WRITE ? "WRITE" : "COMMIT");
+	if (status == -EAGAIN && nat_retry_later(c, req))
+		return;
 	nat_req_done(c, req, status);
 	if (nat_v4(c) && c->sess)
 		nat_sess_kick(c->sess);

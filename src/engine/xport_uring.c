@@ -1,0 +1,748 @@
+/*
+ * xport_uring: the io_uring kind of transport (see xport.h), the only module
+ * that includes liburing. It owns the ring, its provided buffers, the table
+ * that maps completions to sockets and the eventfd that wakes the loop; it
+ * turns the work xport.c queues on sockets (arm, connect, recv, send) into
+ * requests and their completions into callbacks. The send queues, the stash
+ * and the loop turn itself are xport.c's.
+ *
+ * Every socket's requests carry its table index and generation: completions
+ * that come after the socket left the ring find an old generation and are
+ * dropped (their buffers given back).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "xport_int.h"
+
+#define XP_NBUFS 256u			/* provided buffers per ring (a power of 2) */
+#define XP_BUFSZ (64u * 1024)		/* bytes per provided buffer */
+#define XP_BGID 0
+#define XP_QUIESCE_TRIES 100		/* 10 ms waits for a cancelled socket's completions */
+#define XP_RING_FLAGS (IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | \
+		       IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL | \
+		       IORING_SETUP_TASKRUN_FLAG)
+
+/* The first needs Linux 6.1; the fallback 6.0 (as multishot recv does). Without
+ * DEFER_TASKRUN, COOP_TASKRUN could leave completions waiting while the loop
+ * sleeps in epoll_wait, so the fallback drops it. */
+static const unsigned ring_flag_sets[] = {
+	XP_RING_FLAGS,
+	IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_SUBMIT_ALL,
+};
+
+/* user_data: generation << 32 | table index << 2 | op */
+enum xp_op { XP_OP_NONE, XP_OP_RECV, XP_OP_SEND, XP_OP_CONNECT };
+
+struct xp_ent {
+	struct xport_sock *s;
+	uint32_t gen;
+};
+
+struct xp_ring {
+	pthread_t owner;
+	struct io_uring uring;
+	unsigned sq_pending;
+	struct io_uring_buf_ring *br;
+	size_t br_len;
+	uint8_t *bufs;
+	unsigned nfiles;
+	struct xp_ent *tab;
+	unsigned ntab, tab_cap;
+	unsigned *free_ids;
+	unsigned nfree;
+	struct io_uring_cqe *bl;	/* reaped completions not yet handled */
+	unsigned bl_pos, bl_n, bl_cap;
+	struct xp_chunk *orphans;	/* queues a cancel could not settle */
+};
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static int probe_rc;
+static char probe_why[160];
+
+static int ring_init(struct io_uring *ring, unsigned entries, unsigned cq_entries)
+{
+	struct io_uring_params p;
+	int rc = -EINVAL;
+	size_t i;
+
+	for (i = 0; i < sizeof(ring_flag_sets) / sizeof(ring_flag_sets[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = ring_flag_sets[i];
+		if (cq_entries) {
+			p.flags |= IORING_SETUP_CQSIZE;
+			p.cq_entries = cq_entries;
+		}
+		rc = io_uring_queue_init_params(entries, ring, &p);
+		if (rc != -EINVAL)
+			break;
+	}
+	return rc;
+}
+
+static void probe(void)
+{
+	struct io_uring ring;
+	struct io_uring_buf_reg reg;
+	void *br;
+	int rc;
+
+	rc = ring_init(&ring, 8, 0);
+	if (rc < 0) {
+		snprintf(probe_why, sizeof(probe_why), "io_uring_setup: %s%s", strerror(-rc),
+			 rc == -EINVAL ? " (a kernel older than 6.0)" : "");
+		probe_rc = rc;
+		return;
+	}
+	br = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (br == MAP_FAILED) {
+		rc = -errno;
+		snprintf(probe_why, sizeof(probe_why), "mmap: %s", strerror(-rc));
+	} else {
+		memset(&reg, 0, sizeof(reg));
+		reg.ring_addr = (uintptr_t)br;
+		reg.ring_entries = 8;
+		reg.bgid = XP_BGID;
+		rc = io_uring_register_buf_ring(&ring, &reg, 0);
+		if (rc < 0)
+			snprintf(probe_why, sizeof(probe_why), "io_uring_register_buf_ring: %s",
+				 strerror(-rc));
+		else if ((rc = io_uring_register_files_sparse(&ring, 1)) < 0)
+			snprintf(probe_why, sizeof(probe_why), "io_uring_register_files_sparse: %s",
+				 strerror(-rc));
+	}
+	io_uring_queue_exit(&ring);
+	if (br != MAP_FAILED)
+		munmap(br, 4096);
+	probe_rc = rc;
+}
+
+int xport_probe(char *why, size_t len)
+{
+	pthread_once(&probe_once, probe);
+	if (why && len)
+		snprintf(why, len, "%s", probe_rc < 0 ? probe_why : "");
+	return probe_rc;
+}
+
+static bool ring_owner(const struct xport *x)
+{
+	return x->ring && pthread_equal(x->ring->owner, pthread_self());
+}
+
+static void buf_put(struct xp_ring *r, unsigned bid)
+{
+	io_uring_buf_ring_add(r->br, r->bufs + (size_t)bid * XP_BUFSZ, XP_BUFSZ, (unsigned short)bid,
+			      io_uring_buf_ring_mask(XP_NBUFS), 0);
+	io_uring_buf_ring_advance(r->br, 1);
+}
+
+static int ring_up(struct xport *x)
+{
+	unsigned entries = x->max_socks * 2 + 8, i;
+	struct io_uring_buf_reg reg;
+	struct xp_ring *r;
+	struct rlimit rl;
+	void *p;
+	int rc;
+
+	if (entries < 64)
+		entries = 64;
+	if (entries > 4096)
+		entries = 4096;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	rc = ring_init(&r->uring, entries, entries * 4);
+	if (rc < 0)
+		goto fail_alloc;
+	r->br_len = XP_NBUFS * sizeof(struct io_uring_buf);
+	p = mmap(NULL, r->br_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		rc = -errno;
+		goto fail_ring;
+	}
+	r->br = p;
+	p = mmap(NULL, (size_t)XP_NBUFS * XP_BUFSZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		rc = -errno;
+		goto fail_br;
+	}
+	r->bufs = p;
+	io_uring_buf_ring_init(r->br);
+	memset(&reg, 0, sizeof(reg));
+	reg.ring_addr = (uintptr_t)r->br;
+	reg.ring_entries = XP_NBUFS;
+	reg.bgid = XP_BGID;
+	rc = io_uring_register_buf_ring(&r->uring, &reg, 0);
+	if (rc < 0)
+		goto fail_bufs;
+	for (i = 0; i < XP_NBUFS; i++)
+		buf_put(r, i);
+	rc = io_uring_register_eventfd(&r->uring, x->efd);
+	if (rc < 0)
+		goto fail_bufs;
+	/* Sockets past the table (or every socket, if it cannot be made) use plain fds. */
+	r->nfiles = x->max_socks;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < r->nfiles)
+		r->nfiles = (unsigned)rl.rlim_cur;
+	if (io_uring_register_files_sparse(&r->uring, r->nfiles) < 0)
+		r->nfiles = 0;
+	r->owner = pthread_self();
+	x->ring = r;
+	return 0;
+fail_bufs:
+	munmap(r->bufs, (size_t)XP_NBUFS * XP_BUFSZ);
+	r->bufs = NULL;
+fail_br:
+	munmap(r->br, r->br_len);
+	r->br = NULL;
+fail_ring:
+	io_uring_queue_exit(&r->uring);
+fail_alloc:
+	free(r);
+	return rc;
+}
+
+/* The ring could not be made on the loop's thread: this transport uses epoll. */
+static void ring_give_up(struct xport *x)
+{
+	x->kind = XPORT_EPOLL;
+	xp_ring_watch(x);
+}
+
+static int sock_register(struct xport *x, struct xport_sock *s)
+{
+	struct xp_ring *r = x->ring;
+	unsigned id;
+
+	if (r->nfree) {
+		id = r->free_ids[--r->nfree];
+	} else {
+		if (r->ntab == r->tab_cap) {
+			unsigned cap = r->tab_cap ? r->tab_cap * 2 : 64;
+			struct xp_ent *tab = realloc(r->tab, cap * sizeof(*tab));
+			unsigned *ids;
+
+			if (!tab)
+				return -ENOMEM;
+			r->tab = tab;
+			ids = realloc(r->free_ids, cap * sizeof(*ids));
+			if (!ids)
+				return -ENOMEM;
+			r->free_ids = ids;
+			r->tab_cap = cap;
+		}
+		id = r->ntab++;
+		r->tab[id].gen = 0;
+	}
+	r->tab[id].s = s;
+	s->id = (int)id;
+	s->gen = r->tab[id].gen;
+	s->fixed = id < r->nfiles &&
+		   io_uring_register_files_update(&r->uring, id, &s->fd, 1) == 1;
+	return 0;
+}
+
+/* Forgets s's table entry: completions that still come for it are dropped. */
+static void sock_unregister(struct xport *x, struct xport_sock *s, bool owner)
+{
+	struct xp_ring *r = x->ring;
+	int none = -1;
+
+	if (s->id < 0)
+		return;
+	if (s->fixed && owner)
+		io_uring_register_files_update(&r->uring, (unsigned)s->id, &none, 1);
+	r->tab[s->id].s = NULL;
+	r->tab[s->id].gen++;
+	if (owner)
+		r->free_ids[r->nfree++] = (unsigned)s->id;
+	s->id = -1;
+	s->fixed = false;
+}
+
+static uint64_t ud_make(const struct xport_sock *s, enum xp_op op)
+{
+	return (uint64_t)s->gen << 32 | (uint64_t)(unsigned)s->id << 2 | op;
+}
+
+static struct xport_sock *ud_sock(const struct xport *x, uint64_t ud)
+{
+	const struct xp_ring *r = x->ring;
+	uint32_t id = (uint32_t)(ud >> 2) & 0x3fffffff;
+
+	if ((ud & 3) == XP_OP_NONE || id >= r->ntab || r->tab[id].gen != (uint32_t)(ud >> 32))
+		return NULL;
+	return r->tab[id].s;
+}
+
+static void ring_submit(struct xport *x, bool events)
+{
+	struct xp_ring *r = x->ring;
+	int n;
+
+	if (events)
+		n = io_uring_submit_and_get_events(&r->uring);
+	else
+		n = io_uring_submit(&r->uring);
+	if (r->sq_pending) {
+		x->st.submits++;
+		x->st.sqes += n > 0 ? (unsigned)n : 0;
+	}
+	r->sq_pending = 0;
+}
+
+static struct io_uring_sqe *ring_sqe(struct xport *x, const struct xport_sock *s, enum xp_op op)
+{
+	struct xp_ring *r = x->ring;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->uring);
+
+	if (!sqe) {
+		ring_submit(x, false);
+		sqe = io_uring_get_sqe(&r->uring);
+		if (!sqe)
+			return NULL;
+	}
+	r->sq_pending++;
+	io_uring_sqe_set_data64(sqe, ud_make(s, op));
+	return sqe;
+}
+
+static void sqe_target(struct io_uring_sqe *sqe, const struct xport_sock *s)
+{
+	if (s->fixed) {
+		sqe->fd = s->id;
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
+}
+
+/* Copies completions out of the CQ, to be handled in order (memory only, no syscall). */
+static bool ring_reap(struct xport *x)
+{
+	struct xp_ring *r = x->ring;
+	unsigned ready = io_uring_cq_ready(&r->uring), head, i = 0;
+	struct io_uring_cqe *cqe;
+
+	if (!ready)
+		return false;
+	if (r->bl_n + ready > r->bl_cap) {
+		unsigned cap = r->bl_cap ? r->bl_cap : 256;
+		struct io_uring_cqe *bl;
+
+		while (cap < r->bl_n + ready)
+			cap *= 2;
+		bl = realloc(r->bl, cap * sizeof(*bl));
+		if (bl) {
+			r->bl = bl;
+			r->bl_cap = cap;
+		}
+		if (r->bl_n + ready > r->bl_cap)
+			ready = r->bl_cap - r->bl_n;
+	}
+	io_uring_for_each_cqe(&r->uring, head, cqe) {
+		if (i == ready)
+			break;
+		r->bl[r->bl_n].user_data = cqe->user_data;
+		r->bl[r->bl_n].res = cqe->res;
+		r->bl[r->bl_n].flags = cqe->flags;
+		r->bl_n++;
+		i++;
+	}
+	io_uring_cq_advance(&r->uring, i);
+	x->st.cqes += i;
+	return i > 0;
+}
+
+static int stash_add(struct xport_sock *s, const uint8_t *p, size_t n)
+{
+	uint8_t *b = realloc(s->stash, s->stash_len + n);
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + s->stash_len, p, n);
+	s->stash = b;
+	s->stash_len += n;
+	return 0;
+}
+
+/* Applies the reaped, unhandled completions of s without callbacks (received bytes
+ * to the stash if keep) and drops them from the backlog. */
+static void ring_settle(struct xport *x, struct xport_sock *s, bool keep)
+{
+	struct xp_ring *r = x->ring;
+	unsigned i;
+
+	for (i = r->bl_pos; i < r->bl_n; i++) {
+		struct io_uring_cqe *c = &r->bl[i];
+		unsigned op = (unsigned)(c->user_data & 3);
+
+		if (ud_sock(x, c->user_data) != s)
+			continue;
+		if (c->flags & IORING_CQE_F_BUFFER) {
+			unsigned bid = c->flags >> IORING_CQE_BUFFER_SHIFT;
+
+			if (op == XP_OP_RECV && c->res > 0 && keep &&
+			    stash_add(s, r->bufs + (size_t)bid * XP_BUFSZ, (size_t)c->res) == 0)
+				x->st.stashed += (size_t)c->res;
+			buf_put(r, bid);
+		}
+		if (op == XP_OP_RECV && !(c->flags & IORING_CQE_F_MORE))
+			s->recv_on = false;
+		if (op == XP_OP_SEND) {
+			s->send_on = false;
+			s->seg_busy = 0;
+			if (c->res > 0)
+				xp_queue_consume(s, (size_t)c->res);
+		}
+		if (op == XP_OP_CONNECT)
+			s->conn_on = false;
+		c->user_data = 0;
+		c->flags = 0;
+	}
+}
+
+static bool ring_busy(const struct xport_sock *s)
+{
+	return s->recv_on || s->send_on || s->conn_on;
+}
+
+/* Takes s off the ring on its own thread: cancels its requests, waits for their
+ * completions and unregisters its file, so the ring cannot consume its bytes. */
+static void ring_quiesce(struct xport *x, struct xport_sock *s, bool keep)
+{
+	struct xp_ring *r = x->ring;
+	struct io_uring_sync_cancel_reg reg;
+	int tries;
+
+	if (ring_busy(s)) {
+		memset(&reg, 0, sizeof(reg));
+		reg.fd = s->fixed ? s->id : s->fd;
+		reg.flags = IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_FD |
+			    (s->fixed ? IORING_ASYNC_CANCEL_FD_FIXED : 0);
+		reg.timeout.tv_sec = -1;
+		reg.timeout.tv_nsec = -1;
+		io_uring_register_sync_cancel(&r->uring, &reg);
+	}
+	for (tries = 0; ring_busy(s); tries++) {
+		struct __kernel_timespec ts = { 0, 10 * 1000 * 1000 };
+		struct io_uring_cqe *cqe;
+
+		io_uring_get_events(&r->uring);
+		ring_reap(x);
+		ring_settle(x, s, keep);
+		if (!ring_busy(s))
+			break;
+		if (tries == XP_QUIESCE_TRIES) {
+			/* Never seen: keep what a send may still read until the ring goes. */
+			if (s->send_on && s->c_head) {
+				s->c_tail->next = r->orphans;
+				r->orphans = s->c_head;
+				s->c_head = s->c_tail = NULL;
+			}
+			s->recv_on = s->send_on = s->conn_on = false;
+			break;
+		}
+		io_uring_wait_cqe_timeout(&r->uring, &cqe, &ts);
+	}
+	ring_settle(x, s, keep);
+	sock_unregister(x, s, true);
+}
+
+/* Takes s off a ring whose thread has ended (the kernel cancelled its requests
+ * then): no syscalls on the ring, its completions are read from memory. A send
+ * whose completion is not there is taken as sent. */
+static void ring_forget(struct xport *x, struct xport_sock *s)
+{
+	ring_reap(x);
+	ring_settle(x, s, true);
+	if (s->send_on) {
+		size_t n = 0;
+		unsigned i;
+
+		for (i = 0; i < s->seg_busy; i++)
+			n += xp_seg_at(s, i)->n;
+		s->seg_busy = 0;
+		xp_queue_consume(s, n);
+	}
+	s->recv_on = s->send_on = s->conn_on = false;
+	sock_unregister(x, s, false);
+}
+
+void xp_ring_build(struct xport *x, struct xport_sock *s, unsigned f)
+{
+	struct io_uring_sqe *sqe;
+	int rc;
+
+	if (f & XP_W_ARM) {
+		if (s->id < 0 && (rc = sock_register(x, s)) < 0) {
+			xp_sock_fail(s, rc);
+			return;
+		}
+		f |= XP_W_RECV | XP_W_SEND;
+	}
+	if ((f & XP_W_CONNECT) && s->state == XP_CONNECTING && !s->conn_on) {
+		if (!(sqe = ring_sqe(x, s, XP_OP_CONNECT))) {
+			xp_work(s, f);
+			return;
+		}
+		io_uring_prep_connect(sqe, s->fd, (struct sockaddr *)&s->sa, s->salen);
+		sqe_target(sqe, s);
+		s->conn_on = true;
+	}
+	if ((f & XP_W_RECV) && s->state == XP_OPEN && !s->recv_on) {
+		if (!(sqe = ring_sqe(x, s, XP_OP_RECV))) {
+			xp_work(s, f);
+			return;
+		}
+		io_uring_prep_recv_multishot(sqe, s->fd, NULL, 0, 0);
+		sqe_target(sqe, s);
+		/* Poll first: a recv tried at once would take bytes below SO_RCVLOWAT. */
+		sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+		sqe->flags |= IOSQE_BUFFER_SELECT;
+		sqe->buf_group = XP_BGID;
+		s->recv_on = true;
+	}
+	if ((f & XP_W_SEND) && s->state == XP_OPEN && !s->send_on && s->seg_n) {
+		size_t bytes;
+		unsigned n = xp_iov_fill(s, IOV_MAX, &bytes);
+
+		if (n == 0 || !(sqe = ring_sqe(x, s, XP_OP_SEND))) {
+			xp_work(s, f);
+			return;
+		}
+		memset(&s->msg, 0, sizeof(s->msg));
+		s->msg.msg_iov = s->iov;
+		s->msg.msg_iovlen = n;
+		/* WAITALL: the kernel finishes the send itself instead of completing short. */
+		io_uring_prep_sendmsg(sqe, s->fd, &s->msg, MSG_NOSIGNAL | MSG_WAITALL);
+		sqe_target(sqe, s);
+		s->send_on = true;
+		s->seg_busy = n;
+	}
+}
+
+static bool sock_on_ring(const struct xport *x, const struct xport_sock *s)
+{
+	return s->x == x && s->id >= 0 && x->ring->tab[s->id].s == s;
+}
+
+static void ring_cqe(struct xport *x, const struct io_uring_cqe *c)
+{
+	struct xp_ring *r = x->ring;
+	struct xport_sock *s = ud_sock(x, c->user_data);
+	unsigned op = (unsigned)(c->user_data & 3);
+	unsigned bid = c->flags >> IORING_CQE_BUFFER_SHIFT;
+	bool buf = c->flags & IORING_CQE_F_BUFFER;
+	int res = c->res;
+
+	if (!s) {
+		if (buf)
+			buf_put(r, bid);
+		return;
+	}
+	switch (op) {
+	case XP_OP_RECV:
+		if (!(c->flags & IORING_CQE_F_MORE))
+			s->recv_on = false;
+		if (res > 0 && buf) {
+			bool gone = xp_sock_call(s, XP_CB_DATA, 0, r->bufs + (size_t)bid * XP_BUFSZ,
+						 (size_t)res);
+
+			buf_put(r, bid);
+			if (gone)
+				return;
+		} else {
+			if (buf)
+				buf_put(r, bid);
+			if (res == 0 || (res < 0 && res != -ENOBUFS && res != -ECANCELED &&
+					 res != -EAGAIN && res != -EINTR)) {
+				xp_sock_fail(s, res);
+				return;
+			}
+		}
+		if (!s->recv_on && sock_on_ring(x, s) && s->state == XP_OPEN)
+			xp_work(s, XP_W_RECV);
+		break;
+	case XP_OP_SEND:
+		s->send_on = false;
+		s->seg_busy = 0;
+		if (res > 0)
+			xp_queue_consume(s, (size_t)res);
+		else if (res < 0 && res != -ECANCELED && res != -EAGAIN && res != -EINTR) {
+			xp_sock_fail(s, res);
+			return;
+		}
+		if (s->seg_n && sock_on_ring(x, s))
+			xp_work(s, XP_W_SEND);
+		break;
+	case XP_OP_CONNECT:
+		s->conn_on = false;
+		if (res < 0) {
+			xport_close(s);
+			xp_sock_call(s, XP_CB_CONNECTED, res, NULL, 0);
+			return;
+		}
+		s->state = XP_OPEN;
+		xp_peer_fill(s);
+		xp_work(s, XP_W_RECV | XP_W_SEND);
+		xp_sock_call(s, XP_CB_CONNECTED, 0, NULL, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+bool xp_ring_process(struct xport *x)
+{
+	struct xp_ring *r = x->ring;
+	bool any;
+
+	if (!r)
+		return false;
+	any = r->bl_pos < r->bl_n;
+	while (r->bl_pos < r->bl_n) {
+		struct io_uring_cqe c = r->bl[r->bl_pos++];
+
+		ring_cqe(x, &c);
+	}
+	r->bl_pos = r->bl_n = 0;
+	return any;
+}
+
+static void efd_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct xport *x = XP_OF(w, struct xport, efd_w);
+	struct io_uring *ring;
+	uint64_t v, cqes;
+	ssize_t r;
+
+	(void)loop;
+	(void)revents;
+	x->st.wakeups++;
+	r = read(x->efd, &v, sizeof(v));
+	(void)r;
+	if (!x->ring)
+		return;
+	ring = &x->ring->uring;
+	/* The eventfd also fires for completions this thread posted and reaped
+	 * itself; with TASKRUN_FLAG the kernel shows whether work is waiting. */
+	if ((ring->flags & IORING_SETUP_TASKRUN_FLAG) && !io_uring_cq_ready(ring) &&
+	    !(IO_URING_READ_ONCE(*ring->sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW))) {
+		x->st.empty_wakeups++;
+		return;
+	}
+	cqes = x->st.cqes;
+	xp_pump(x, true, true);
+	if (x->st.cqes == cqes)
+		x->st.empty_wakeups++;
+}
+
+void xp_ring_setup(struct xport *x, bool want_uring)
+{
+	x->efd = -1;
+	if (want_uring && xport_probe(NULL, 0) == 0) {
+		x->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (x->efd >= 0)
+			x->kind = XPORT_URING;
+	}
+	ev_io_init(&x->efd_w, efd_cb, x->efd, EV_READ);
+}
+
+void xp_ring_watch(struct xport *x)
+{
+	bool want = x->kind == XPORT_URING && x->nsocks > 0 && x->efd >= 0;
+
+	if (want && !ev_is_active(&x->efd_w))
+		ev_io_start(x->loop, &x->efd_w);
+	else if (!want && ev_is_active(&x->efd_w))
+		ev_io_stop(x->loop, &x->efd_w);
+}
+
+void xp_ring_start(struct xport *x)
+{
+	if (x->kind == XPORT_URING && !x->ring && ring_up(x) < 0)
+		ring_give_up(x);
+}
+
+int xp_ring_connect(struct xport_sock *s)
+{
+	int rc = sock_register(s->x, s);
+
+	if (rc < 0)
+		return rc;
+	xp_work(s, XP_W_CONNECT);
+	return 0;
+}
+
+void xp_ring_unwatch(struct xport *x, struct xport_sock *s, bool keep)
+{
+	if (ring_owner(x))
+		ring_quiesce(x, s, keep);
+	else
+		ring_forget(x, s);
+}
+
+bool xp_ring_submit(struct xport *x, bool calls, bool events)
+{
+	if (!x->ring ||
+	    !(x->ring->sq_pending || events || io_uring_cq_has_overflow(&x->ring->uring)))
+		return false;
+	ring_submit(x, calls);
+	return true;
+}
+
+bool xp_ring_reap(struct xport *x)
+{
+	return x->ring && ring_reap(x);
+}
+
+bool xp_ring_more(struct xport *x)
+{
+	struct xp_ring *r = x->ring;
+
+	return r && (r->bl_pos < r->bl_n || io_uring_cq_ready(&r->uring) ||
+		     io_uring_cq_has_overflow(&r->uring));
+}
+
+void xp_ring_destroy(struct xport *x)
+{
+	struct xp_ring *r = x->ring;
+
+	if (r) {
+		if (ring_owner(x)) {
+			struct io_uring_sync_cancel_reg reg;
+
+			memset(&reg, 0, sizeof(reg));
+			reg.flags = IORING_ASYNC_CANCEL_ANY;
+			reg.timeout.tv_sec = -1;
+			reg.timeout.tv_nsec = -1;
+			io_uring_register_sync_cancel(&r->uring, &reg);
+			io_uring_get_events(&r->uring);
+		}
+		io_uring_queue_exit(&r->uring);
+		munmap(r->bufs, (size_t)XP_NBUFS * XP_BUFSZ);
+		munmap(r->br, r->br_len);
+		xp_chunk_free_list(r->orphans);
+		free(r->tab);
+		free(r->free_ids);
+		free(r->bl);
+		free(r);
+		x->ring = NULL;
+	}
+	if (ev_is_active(&x->efd_w))
+		ev_io_stop(x->loop, &x->efd_w);
+	if (x->efd >= 0)
+		close(x->efd);
+}
