@@ -21,6 +21,8 @@ enum lconn_state { LCONN_NEW, LCONN_MOUNTING, LCONN_OPENING, LCONN_READY, LCONN_
 
 struct engine_thread {
 	struct ev_loop *loop;
+	ev_timer lowat_timer;		/* --max-load: unsticks a connection below its lowat */
+	struct engine_conn *lowat_head;
 };
 
 struct engine_conn {
@@ -45,7 +47,17 @@ struct engine_conn {
 	char error[160];	/* why it failed, or why a request was refused */
 	bool refused;		/* error is a refused request's: a loss overrides it */
 	char last_op_error[120];
+	/* --max-load: requests in flight, SO_RCVLOWAT set, least bytes of a reply */
+	uint32_t inflight;
+	int lowat;
+	uint32_t reply_min;
+	bool rx_seen;
+	struct engine_thread *t;
+	struct engine_conn *lowat_next, *lowat_prev;
 };
+
+/* --max-load: SO_RCVLOWAT for the replies in flight (libnfs.c). */
+void libnfs_lowat(struct engine_conn *c);
 
 /*
  * libnfs 4.0 keeps a few process-wide statics for setting up a context (xid

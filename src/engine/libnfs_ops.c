@@ -47,6 +47,7 @@ static void finish(struct engine_req *req, int status)
 {
 	struct engine_conn *c = req->priv[0];
 
+	c->inflight--;
 	if (c->cbs)
 		c->cbs->done(c->owner, req, status);
 }
@@ -215,5 +216,6 @@ int libnfs_queue(struct engine_conn *c, struct engine_req *req)
 		c->refused = true;
 		return -EIO;
 	}
+	c->inflight++;
 	return 0;
 }

@@ -46,6 +46,8 @@ static int check(const struct config *cfg, char *err, size_t len)
 {
 	if (cfg->verify)
 		return config_fail(err, len, "--engine null: moves no data, nothing to --verify");
+	if (cfg->max_load)
+		return config_fail(err, len, "--max-load: the null engine has no sockets to wake");
 	return 0;
 }
 
