@@ -92,7 +92,8 @@ unit: $(UNIT_BINS)
 			/^\[  FAILED  \] [0-9]+ test/ { f += $$4; n = 1 } END { if (n) print p + 0, f + 0 }' $$t.out); \
 	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
 
-SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh
+SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
+	tests/native.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
 # so that CI runs both sanitizer passes within its time budget.
 ifneq ($(SAN),)
