@@ -371,6 +371,23 @@ static const char *unknown_opt(char **argv)
 	return argv[optind - 1];
 }
 
+/*
+ * "--conn" has meant --connections since the start; --connections-per-session
+ * would make it ambiguous to getopt_long. An abbreviation of "--connections"
+ * (without "=") still means it.
+ */
+static void expand_connections(int argc, char **argv)
+{
+	static char full[] = "--connections";
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		size_t n = strlen(argv[i]);
+
+		if (n >= 6 && n < sizeof(full) - 1 && strncmp(argv[i], full, n) == 0)
+			argv[i] = full;
+	}
+}
+
 int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)
 {
 	bool threads_set = false, arrival_set = false, on_error_set = false;
@@ -378,6 +395,7 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 	int c, rc = 0;
 
 	set_defaults(cfg);
+	expand_connections(argc, argv);
 	opterr = 0;
 	optind = 0;	/* 0, not 1: glibc then also drops state left by an earlier parse */
 	while (rc == 0 && (c = getopt_long(argc, argv, ":t:c:q:b:hV", long_opts, NULL)) != -1) {
