@@ -129,4 +129,98 @@ check_eq "--max-load libnfs: exit 0" 0 "$RC"
 check_eq "--max-load libnfs: in the settings" 32 "$(jqv .settings.max_load)"
 check_ge "--max-load libnfs: reads done" 100 "$(jqv .ops.read.count)"
 
+# Operations on names (--mix, --small-files) and the work directory, all through the
+# native engine: its own control connection (not libnfs's) makes the work directory,
+# the trees and their files, and removes them; the error lines are its words.
+MIX=read=20,write=10,getattr=15,lookup=5,access=5,setattr=5,readdir=5,create=10,remove=10
+MIX=$MIX,mkdir=3,rmdir=3,rename=5,open=4
+# Files below DIR in the export that are not N bytes of the pattern nfsload writes.
+not_pattern() {
+	local f bad=0
+	while IFS= read -r f; do
+		if [[ $(stat -c %s "$f") != "$2" ]] ||
+			! "$HELPERS/helper_pattern" "$f" 0 "$2" >/dev/null; then
+			bad=$((bad + 1))
+		fi
+	done < <(find "$EXPORT_DIR/$1" -type f -name 'f[0-9]*')
+	echo "$bad"
+}
+for ver in 3 41; do
+	case $ver in
+	3) url=$URL3 name="NFSv3" ports="NFS port $NFS_PORT (given), MOUNT port $MNT_PORT (given)" ;;
+	41) url=$URL41 name="NFSv4.1" ports="NFS port $NFS_PORT (given)" ;;
+	esac
+
+	# Every operation of the mix, none failing; the tree holds what the counts say.
+	nl --engine native --dir "mix$ver" -t 2 -c 2 -q 4 --mix "$MIX" --dirs 2 --files-per-dir 8 \
+		--runtime 2s --keep --output-format json "$url"
+	check_eq "$name mix: exit 0" 0 "$RC"
+	check_eq "$name mix: every operation of the mix ran" 13 \
+		"$(jqv '[.ops | to_entries[] | select(.key != "commit" and .value.count > 0)] | length')"
+	check_eq "$name mix: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+	check_eq "$name mix: the control connection's ports" "$ports" "$(jqv .setup.ports)"
+	check_eq "$name mix: files on disk = 2 x 2 x 8 + creates - removes" \
+		"$(jqv '32 + .ops.create.count - .ops.remove.count')" \
+		"$(find "$EXPORT_DIR/mix$ver" -type f -name 'f[0-9]*' | wc -l)"
+	check_eq "$name mix: extra directories on disk = mkdirs - rmdirs" \
+		"$(jqv '.ops.mkdir.count - .ops.rmdir.count')" \
+		"$(find "$EXPORT_DIR/mix$ver" -type d -name 'x*' | wc -l)"
+
+	# The old tree goes first (READDIR, REMOVE, RMDIR through the control connection);
+	# the new files are what the control connection wrote: 5000 bytes of the pattern.
+	nl --engine native --dir "mix$ver" -c 2 -q 4 --mix getattr=1,lookup=1 --dirs 2 \
+		--files-per-dir 4 --file-size 5000 --runtime 1s --keep --output-format json "$url"
+	check_eq "$name mix over an old tree: exit 0" 0 "$RC"
+	check_eq "$name mix over an old tree: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+	check_eq "$name mix over an old tree: no extra directory left" 0 \
+		"$(find "$EXPORT_DIR/mix$ver" -type d -name 'x*' | wc -l)"
+	check_eq "$name tree files: 2 x 2 x 4" 16 \
+		"$(find "$EXPORT_DIR/mix$ver" -type f -name 'f[0-9]*' | wc -l)"
+	check_eq "$name tree files: 5000 bytes of the pattern each" 0 "$(not_pattern "mix$ver" 5000)"
+
+	# Whole-file writes and reads on names (3001 bytes: XDR padding), as on disk.
+	nl --engine native --dir "mix$ver" -c 2 -q 4 --mix write=1,read=1 --dirs 2 \
+		--files-per-dir 4 --file-size 3001 --runtime 1s --keep --output-format json "$url"
+	check_eq "$name whole-file writes and reads: exit 0" 0 "$RC"
+	check_eq "$name whole-file writes and reads: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+	check_eq "$name whole-file reads: every byte" "$(jqv '.ops.read.count * 3001')" \
+		"$(jqv .ops.read.bytes)"
+	check_eq "$name whole-file writes: 3001 bytes of the pattern on disk" 0 \
+		"$(not_pattern "mix$ver" 3001)"
+
+	# The small-file test: each file created with its data, read whole, stat'ed, removed.
+	nl --engine native --dir "small$ver" -t 2 -c 4 -q 4 --small-files 256 --file-size 1k \
+		--output-format json "$url"
+	check_eq "$name small files: exit 0" 0 "$RC"
+	check_eq "$name small files: four passes of 256 files" \
+		"create:256 read:256 getattr:256 remove:256" \
+		"$(jqv '[.small_files.passes[] | "\(.pass):\(.files)"] | join(" ")')"
+	check_eq "$name small files: no errors" 0 "$(jqv '[.small_files.passes[].errors] | add')"
+	check_eq "$name small files: every file written and read whole" \
+		"$((256 * 1024)) $((256 * 1024))" "$(jqv '"\(.ops.create.bytes) \(.ops.read.bytes)"')"
+	# Made and removed through the control connection: nothing left without --keep.
+	check "$name small files: the work directory is gone" test ! -e "$EXPORT_DIR/small$ver"
+	nl --engine native --dir "gone$ver" -c 2 -q 4 --mix getattr=1,create=1,remove=1,mkdir=1 \
+		--dirs 2 --files-per-dir 4 --runtime 1s "$url"
+	check_eq "$name mix without --keep: exit 0" 0 "$RC"
+	check "$name mix without --keep: the work directory is gone" test ! -e "$EXPORT_DIR/gone$ver"
+done
+check_eq "names: nothing else left in the export" "mix3 mix41" \
+	"$(find "$EXPORT_DIR" -mindepth 1 -maxdepth 1 \( -name 'mix*' -o -name 'small*' \
+		-o -name 'gone*' \) -printf '%f\n' | sort | xargs)"
+nl --engine native --mix getattr=1 --file-size 2m --runtime 1s "$URL3"
+check_eq "names: --file-size over 1 MiB refused, exit 2" 2 "$RC"
+check_match "names: the message names the option" "--file-size" "$(cat "$ERR")"
+nl --engine native -c 1 --runtime 1s "${URL3/\/export/\/nope}"
+check_eq "names: an export that is not there, exit 1" 1 "$RC"
+check_match "names: NFSv3 says where to look" "MOUNT of '/nope' refused.*export path" \
+	"$(cat "$ERR")"
+nl --engine native -c 1 --runtime 1s "${URL41/\/export/\/nope}"
+check_eq "names: NFSv4.1, exit 1" 1 "$RC"
+check_match "names: NFSv4.1 says where to look" "LOOKUP of the export path failed.*namespace" \
+	"$(cat "$ERR")"
+nl --engine native -c 1 --runtime 1s "${URL41/nfsport=$NFS_PORT/nfsport=$(t_free_port)}"
+check_match "names: nothing listening, says so" "Connection refused at .*is nfsport right" \
+	"$(cat "$ERR")"
+
 t_summary

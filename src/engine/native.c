@@ -23,9 +23,6 @@
 
 #define SCRATCH_LEN 65536
 
-/* For now the work directory is made through libnfs's control connection. */
-extern const struct engine_ctl_ops libnfs_ctl_ops;
-
 const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
 
 /* Set once per run in init(), before any thread; read-only after. */
@@ -85,9 +82,9 @@ static int check(const struct config *cfg, char *err, size_t len)
 				   "sessions, so --connections (%u) must be a multiple of --threads x "
 				   "%u (%u)", cfg->conns_per_session, cfg->connections,
 				   cfg->conns_per_session, cfg->threads * cfg->conns_per_session);
-	if (cfg->meta || cfg->small_files)
-		return config_fail(err, len, "%s: not yet with --engine native (use --engine libnfs)",
-				   cfg->meta ? "--mix" : "--small-files");
+	if ((cfg->meta || cfg->small_files) && cfg->file_size > (1u << 20))
+		return config_fail(err, len, "--file-size: the native engine moves at most 1 MiB per "
+				   "request (try --file-size 1m)");
 	return 0;
 }
 
@@ -673,6 +670,7 @@ static void conn_free(struct engine_conn *c)
 	rpc_rec_destroy(&c->rec);
 	nat_calls_destroy(c);
 	nat_sess_leave(c);
+	nat_meta_free(c);
 	free(c->files);
 	free(c->file_ids);
 	free(c);
@@ -706,5 +704,5 @@ const struct engine_ops engine_native = {
 	.close = close_files,
 	.free = conn_free,
 	.error = conn_error,
-	.ctl = &libnfs_ctl_ops,
+	.ctl = &nat_ctl_ops,
 };

@@ -6,6 +6,7 @@
  *   native_v4.c   NFSv4.1 sessions: set-up, slots, SEQUENCE, teardown
  *   native_sess.c sessions shared by several connections (trunking)
  *   native_meta.c operations on names: --mix, and the control connection's
+ *                 (state, names, dispatch); native_meta3.c NFSv3, native_meta4.c NFSv4.1
  *   native_ctl.c  the control connection (a connection on a private loop)
  * It speaks NFSv3 and NFSv4.1 itself: rpc.c (records, headers), nfs3x.c and
  * nfs4x.c (XDR), slot4.c (session slots), xport.c (io_uring or epoll sockets).
@@ -81,6 +82,7 @@ struct nat_session {
 	uint8_t id[NFS4_SESSIONID_SIZE];
 	struct nfs4_chan_attrs fore;	/* what the server granted */
 	struct slot4_table slots;
+	uint32_t slots_lost;		/* taken by requests that got no reply: never free again */
 	uint8_t owner_name[48];		/* the client's and the open-owner's name */
 	uint32_t owner_len;
 	struct nat_wait *wait;		/* ring of requests waiting for a slot */
@@ -154,6 +156,8 @@ struct engine_conn {
 	uint8_t verf[8];
 	bool have_verf;
 
+	/* operations on names (native_meta.c), made on first use */
+	struct nat_meta *meta;
 	/* internal completions for the control connection (native_ctl.c) */
 	void (*meta_hook)(void *arg, const char *name, uint32_t namelen, bool is_dir);
 	void *meta_hook_arg;
@@ -241,10 +245,15 @@ void nat_sess_note(const struct config *cfg, char *buf, size_t len);
  * the export (engine_req.path), each one or more calls (engine_req.stage). */
 int nat_meta_queue(struct engine_conn *c, struct engine_req *req);
 void nat_meta_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+/* NFSv4.1: sends a request that waited for a slot (nat_sess_kick): 0, or -EBUSY (still none). */
+int nat_meta_send_waiting(struct engine_conn *c, struct engine_req *req);
+/* Frees what the connection's requests on names kept (conn free). */
+void nat_meta_free(struct engine_conn *c);
 
 /* native_v4.c */
 int nat_v4_start(struct engine_conn *c);
-/* Sends a READ, WRITE or COMMIT: 0, -EBUSY (no slot free), or -errno. */
+/* Sends a READ, WRITE or COMMIT (or a request on a name that waited for a slot):
+ * 0, -EBUSY (no slot free), or -errno. */
 int nat_v4_send_req(struct engine_conn *c, struct engine_req *req);
 /* A waiting connection's set-up goes on (the session is up). */
 bool nat_v4_bind(struct engine_conn *c);

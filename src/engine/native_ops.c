@@ -131,6 +131,8 @@ int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
 	bool ok;
 	XDR x;
 
+	if (req->path)
+		return nat_meta_send_waiting(c, req);	/* a request on a name, after its wait */
 	call = nat_v4_begin(c, &x, &e, NK_REQ);
 	if (!call)
 		return -EBUSY;

@@ -87,8 +87,9 @@ struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
 
 void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call)
 {
-	/* It stays taken; a connection with no slot left is re-made (nat_v4_tick). */
-	(void)c;
+	/* It stays taken; a session with no slot left is re-made (nat_v4_tick). */
+	if (call->slot != UINT16_MAX)
+		c->sess->slots_lost++;
 	call->slot = UINT16_MAX;
 }
 
@@ -414,6 +415,7 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 				return false;
 			}
 			slot4_init(&c->sess->slots, cs.fore.maxrequests);
+			c->sess->slots_lost = 0;
 			c->sess->nwait = c->sess->wait_head = 0;
 			return send_seq_op(c, NK_RECLAIM, 0);
 		}
@@ -486,10 +488,8 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 {
 	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess->slots))
 		send_seq_op(c, NK_SEQUENCE, 0);
-	if (c->inflight == 0 && slot4_free(&c->sess->slots) == 0) {
-		nat_set_error(c, "every session slot lost to timeouts");
-		nat_conn_fail(c);
-	}
+	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nslots)
+		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }
 
 struct teardown {

@@ -1,0 +1,366 @@
+/*
+ * NFSv4.1 operations on names for the native engine: one COMPOUND from the
+ * root where it can, as libnfs does it (SEQUENCE, PUTROOTFH, a LOOKUP per
+ * name of the export path and of the name, then the operation). OPEN, its
+ * READ and its CLOSE share one COMPOUND through the current stateid (seqid
+ * 1, other zero: RFC 8881 16.2.3.1.2). A WRITE must end its COMPOUND (the
+ * data follows the arguments unencoded), so a file opened for one is
+ * closed by another (PUTFH, CLOSE); data past one WRITE, and a listing past
+ * one READDIR, take more. A request that opened a file closes it even when
+ * an operation after the OPEN failed, then reports that failure.
+ *
+ * nfs-ganesha 4.3 fails a whole READDIR with STALE (or NOENT, or DELAY)
+ * when an entry it lists is removed meanwhile (another request in the same
+ * directory; asking for no attributes does not help): the READDIR is sent
+ * again from the same cookie, a few times, before that counts as the
+ * request's failure. Its latency includes the retries.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "native_meta.h"
+
+enum s4_stage { S4_FIRST, S4_WRITE, S4_CLOSE, S4_READDIR };
+
+#define ACCESS4_READ 0x01
+#define ACCESS4_RW 0x0d		/* READ | MODIFY | EXTEND */
+#define READDIR_DIRCOUNT 8192
+#define READDIR_MAXCOUNT 32768
+#define NAME_MAX4 255
+#define HEADROOM 2048		/* a COMPOUND's bytes besides the data, at most */
+
+static const struct nfs4_stateid current_sid = { .seqid = 1 };
+
+/* A COMPOUND being encoded, the operations after SEQUENCE noted for the reply. */
+struct enc {
+	struct nfs4_enc e;
+	struct nat_mstate *st;
+	bool ok;
+};
+
+static void note(struct enc *w, enum nfs4_opnum op, bool ok)
+{
+	if (!w->ok || !ok || w->st->nops + 1 >= META_OPS_MAX) {
+		w->ok = false;
+		return;
+	}
+	w->st->ops[w->st->nops++] = (uint8_t)op;
+}
+
+/* A LOOKUP for each name of p[0..n). */
+static void lookups(struct enc *w, const char *p, size_t n)
+{
+	char name[NAME_MAX4 + 1];
+	size_t i = 0, k;
+
+	while (w->ok) {
+		while (i < n && p[i] == '/')
+			i++;
+		for (k = i; k < n && p[k] != '/'; k++)
+			;
+		if (k == i)
+			return;
+		if (k - i > NAME_MAX4) {
+			w->ok = false;
+			return;
+		}
+		memcpy(name, p + i, k - i);
+		name[k - i] = '\0';
+		note(w, OP4_LOOKUP, nfs4_enc_lookup(&w->e, name));
+		i = k;
+	}
+}
+
+/* The current filehandle to p[0..n) below the export. */
+static void from_root(struct enc *w, const struct engine_conn *c, const char *p, size_t n)
+{
+	note(w, OP4_PUTROOTFH, w->ok && nfs4_enc_putrootfh(&w->e));
+	lookups(w, c->cfg->path, strlen(c->cfg->path));
+	lookups(w, p, n);
+}
+
+/* The most one WRITE or READ may carry in this session. */
+static uint32_t io_max(const struct engine_conn *c, bool write)
+{
+	uint32_t lim = write ? c->sess->fore.maxrequestsize : c->sess->fore.maxresponsesize;
+
+	lim = lim > HEADROOM ? lim - HEADROOM : 1;
+	return lim < META_IO_MAX ? lim : META_IO_MAX;
+}
+
+/* The next WRITE's length (0 when the request writes nothing). */
+static uint32_t chunk(const struct engine_conn *c, const struct nat_mstate *st)
+{
+	uint32_t n = st->len - st->done, max = io_max(c, true);
+
+	return n < max ? n : max;
+}
+
+static void open_name(struct enc *w, const struct engine_conn *c, const char *leaf, bool create)
+{
+	const struct nat_session *s = c->sess;
+
+	note(w, OP4_OPEN, w->ok && nfs4_enc_open(&w->e, 0, s->clientid, s->owner_name, s->owner_len,
+						 leaf, create, 0644));
+}
+
+/* The request's first COMPOUND; *dlen: the data its WRITE carries. */
+static void enc_first(struct enc *w, const struct engine_conn *c, uint32_t *dlen)
+{
+	struct nat_mstate *st = w->st;
+	const char *leaf = nat_meta_leaf(st->path);
+	size_t n = nat_meta_in_parent(st->op) ? nat_meta_parent_len(st->path) : strlen(st->path);
+	size_t n2 = nat_meta_parent_len(st->path2);
+	struct nfs_sattr sa;
+
+	from_root(w, c, st->path, n);
+	switch (st->op) {
+	case OP_GETATTR:
+		note(w, OP4_GETATTR, w->ok && nfs4_enc_getattr(&w->e));
+		break;
+	case OP_LOOKUP:
+		note(w, OP4_LOOKUP, w->ok && nfs4_enc_lookup(&w->e, leaf));
+		break;
+	case OP_ACCESS:
+		note(w, OP4_ACCESS, w->ok && nfs4_enc_access(&w->e, ACCESS4_RW));
+		break;
+	case OP_SETATTR:
+		nat_meta_sattr(c, st, &sa);
+		note(w, OP4_SETATTR, w->ok && nfs4_enc_setattr(&w->e, NULL, &sa));
+		break;
+	case OP_READDIR:
+		note(w, OP4_GETFH, w->ok && nfs4_enc_getfh(&w->e));
+		note(w, OP4_READDIR, w->ok && nfs4_enc_readdir(&w->e, 0, st->verf, READDIR_DIRCOUNT,
+							      READDIR_MAXCOUNT));
+		break;
+	case OP_REMOVE:
+	case OP_RMDIR:
+		note(w, OP4_REMOVE, w->ok && nfs4_enc_remove(&w->e, leaf));
+		break;
+	case OP_MKDIR:
+		note(w, OP4_CREATE, w->ok && nfs4_enc_mkdir(&w->e, leaf, 0755));
+		break;
+	case OP_RENAME:
+		note(w, OP4_SAVEFH, w->ok && nfs4_enc_savefh(&w->e));
+		if (n2 != n || memcmp(st->path, st->path2, n) != 0)
+			from_root(w, c, st->path2, n2);
+		note(w, OP4_RENAME, w->ok && nfs4_enc_rename(&w->e, leaf,
+							     nat_meta_leaf(st->path2)));
+		break;
+	case OP_OPEN:
+	case OP_READ:
+		open_name(w, c, leaf, false);
+		if (st->op == OP_READ) {
+			uint32_t max = io_max(c, false);
+
+			note(w, OP4_READ, w->ok && nfs4_enc_read(&w->e, &current_sid, 0,
+								 st->len < max ? st->len : max));
+		}
+		note(w, OP4_CLOSE, w->ok && nfs4_enc_close(&w->e, 0, &current_sid));
+		break;
+	default:	/* CREATE (and write what it carries), WRITE */
+		open_name(w, c, leaf, st->op == OP_CREATE);
+		if (st->op == OP_CREATE && !st->len) {
+			note(w, OP4_CLOSE, w->ok && nfs4_enc_close(&w->e, 0, &current_sid));
+			break;
+		}
+		*dlen = chunk(c, st);
+		note(w, OP4_GETFH, w->ok && nfs4_enc_getfh(&w->e));
+		note(w, OP4_WRITE, w->ok && nfs4_enc_write(&w->e, &current_sid, 0, 2, *dlen));
+		break;
+	}
+}
+
+int nat_meta4_send(struct engine_conn *c, struct nat_mstate *st)
+{
+	struct enc w = { .st = st, .ok = true };
+	uint32_t dlen = 0, maxops = c->sess->fore.maxoperations;
+	struct nat_call *call;
+	XDR x;
+	int rc;
+
+	call = nat_v4_begin(c, &x, &w.e, NK_META);
+	if (!call)
+		return -EBUSY;
+	st->nops = 0;
+	if (st->stage == S4_FIRST) {
+		enc_first(&w, c, &dlen);
+	} else {
+		note(&w, OP4_PUTFH, nfs4_enc_putfh(&w.e, &st->fh));
+		if (st->stage == S4_WRITE) {
+			dlen = chunk(c, st);
+			note(&w, OP4_WRITE, w.ok && nfs4_enc_write(&w.e, &st->sid, st->done, 2,
+								   dlen));
+		} else if (st->stage == S4_CLOSE) {
+			note(&w, OP4_CLOSE, w.ok && nfs4_enc_close(&w.e, 0, &st->sid));
+		} else {
+			note(&w, OP4_READDIR, w.ok && nfs4_enc_readdir(&w.e, st->cookie, st->verf,
+								       READDIR_DIRCOUNT,
+								       READDIR_MAXCOUNT));
+		}
+	}
+	/* A name too long, or too deep for the operations the session allows. */
+	if (!w.ok || (maxops && st->nops + 1 > maxops) || !nfs4_enc_end(&w.e)) {
+		xdr_destroy(&x);
+		nat_v4_slot_unsent(c, call);
+		nat_call_free(c, call);
+		return -ENAMETOOLONG;
+	}
+	call->req = st->req;
+	st->xid = call->xid;
+	rc = nat_call_send(c, call, &x, dlen ? st->buf + st->done : NULL, dlen);
+	if (rc < 0) {
+		nat_v4_slot_unsent(c, call);
+		st->xid = 0;
+	}
+	return rc;
+}
+
+/* The results of the operations after SEQUENCE: 0, or the first failure as -errno. */
+static int dec_ops(struct engine_conn *c, struct nat_mstate *st, XDR *x, struct nat_listing *l,
+		   bool *eof)
+{
+	struct nfs4_stateid sid;
+	struct nfs_attr attr = { 0 };
+	uint32_t status, n, other;
+	const uint8_t *data;
+	uint8_t verf[8];
+	bool end;
+	int rc;
+
+	for (uint32_t i = 0; i < st->nops; i++) {
+		enum nfs4_opnum op = st->ops[i];
+
+		if ((rc = nfs4_dec_op(x, op, &status)) < 0)
+			return rc;
+		if (status != NFS4_OK) {
+			st->failed_op = (uint8_t)op;
+			return nfs4_errno(status);
+		}
+		switch (op) {
+		case OP4_GETFH:
+			rc = nfs4_dec_getfh(x, &st->fh);
+			break;
+		case OP4_GETATTR:
+			if ((rc = nfs4_dec_getattr(x, &attr)) == 0)
+				c->meta->attr = attr;
+			break;
+		case OP4_ACCESS:
+			rc = nfs4_dec_access(x, &n, &other);
+			break;
+		case OP4_OPEN:
+			if ((rc = nfs4_dec_open(x, &st->sid)) == 0)
+				st->opened = true;
+			break;
+		case OP4_CLOSE:
+			if ((rc = nfs4_dec_close(x, &sid)) == 0)
+				st->closed = true;
+			break;
+		case OP4_READ:
+			if ((rc = nfs4_dec_read(x, &end, &n, &data)) == 0)
+				st->done += n;
+			break;
+		case OP4_WRITE:
+			if ((rc = nfs4_dec_write(x, &n, &other, verf)) == 0) {
+				if (n == 0)
+					return -EIO;	/* no progress */
+				st->done += n;
+			}
+			break;
+		case OP4_REMOVE:
+			rc = nfs4_dec_remove(x);
+			break;
+		case OP4_CREATE:
+			rc = nfs4_dec_mkdir(x);
+			break;
+		case OP4_RENAME:
+			rc = nfs4_dec_rename(x);
+			break;
+		case OP4_SETATTR:
+			rc = nfs4_dec_setattr(x);
+			break;
+		case OP4_READDIR:
+			rc = nfs4_dec_readdir(x, st->verf, eof, nat_meta_entry, l);
+			break;
+		default:	/* PUTFH, PUTROOTFH, LOOKUP, SAVEFH: nothing past the status */
+			rc = 0;
+			break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The next COMPOUND: 1 (sent, or waiting for a slot) or -errno. */
+static int go(struct engine_conn *c, struct nat_mstate *st, enum s4_stage stage)
+{
+	int rc;
+
+	st->stage = (uint8_t)stage;
+	rc = nat_meta4_send(c, st);
+	if (rc == -EBUSY && nat_sess_wait(c, st->req) == 0) {
+		st->waiting = true;
+		return 1;
+	}
+	return rc < 0 ? rc : 1;
+}
+
+/* After a COMPOUND ended with rc: 1 (another went out), 0 (the request is done) or -errno. */
+static int next(struct engine_conn *c, struct nat_mstate *st, int rc, bool eof, unsigned n)
+{
+	if (rc < 0) {
+		/* Listed again from where it was: see the top of the file. */
+		if (st->failed_op == OP4_READDIR && nat_meta_raced(st, rc))
+			return go(c, st, S4_READDIR);
+		if (st->opened && !st->closed && st->stage != S4_CLOSE) {
+			st->err = rc;
+			rc = go(c, st, S4_CLOSE);
+		}
+		return rc < 0 && st->err ? st->err : rc;	/* the first failure */
+	}
+	switch (st->stage) {
+	case S4_CLOSE:
+		return st->err;
+	case S4_READDIR:
+		break;
+	default:
+		if (st->op == OP_WRITE || (st->op == OP_CREATE && st->len))
+			return go(c, st, st->done < st->len ? S4_WRITE : S4_CLOSE);
+		if (st->op != OP_READDIR)
+			return 0;
+		break;
+	}
+	if (eof)
+		return 0;
+	return n ? go(c, st, S4_READDIR) : -EIO;	/* no entry and no end: stuck */
+}
+
+void nat_meta4_reply(struct engine_conn *c, struct nat_call *call, struct nat_mstate *st, XDR *x,
+		     int rpc_status)
+{
+	struct nat_listing l = { c, st, 0 };
+	uint32_t cstatus = 0;
+	bool eof = false;
+	int rc = rpc_status;
+
+	st->failed_op = 0;
+	if (rc == 0)
+		rc = nat_v4_sequence(c, call, x, &cstatus);
+	else
+		nat_v4_slot_unsent(c, call);	/* refused before SEQUENCE ran */
+	if (c->state == NS_DOWN)
+		return;		/* the session was lost: its connections with it */
+	nat_call_free(c, call);
+	st->xid = 0;
+	if (rc == 0)
+		rc = dec_ops(c, st, x, &l, &eof);
+	if (rc == -EBADMSG)
+		nat_set_error(c, "a reply that does not parse (%s on a name)",
+			      op_procedure(st->op));
+	rc = next(c, st, rc, eof, l.n);
+	if (rc != 1)
+		nat_meta_finish(c, st, rc < 0 ? rc : (int)st->done);	/* bytes moved, or 0 */
+	if (c->state != NS_DOWN && c->sess)
+		nat_sess_kick(c->sess);
+}
