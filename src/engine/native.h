@@ -1,6 +1,7 @@
 /*
  * The native engine's private state, shared by its files:
- *   native.c      the engine table, threads, a connection's life and set-up
+ *   native.c      the engine table, threads, a connection's life
+ *   native_v3.c   NFSv3 set-up: MNT, FSINFO, LOOKUPs
  *   native_call.c the calls in flight: xids, sending, replies, timeouts
  *   native_ops.c  requests: READ, WRITE, COMMIT and the --mix operations
  *   native_v4.c   NFSv4.1 sessions: set-up, slots, SEQUENCE, teardown
@@ -205,7 +206,13 @@ void nat_calls_tick(struct engine_conn *c, uint64_t now);
 /* A reply arrived for call (header already read, x at the results): by kind. */
 void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 
-/* native.c: replies to set-up calls (v3) */
+/* native.c: connects c's socket to the MOUNT or NFS port (connected() goes on). */
+int nat_dial(struct engine_conn *c, bool mount);
+/* MOUNT is on another port than NFS (NFSv3: MNT on its own connection). */
+bool nat_mount_apart(void);
+
+/* native_v3.c: NFSv3 set-up, from a connected socket (mount: the MOUNT port's) */
+bool nat_v3_start(struct engine_conn *c, bool mount);
 void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 
 /* native_ops.c */

@@ -11,7 +11,7 @@
  * connects, callbacks to deliver); the ev_prepare watcher, which runs before
  * the loop blocks, sends everything queued (one io_uring_submit for all
  * sockets, or one sendmsg per socket), reaps completions and runs callbacks.
- * Completions that arrive while the loop sleeps wake it through an eventfd.
+ * Completions that arrive while the loop sleeps wake it through the ring fd.
  *
  * Sockets stay in blocking mode once connected; every non-blocking call
  * passes MSG_DONTWAIT, so a socket can move between rings, watchers and the

@@ -90,8 +90,7 @@ struct xport {
 	struct xp_link socks, dl, wl;
 	unsigned nsocks;
 	uint8_t *rbuf;			/* epoll: the read buffer, made on first use */
-	int efd;			/* io_uring: completions wake the loop through it */
-	ev_io efd_w;
+	ev_io ring_w;			/* io_uring: the ring fd, readable with completions */
 	struct xp_ring *ring;		/* io_uring: NULL until made, on the loop's thread */
 	struct xport_stats st;
 };
@@ -115,9 +114,9 @@ void xp_peer_fill(struct xport_sock *s);
 void xp_pump(struct xport *x, bool calls, bool events);
 
 /* xport_uring.c. The calls that take x do nothing (false) while x has no ring. */
-/* In xport_new: the XPORT_URING kind (and its eventfd) when want_uring and io_uring can be used. */
+/* In xport_new: the XPORT_URING kind when want_uring and io_uring can be used. */
 void xp_ring_setup(struct xport *x, bool want_uring);
-/* Watches the eventfd while the ring kind has sockets. */
+/* Watches the ring fd while the ring kind has a ring and sockets. */
 void xp_ring_watch(struct xport *x);
 /* Makes the ring of an XPORT_URING transport that has none, or turns it to XPORT_EPOLL. */
 void xp_ring_start(struct xport *x);
@@ -132,7 +131,7 @@ bool xp_ring_process(struct xport *x);
 bool xp_ring_submit(struct xport *x, bool calls, bool events);
 bool xp_ring_reap(struct xport *x);
 bool xp_ring_more(struct xport *x);
-/* In xport_free, its sockets gone: the ring and the eventfd. */
+/* In xport_free, its sockets gone: the ring and its watcher. */
 void xp_ring_destroy(struct xport *x);
 
 /* xport_epoll.c */

@@ -1,10 +1,19 @@
 /*
  * xport_uring: the io_uring kind of transport (see xport.h), the only module
  * that includes liburing. It owns the ring, its provided buffers, the table
- * that maps completions to sockets and the eventfd that wakes the loop; it
+ * that maps completions to sockets and the watcher that wakes the loop; it
  * turns the work xport.c queues on sockets (arm, connect, recv, send) into
  * requests and their completions into callbacks. The send queues, the stash
  * and the loop turn itself are xport.c's.
+ *
+ * The ring fd itself sits in the loop. The ring runs its task work (which
+ * posts completions) cooperatively, when the loop's thread next leaves the
+ * kernel: a sleeping epoll_wait is woken and returns EINTR, the work runs on
+ * the way out and the next loop turn reaps the completions from memory. A
+ * wake thus costs no syscall beyond epoll_wait; the turn's one submit follows.
+ * DEFER_TASKRUN would need an io_uring_enter per wake just to post them, and
+ * its pending work does not wake a poll on the ring fd (Linux 6.18): it would
+ * need an eventfd and a read as well.
  *
  * Every socket's requests carry its table index and generation: completions
  * that come after the socket left the ring find an old generation and are
@@ -16,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -29,17 +37,10 @@
 #define XP_BUFSZ (64u * 1024)		/* bytes per provided buffer */
 #define XP_BGID 0
 #define XP_QUIESCE_TRIES 100		/* 10 ms waits for a cancelled socket's completions */
-#define XP_RING_FLAGS (IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | \
-		       IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL | \
-		       IORING_SETUP_TASKRUN_FLAG)
-
-/* The first needs Linux 6.1; the fallback 6.0 (as multishot recv does). Without
- * DEFER_TASKRUN, COOP_TASKRUN could leave completions waiting while the loop
- * sleeps in epoll_wait, so the fallback drops it. */
-static const unsigned ring_flag_sets[] = {
-	XP_RING_FLAGS,
-	IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_SUBMIT_ALL,
-};
+/* Linux 6.0 (as multishot recv). COOP_TASKRUN still wakes a thread sleeping in
+ * epoll_wait (TWA_SIGNAL_NO_IPI); it only spares the IPI while it runs. */
+#define XP_RING_FLAGS (IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | \
+		       IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_SUBMIT_ALL)
 
 /* user_data: generation << 32 | table index << 2 | op */
 enum xp_op { XP_OP_NONE, XP_OP_RECV, XP_OP_SEND, XP_OP_CONNECT };
@@ -73,21 +74,14 @@ static char probe_why[160];
 static int ring_init(struct io_uring *ring, unsigned entries, unsigned cq_entries)
 {
 	struct io_uring_params p;
-	int rc = -EINVAL;
-	size_t i;
 
-	for (i = 0; i < sizeof(ring_flag_sets) / sizeof(ring_flag_sets[0]); i++) {
-		memset(&p, 0, sizeof(p));
-		p.flags = ring_flag_sets[i];
-		if (cq_entries) {
-			p.flags |= IORING_SETUP_CQSIZE;
-			p.cq_entries = cq_entries;
-		}
-		rc = io_uring_queue_init_params(entries, ring, &p);
-		if (rc != -EINVAL)
-			break;
+	memset(&p, 0, sizeof(p));
+	p.flags = XP_RING_FLAGS;
+	if (cq_entries) {
+		p.flags |= IORING_SETUP_CQSIZE;
+		p.cq_entries = cq_entries;
 	}
-	return rc;
+	return io_uring_queue_init_params(entries, ring, &p);
 }
 
 static void probe(void)
@@ -190,9 +184,6 @@ static int ring_up(struct xport *x)
 		goto fail_bufs;
 	for (i = 0; i < XP_NBUFS; i++)
 		buf_put(r, i);
-	rc = io_uring_register_eventfd(&r->uring, x->efd);
-	if (rc < 0)
-		goto fail_bufs;
 	/* Sockets past the table (or every socket, if it cannot be made) use plain fds. */
 	r->nfiles = x->max_socks;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < r->nfiles)
@@ -201,6 +192,8 @@ static int ring_up(struct xport *x)
 		r->nfiles = 0;
 	r->owner = pthread_self();
 	x->ring = r;
+	ev_io_set(&x->ring_w, r->uring.ring_fd, EV_READ);
+	xp_ring_watch(x);
 	return 0;
 fail_bufs:
 	munmap(r->bufs, (size_t)XP_NBUFS * XP_BUFSZ);
@@ -621,53 +614,47 @@ bool xp_ring_process(struct xport *x)
 	return any;
 }
 
-static void efd_cb(struct ev_loop *loop, ev_io *w, int revents)
+/* Task work that has not run yet: the next syscall runs it. */
+static bool ring_work_waits(const struct io_uring *ring)
 {
-	struct xport *x = XP_OF(w, struct xport, efd_w);
-	struct io_uring *ring;
-	uint64_t v, cqes;
-	ssize_t r;
+	return IO_URING_READ_ONCE(*ring->sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW);
+}
+
+/* Completions were posted while the loop slept (or an EINTR left them for this
+ * turn's prepare watcher, which then found them first: an empty wake). */
+static void ring_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct xport *x = XP_OF(w, struct xport, ring_w);
+	uint64_t cqes;
 
 	(void)loop;
 	(void)revents;
 	x->st.wakeups++;
-	r = read(x->efd, &v, sizeof(v));
-	(void)r;
-	if (!x->ring)
-		return;
-	ring = &x->ring->uring;
-	/* The eventfd also fires for completions this thread posted and reaped
-	 * itself; with TASKRUN_FLAG the kernel shows whether work is waiting. */
-	if ((ring->flags & IORING_SETUP_TASKRUN_FLAG) && !io_uring_cq_ready(ring) &&
-	    !(IO_URING_READ_ONCE(*ring->sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW))) {
+	if (!x->ring || (!io_uring_cq_ready(&x->ring->uring) && !ring_work_waits(&x->ring->uring))) {
 		x->st.empty_wakeups++;
 		return;
 	}
 	cqes = x->st.cqes;
-	xp_pump(x, true, true);
+	xp_pump(x, true, false);
 	if (x->st.cqes == cqes)
 		x->st.empty_wakeups++;
 }
 
 void xp_ring_setup(struct xport *x, bool want_uring)
 {
-	x->efd = -1;
-	if (want_uring && xport_probe(NULL, 0) == 0) {
-		x->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (x->efd >= 0)
-			x->kind = XPORT_URING;
-	}
-	ev_io_init(&x->efd_w, efd_cb, x->efd, EV_READ);
+	if (want_uring && xport_probe(NULL, 0) == 0)
+		x->kind = XPORT_URING;
+	ev_io_init(&x->ring_w, ring_cb, -1, EV_READ);
 }
 
 void xp_ring_watch(struct xport *x)
 {
-	bool want = x->kind == XPORT_URING && x->nsocks > 0 && x->efd >= 0;
+	bool want = x->kind == XPORT_URING && x->nsocks > 0 && x->ring;
 
-	if (want && !ev_is_active(&x->efd_w))
-		ev_io_start(x->loop, &x->efd_w);
-	else if (!want && ev_is_active(&x->efd_w))
-		ev_io_stop(x->loop, &x->efd_w);
+	if (want && !ev_is_active(&x->ring_w))
+		ev_io_start(x->loop, &x->ring_w);
+	else if (!want && ev_is_active(&x->ring_w))
+		ev_io_stop(x->loop, &x->ring_w);
 }
 
 void xp_ring_start(struct xport *x)
@@ -696,8 +683,7 @@ void xp_ring_unwatch(struct xport *x, struct xport_sock *s, bool keep)
 
 bool xp_ring_submit(struct xport *x, bool calls, bool events)
 {
-	if (!x->ring ||
-	    !(x->ring->sq_pending || events || io_uring_cq_has_overflow(&x->ring->uring)))
+	if (!x->ring || !(x->ring->sq_pending || events || ring_work_waits(&x->ring->uring)))
 		return false;
 	ring_submit(x, calls);
 	return true;
@@ -720,6 +706,8 @@ void xp_ring_destroy(struct xport *x)
 {
 	struct xp_ring *r = x->ring;
 
+	if (ev_is_active(&x->ring_w))
+		ev_io_stop(x->loop, &x->ring_w);
 	if (r) {
 		if (ring_owner(x)) {
 			struct io_uring_sync_cancel_reg reg;
@@ -741,8 +729,4 @@ void xp_ring_destroy(struct xport *x)
 		free(r);
 		x->ring = NULL;
 	}
-	if (ev_is_active(&x->efd_w))
-		ev_io_stop(x->loop, &x->efd_w);
-	if (x->efd >= 0)
-		close(x->efd);
 }

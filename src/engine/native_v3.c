@@ -1,0 +1,178 @@
+/*
+ * The native engine's NFSv3 set-up: MNT (on the MOUNT port, then a new
+ * connection to the NFS port when they differ), FSINFO (rtmax and wtmax
+ * bound --bs), the work directory's LOOKUPs one component at a time, then a
+ * LOOKUP per file, as many at once as calls are free.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "native.h"
+
+static bool send_mnt(struct engine_conn *c)
+{
+	XDR x;
+	struct nat_call *call = nat_call_start(c, &x, MOUNT_PROGRAM, MOUNT_V3, MNT3_MNT, NK_MNT);
+
+	if (!call || !mnt3_enc_mnt(&x, c->cfg->path))
+		return false;
+	c->state = NS_MOUNTING;
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+static bool send_fh_call(struct engine_conn *c, uint32_t proc, enum nat_kind kind,
+			 const struct nfs_fh *fh)
+{
+	XDR x;
+	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, proc, kind);
+
+	if (!call || !nfs3_enc_fh(&x, fh))
+		return false;
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+static bool send_lookup(struct engine_conn *c, const struct nfs_fh *dir, const char *name,
+			uint32_t arg)
+{
+	XDR x;
+	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, NFS3_LOOKUP, NK_LOOKUP);
+
+	if (!call || !nfs3_enc_lookup(&x, dir, name))
+		return false;
+	call->arg = arg;
+	return nat_call_send(c, call, &x, NULL, 0) == 0;
+}
+
+/* LOOKUPs for the files not asked for yet, as far as free calls go. */
+static bool lookup_files(struct engine_conn *c)
+{
+	char name[32];
+
+	while (c->next_file < c->nfiles && c->nfree) {
+		snprintf(name, sizeof(name), "file.%06u", c->file_ids[c->next_file]);
+		if (!send_lookup(c, &c->dir, name, c->next_file))
+			return false;
+		c->next_file++;
+		c->pending++;
+	}
+	return true;
+}
+
+/* The next component of the work directory below the export, or all done. */
+static bool lookup_dir(struct engine_conn *c, const struct nfs_fh *from)
+{
+	const char *p = c->cfg->dir;
+	char name[256];
+	unsigned i = 0;
+	size_t n;
+
+	/* c->pending counts the components looked up so far. */
+	for (;;) {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (i++ == c->pending || !n)
+			break;
+		p += n;
+	}
+	if (!n) {
+		c->dir = *from;
+		c->pending = 0;
+		c->next_file = 0;
+		if (c->nfiles == 0) {
+			nat_setup_done(c, true);
+			return true;
+		}
+		return lookup_files(c);
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)n, p);
+	c->pending++;
+	return send_lookup(c, from, name, UINT32_MAX);
+}
+
+static bool v3_step(struct engine_conn *c, struct nat_call *call, XDR *x)
+{
+	struct nfs3_fsinfo fi;
+	struct nfs_fh fh;
+	uint32_t arg = call->arg;
+	int st;
+
+	switch (call->kind) {
+	case NK_MNT:
+		nat_call_free(c, call);
+		st = mnt3_dec_mnt(x, &c->root);
+		if (st) {
+			nat_set_error(c, "MOUNT of '%s' refused: %s%s", c->cfg->path,
+				      st < 0 ? "bad reply" : strerror(-nfs3_errno((uint32_t)st)),
+				      st == 13 ? " (is the client allowed by the export?)" :
+				      st == 2 ? " (is the export path right?)" : "");
+			return false;
+		}
+		if (nat_mount_apart()) {
+			xport_close(c->sock);
+			c->state = NS_CONNECT;
+			return nat_dial(c, false) == 0;
+		}
+		c->state = NS_SETUP;
+		return send_fh_call(c, NFS3_FSINFO, NK_FSINFO, &c->root);
+	case NK_FSINFO:
+		nat_call_free(c, call);
+		if ((st = nfs3_dec_fsinfo(x, &fi))) {
+			nat_set_error(c, "FSINFO failed: %s", st < 0 ? "bad reply" :
+				      strerror(-nfs3_errno((uint32_t)st)));
+			return false;
+		}
+		c->rtmax = fi.rtmax;
+		c->wtmax = fi.wtmax;
+		if ((c->rtmax && c->rtmax < c->cfg->bs) || (c->wtmax && c->wtmax < c->cfg->bs)) {
+			nat_set_error(c, "--bs %llu is over the server's largest READ (%u) or WRITE (%u)",
+				      (unsigned long long)c->cfg->bs, c->rtmax, c->wtmax);
+			return false;
+		}
+		nat_step(c, NAT_STEP_MOUNT);
+		c->pending = 0;
+		return lookup_dir(c, &c->root);
+	default:	/* NK_LOOKUP */
+		nat_call_free(c, call);
+		st = nfs3_dec_lookup(x, &fh, NULL);
+		if (st) {
+			nat_set_error(c, "LOOKUP of %s failed: %s", arg == UINT32_MAX ?
+				      "the work directory" : "a file", st < 0 ? "bad reply" :
+				      strerror(-nfs3_errno((uint32_t)st)));
+			return false;
+		}
+		if (arg == UINT32_MAX)
+			return lookup_dir(c, &fh);
+		c->files[arg].fh = fh;
+		c->files[arg].open = true;
+		nat_step(c, NAT_STEP_OPEN);
+		if (--c->pending == 0 && c->next_file == c->nfiles) {
+			nat_setup_done(c, true);
+			return true;
+		}
+		return lookup_files(c);
+	}
+}
+
+void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
+{
+	if (rpc_status < 0) {
+		nat_call_free(c, call);
+		nat_set_error(c, "%s refused by the server: %s",
+			      call->kind == NK_MNT ? "MOUNT" : "NFSv3", strerror(-rpc_status));
+		nat_setup_done(c, false);
+		return;
+	}
+	if (!v3_step(c, call, x) && c->state != NS_DOWN)
+		nat_setup_done(c, false);
+}
+
+
+bool nat_v3_start(struct engine_conn *c, bool mount)
+{
+	if (mount || !c->root.len)
+		return send_mnt(c);
+	c->state = NS_SETUP;
+	return send_fh_call(c, NFS3_FSINFO, NK_FSINFO, &c->root);
+}
