@@ -116,7 +116,10 @@ static int claim_dir(struct workdir *wd, struct fileset *fs, const char *dir, co
 	bool entries = false;
 	int rc;
 
-	if (wd->ops->stat(wd->ctl, dir, &st) < 0) {
+	/* Only "no such name" means absent: any other failure is reported as itself. */
+	if ((rc = wd->ops->stat(wd->ctl, dir, &st)) < 0 && rc != -ENOENT)
+		return fail(wd, err, len, "cannot look at the work directory", rc);
+	if (rc == -ENOENT) {
 		rc = wd->ops->mkdir(wd->ctl, dir);
 		if (rc < 0)
 			return fail(wd, err, len, "cannot create the work directory", rc);
@@ -124,8 +127,10 @@ static int claim_dir(struct workdir *wd, struct fileset *fs, const char *dir, co
 	} else if (!st.is_dir) {
 		snprintf(err, len, "--dir: '%s' exists on the server and is not a directory", cfg->dir);
 		return -EEXIST;
-	} else if (wd->ops->stat(wd->ctl, marker, &st) == 0) {
+	} else if ((rc = wd->ops->stat(wd->ctl, marker, &st)) == 0) {
 		return 0;	/* ours */
+	} else if (rc != -ENOENT) {
+		return fail(wd, err, len, "cannot look for the work directory's marker", rc);
 	} else {
 		/* Not marked as ours: only an empty directory may be adopted. */
 		rc = wd->ops->readdir(wd->ctl, dir, has_entry, &entries);

@@ -17,6 +17,7 @@
 # STATEDIR/rpcbind.pid; stop leaves it running (other servers may need it): whoever owns
 # the STATEDIRs (scripts/demo.sh, tests/lib.sh) runs stop-rpcbind once all are stopped.
 # GANESHA_FSAL=MEM uses FSAL_MEM (keeps only the first 2 MiB of each file) instead of VFS.
+# GANESHA_MAX_CONNECTIONS=N sets RPC_Max_Connections (default 4096; ganesha allows up to 10000).
 # Needs root, nfs-ganesha, nfs-ganesha-vfs (or -mem), rpcbind, libnfs-utils, python3.
 set -euo pipefail
 
@@ -143,9 +144,8 @@ NFS_CORE_PARAM {
 	Enable_RQUOTA = false;
 	Enable_UDP = false;
 	Mount_Path_Pseudo = true;
-}
-NFS_RPC_Ctl {
-	RPC_Max_Connections = 4096;
+	# In NFS_CORE_PARAM: ganesha 4.3 silently ignores it anywhere else (then 1024).
+	RPC_Max_Connections = ${GANESHA_MAX_CONNECTIONS:-4096};
 }
 NFSv4 {
 	Graceless = true;

@@ -84,6 +84,14 @@ check_match "16 connections, 1 session: the report says so" \
 check_eq "16 connections, 1 session: setting in JSON" 16 "$(jqv .settings.connections_per_session)"
 check_eq "16 connections, 1 session: verify clean" 0 "$(jqv .verify.mismatches)"
 
+# A session's connections sharing files (16 connections, 4 files): each OPEN of a file under
+# the one open-owner bumps its stateid; READ and WRITE name the current one (seqid 0).
+nl --engine native --dir shared -t 1 -c 16 --connections-per-session 16 -q 4 --rw randrw \
+	--bs 4k --size 2m --nrfiles 4 --runtime 1s --verify --output-format json "$URL41"
+check_eq "16 connections share 4 files on one session: exit 0" 0 "$RC"
+check_eq "16 connections share 4 files on one session: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+check_eq "16 connections share 4 files on one session: verify clean" 0 "$(jqv .verify.mismatches)"
+
 # More requests than the server grants slots (GANESHA default 64 is raised to 1024 here,
 # so ask for more than 1024): the excess waits for a slot, the report warns.
 nl --engine native --dir trunk -c 16 --connections-per-session 16 -q 80 --rw randread --bs 4k \

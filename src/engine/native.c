@@ -420,6 +420,8 @@ static void connected_cb(void *arg, int err)
 static void drop(struct engine_conn *c)
 {
 	nat_retry_forget(c);
+	if (c->sess)
+		nat_v4_calls_lost(c);	/* their slots may have been taken: not used again */
 	xport_close(c->sock);
 	nat_calls_reset(c);
 	rpc_rec_reset(&c->rec);
@@ -479,6 +481,7 @@ static void detach(struct engine_conn *c)
 		xport_detach(c->sock);
 	c->cbs = NULL;
 	c->owner = NULL;
+	c->t = NULL;	/* the loop's thread may be freed next (set-up's is) */
 }
 
 static void commit(struct engine_conn *c)

@@ -243,6 +243,8 @@ void nat_sess_kick(struct nat_session *s);
 void nat_sess_conn_down(struct engine_conn *c);
 /* The session is gone at the server: every connection on it fails (and is re-made). */
 void nat_sess_fail_all(struct nat_session *s, const char *why);
+/* The same for every member but keep. */
+void nat_sess_fail_others(struct nat_session *s, struct engine_conn *keep, const char *why);
 /* The session is up: connections waiting for it go on with their set-up. */
 void nat_sess_up(struct nat_session *s);
 /* For the report: sessions, connections each, slots granted. */
@@ -274,6 +276,8 @@ int nat_v4_sequence(struct engine_conn *c, struct nat_call *call, XDR *x, uint32
 /* A call's slot after no reply came (timeout, unreadable reply): never used again
  * in this session, since the server may or may not have taken its sequence id. */
 void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call);
+/* Every call in flight on c is lost (c dropped): their slots with them. */
+void nat_v4_calls_lost(struct engine_conn *c);
 /* A call's slot, the call never sent or refused before SEQUENCE: free again, same sequence id. */
 void nat_v4_slot_unsent(struct engine_conn *c, struct nat_call *call);
 void nat_v4_tick(struct engine_conn *c, uint64_t now);

@@ -126,6 +126,7 @@ static int send_v3(struct engine_conn *c, struct engine_req *req)
 int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
 {
 	struct nat_file *f = &c->files[req->file];
+	struct nfs4_stateid sid;
 	struct nat_call *call;
 	struct nfs4_enc e;
 	bool ok;
@@ -136,11 +137,18 @@ int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
 	call = nat_v4_begin(c, &x, &e, NK_REQ);
 	if (!call)
 		return -EBUSY;
+	/*
+	 * seqid 0: "the current stateid of this open" (RFC 8881 8.2.2). A session's
+	 * connections may OPEN the same file under the one open-owner, each OPEN
+	 * bumping the seqid: an older seqid would be refused as OLD_STATEID.
+	 */
+	sid = f->sid;
+	sid.seqid = 0;
 	ok = nfs4_enc_putfh(&e, &f->fh);
 	if (req->op == OP_READ)
-		ok = ok && nfs4_enc_read(&e, &f->sid, req->offset, req->len);
+		ok = ok && nfs4_enc_read(&e, &sid, req->offset, req->len);
 	else if (req->op == OP_WRITE)
-		ok = ok && nfs4_enc_write(&e, &f->sid, req->offset, c->cfg->sync ? 2 : 0, req->len);
+		ok = ok && nfs4_enc_write(&e, &sid, req->offset, c->cfg->sync ? 2 : 0, req->len);
 	else
 		ok = ok && nfs4_enc_commit(&e, 0, 0);
 	if (!ok || !nfs4_enc_end(&e)) {

@@ -79,6 +79,16 @@ bool nat_sess_waiting(const struct engine_conn *c)
 
 void nat_sess_kick(struct nat_session *s)
 {
+	/* A member coming back binds first: its set-up waits on a slot too. */
+	for (unsigned i = 0; i < s->nmembers && s->state == SESS_UP; i++) {
+		struct engine_conn *m = s->members[i];
+
+		if (m && m->sess_wait && m->state == NS_SETUP && slot4_free(&s->slots)) {
+			m->sess_wait = false;
+			if (!nat_v4_bind(m) && m->state != NS_DOWN)
+				nat_conn_fail(m);
+		}
+	}
 	while (s->nwait) {
 		struct nat_wait *w = &s->wait[s->wait_head];
 		struct engine_conn *c = w->c;
@@ -136,6 +146,11 @@ void nat_sess_conn_down(struct engine_conn *c)
 
 void nat_sess_fail_all(struct nat_session *s, const char *why)
 {
+	nat_sess_fail_others(s, NULL, why);
+}
+
+void nat_sess_fail_others(struct nat_session *s, struct engine_conn *keep, const char *why)
+{
 	char msg[200];
 
 	snprintf(msg, sizeof(msg), "%s", why);
@@ -144,7 +159,7 @@ void nat_sess_fail_all(struct nat_session *s, const char *why)
 	for (unsigned i = 0; i < s->nmembers; i++) {
 		struct engine_conn *m = s->members[i];
 
-		if (m && m->state != NS_DOWN) {
+		if (m && m != keep && m->state != NS_DOWN) {
 			nat_set_error(m, "%s", msg);
 			nat_conn_fail(m);
 		}

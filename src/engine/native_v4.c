@@ -93,6 +93,13 @@ void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call)
 	call->slot = UINT16_MAX;
 }
 
+void nat_v4_calls_lost(struct engine_conn *c)
+{
+	for (uint32_t i = 0; i < c->ncalls; i++)
+		if (c->calls[i].xid)
+			nat_v4_slot_lost(c, &c->calls[i]);
+}
+
 void nat_v4_slot_unsent(struct engine_conn *c, struct nat_call *call)
 {
 	if (call->slot != UINT16_MAX)
@@ -165,8 +172,17 @@ int nat_v4_start(struct engine_conn *c)
 	struct nat_session *s = c->sess;
 
 	c->state = NS_SETUP;
+	if (s->state == SESS_UP && s->slots_lost >= s->slots.nslots) {
+		/* Requests lost with connections hold every slot: a new session for all. */
+		nat_sess_fail_others(s, c, "session re-made: its slots were lost with connections");
+		s->state = SESS_NONE;
+	}
 	switch (s->state) {
 	case SESS_UP:
+		if (!slot4_free(&s->slots)) {
+			c->sess_wait = true;	/* the next reply on the session frees one */
+			return 0;
+		}
 		return nat_v4_bind(c) ? 0 : -EIO;
 	case SESS_CREATING:
 		c->sess_wait = true;	/* nat_sess_up goes on */

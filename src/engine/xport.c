@@ -11,7 +11,7 @@
  * connects, callbacks to deliver); the ev_prepare watcher, which runs before
  * the loop blocks, sends everything queued (one io_uring_submit for all
  * sockets, or one sendmsg per socket), reaps completions and runs callbacks.
- * Completions that arrive while the loop sleeps wake it through the ring fd.
+ * Completions that arrive while the loop sleeps wake it (xport_uring.c says how).
  *
  * Sockets stay in blocking mode once connected; every non-blocking call
  * passes MSG_DONTWAIT, so a socket can move between rings, watchers and the
@@ -403,23 +403,24 @@ static void build(struct xport *x, bool may_start)
 /* One loop turn's work: callbacks owed (if calls), completions handled, all
  * sends and arms in one submit, completions reaped; repeated while that made
  * more work, then the loop is kept from blocking if work is left. */
-void xp_pump(struct xport *x, bool calls, bool events)
+bool xp_pump(struct xport *x, bool calls, bool events)
 {
 	int round;
-	bool more;
+	bool more, called = false;
 
 	for (round = 0; round < XP_ROUNDS; round++) {
 		bool busy = false;
 
 		if (calls) {
-			busy |= deliver(x);
-			busy |= xp_ring_process(x);
+			if (deliver(x))
+				busy = called = true;
+			busy |= xp_ring_process(x, &called);
 		}
 		build(x, calls);
 		if (xp_ring_submit(x, calls, events))
 			events = false;
 		if (!calls)
-			return;
+			return false;
 		if (xp_ring_reap(x))
 			busy = true;
 		if (!busy)
@@ -430,13 +431,19 @@ void xp_pump(struct xport *x, bool calls, bool events)
 		ev_idle_start(x->loop, &x->idle);
 	else if (!more && ev_is_active(&x->idle))
 		ev_idle_stop(x->loop, &x->idle);
+	return called;
 }
 
 static void prep_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
-	(void)loop;
+	struct xport *x = XP_OF(w, struct xport, prep);
+
 	(void)revents;
-	xp_pump(XP_OF(w, struct xport, prep), true, false);
+	/* Callbacks ran after the loop's last poll (a reply that came during the
+	 * submit): the loop must not block now, or an ev_run(EVRUN_ONCE) waiting
+	 * on what they changed would wait for the next event. */
+	if (xp_pump(x, true, false) && !ev_is_active(&x->idle))
+		ev_idle_start(loop, &x->idle);
 }
 
 /* Only keeps the loop from blocking; the prepare watcher does the work. */

@@ -91,6 +91,7 @@ struct xport {
 	unsigned nsocks;
 	uint8_t *rbuf;			/* epoll: the read buffer, made on first use */
 	ev_io ring_w;			/* io_uring: the ring fd, readable with completions */
+	ev_check ring_chk;		/* io_uring: completions a wake posted, after each poll */
 	struct xp_ring *ring;		/* io_uring: NULL until made, on the loop's thread */
 	struct xport_stats st;
 };
@@ -110,13 +111,15 @@ bool xp_sock_call(struct xport_sock *s, enum xp_cb cb, int err, const uint8_t *p
 void xp_sock_fail(struct xport_sock *s, int err);
 void xp_peer_fill(struct xport_sock *s);
 /* One loop turn's work (xport_flush: without callbacks, calls false); events:
- * submit even with nothing queued, to run the ring's deferred work. */
-void xp_pump(struct xport *x, bool calls, bool events);
+ * submit even with nothing queued, to run the ring's task work. Whether it ran
+ * a callback. */
+bool xp_pump(struct xport *x, bool calls, bool events);
 
 /* xport_uring.c. The calls that take x do nothing (false) while x has no ring. */
 /* In xport_new: the XPORT_URING kind when want_uring and io_uring can be used. */
 void xp_ring_setup(struct xport *x, bool want_uring);
-/* Watches the ring fd while the ring kind has a ring and sockets. */
+/* Watches the ring (its fd, and after each poll) while the ring kind has a ring
+ * and sockets. */
 void xp_ring_watch(struct xport *x);
 /* Makes the ring of an XPORT_URING transport that has none, or turns it to XPORT_EPOLL. */
 void xp_ring_start(struct xport *x);
@@ -125,9 +128,10 @@ int xp_ring_connect(struct xport_sock *s);
 void xp_ring_build(struct xport *x, struct xport_sock *s, unsigned f);
 /* Takes s (s->id >= 0) off the ring; bytes it had received go to the stash if keep. */
 void xp_ring_unwatch(struct xport *x, struct xport_sock *s, bool keep);
-/* A loop turn: handle the reaped completions; submit (if anything waits, or events);
- * reap; whether completions are left. Each says whether it did anything. */
-bool xp_ring_process(struct xport *x);
+/* A loop turn: handle the reaped completions (*called set if that ran a callback);
+ * submit (if anything waits, or events); reap; whether completions are left.
+ * Each says whether it did anything. */
+bool xp_ring_process(struct xport *x, bool *called);
 bool xp_ring_submit(struct xport *x, bool calls, bool events);
 bool xp_ring_reap(struct xport *x);
 bool xp_ring_more(struct xport *x);

@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# The native engine (--engine native) against a misbehaving server, NFSv3 and NFSv4.1,
+# on io_uring and on epoll sockets (NFSLOAD_IO_URING=0):
+#   a) one connection's replies mangled mid-run by tests/helper_proxy.c (a record cut
+#      short and the connection closed, results inverted, an absurd record mark, two
+#      replies swapped, 64 random bytes, a stray record no call waits for): the run ends
+#      on its own, nothing crashes, the damaged connection is reported and the others
+#      are untouched; swapped replies are matched by xid (no error at all); random bytes
+#      that read as a plausible record mark leave a connection waiting for a record that
+#      never comes: it is lost after --timeout and made again;
+#   b) the same faults on a reply of a connection's set-up, and of the control
+#      connection's: set-up fails cleanly and says why;
+#   c) the server killed (kill -9) and restarted under a run, also with 16 connections
+#      on one NFSv4.1 session: every connection comes back (a new session) and works.
+# NFS goes through the proxy (v3's MOUNT straight to ganesha); the server restarts
+# are direct. Needs NFSLOAD (the binary), HELPERS (build/tests, with helper_proxy), jq.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+WORK=(--engine native -t 2 -c 4 -q 4 --rw randrw --bs 4k --size 8m --nrfiles 4 --dir nf
+	--output-format json)
+
+# run BOUND ARGS...: nfsload --quiet bounded by BOUND seconds, stdout to $OUT, stderr to
+# $ERR, status in $RC; wall-clock start and end (EPOCHREALTIME) in $T_BEGIN, $T_END.
+run() {
+	local bound=$1
+	shift
+	RC=0
+	T_BEGIN=$EPOCHREALTIME
+	t_run_bounded "$bound" "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
+	T_END=$EPOCHREALTIME
+	if ((RC != 0)); then
+		echo "# exit $RC; stderr: $(head -c 600 "$ERR")"
+	fi
+}
+jqv() { jq -r "$1" "$OUT" 2>/dev/null; }
+parses() { json_ok "$OUT"; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# A sanitizer's report (ASan, LSan, UBSan, TSan) on stderr.
+no_sanitizer_report() {
+	! grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer' "$ERR"
+}
+
+# facts: what the checks read from the report, in one jq pass (empty if it does not
+# parse). The hit connections are those with an outage or errors (the damaged one).
+HIT='[.connections[] | select((.outages | length) >= 1 or .errors > 0)]'
+facts() {
+	read -r F_TOTAL F_SUM F_ERRORS F_OUTAGES F_UNRECOVERED F_CONNS F_CLEAN F_DOWN F_HIT \
+		F_HIT_OUTAGES F_HIT_RECOVERED F_HIT_ETIMEDOUT F_HIT_LATE <<<"$(jqv "$HIT as \$hit | [
+		.total.count, ([.connections[].ops] | add), .total.errors, .outages.count,
+		.outages.unrecovered, (.connections | length),
+		([.connections[] | select((.outages | length) == 0 and .reconnects == 0 and
+			.errors == 0)] | length),
+		([.connections[] | select(.down)] | length),
+		(\$hit | length), (\$hit[0].outages // [] | length),
+		([\$hit[0].outages[]?.recovered] | all), (\$hit[0].errors_by_kind.ETIMEDOUT // 0),
+		([\$hit[0].outages[]? | .detected_ns - .start_ns >= 1000000000] | all)
+		] | @tsv")"
+}
+
+# Every run: it ended on its own (t_run_bounded also fails on its own), no signal, no
+# sanitizer report, and the report parses and adds up. Reads the facts.
+sane() {
+	local name=$1
+	check "$name: ended on its own" test "$RC" -ne 124
+	check_le "$name: no crash (exit status < 128)" 127 "$RC"
+	check "$name: no sanitizer report on stderr" no_sanitizer_report
+	check "$name: JSON report parses" parses
+	facts
+	check_eq "$name: sum of connections' ops == total ops" "$F_TOTAL" "$F_SUM"
+}
+
+# The exit status the manual gives for a time-based run with --on-error continue: 0, or
+# 1 when a connection was still down at the end (and stderr says so).
+status_as_documented() {
+	if [[ $F_DOWN == 0 ]]; then
+		check_eq "$1: exit 0 (every connection up at the end)" 0 "$RC"
+	else
+		check_eq "$1: exit 1 ($F_DOWN connection(s) down at the end)" 1 "$RC"
+	fi
+}
+
+# proxy_stop NAME REGEX: SIGTERM to the proxy itself (not the timeout around it); it
+# must exit 0 and its stderr must match REGEX (the fault it fired).
+proxy_stop() {
+	local rc=0
+	[[ -n $PROXY_PID ]] || return 0
+	pkill -TERM -P "$PROXY_PID" 2>/dev/null || kill -TERM "$PROXY_PID" 2>/dev/null
+	wait "$PROXY_PID" || rc=$?
+	PROXY_PID=
+	check_eq "$1: proxy exits 0 on SIGTERM" 0 "$rc"
+	check_match "$1: proxy fired the fault" "$2" "$(cat "$TMP/proxy.err")"
+}
+
+# sockets uring|epoll: the socket kind of the runs that follow.
+sockets() {
+	if [[ $1 == epoll ]]; then export NFSLOAD_IO_URING=0; else unset NFSLOAD_IO_URING; fi
+}
+
+# The URL through the proxy: v3 as proxy_start makes it, v4.1 with the proxy as nfsport.
+proxy_url() {
+	if [[ $1 == 3 ]]; then
+		echo "$PROXY_URL"
+	else
+		echo "nfs://127.0.0.1/export?version=4.1&nfsport=$PROXY_PORT"
+	fi
+}
+
+trap '[[ -n $PROXY_PID ]] && kill -TERM "$PROXY_PID" 2>/dev/null
+	[[ -n $CHAOS_PID ]] && { touch "$TMP/run.done"; wait "$CHAOS_PID"; }
+	t_cleanup' EXIT
+
+t_start_server || exit 1
+URL41=${URL4/version=4/version=4.1}
+echo "# nfsload: $("$NFSLOAD" --version | head -1)"
+
+# Lay the files out directly against ganesha (kept; v3 and v4.1 share them), so the
+# proxied runs skip the layout and their faults, timed from the accept, fall in the
+# measured phase.
+run 60 "${WORK[@]}" --runtime 1s --keep "$URL3"
+check_eq "layout: exit 0" 0 "$RC"
+check_eq "layout: ran" true "$(jqv .layout.ran)"
+run 60 --engine native -t 1 -c 2 -q 2 --rw read --bs 1m --size 8m --nrfiles 2 --dir big \
+	--output-format json --runtime 1s --keep "$URL3"
+check_eq "layout 1 MiB: exit 0" 0 "$RC"
+
+# a) Accept order at the proxy: 1 is nfsload's control connection, 2..5 the four data
+# connections in no fixed order of their ids. The fault acts on the first reply record
+# that starts 300 ms after accept 2, well inside the 1 s measured phase; the damaged
+# connection is found as the one with an outage or errors.
+FAULT_AT=300
+
+# mangled NAME KIND URLVER ARGS...: one run through a fresh proxy with KIND on accept 2,
+# the checks every kind shares, then those of the kind. Random bytes from --seed 1: their
+# first word, read as a record mark, is far over any record's size.
+mangled() {
+	local name=$1 kind=$2 ver=$3 url fired
+	shift 3
+	proxy_start 0 --fault "2:$kind@$FAULT_AT" --seed 1 || return 1
+	url=$(proxy_url "$ver")
+	run 30 "$@" --runtime 1s --timeout 1s --on-error continue "$url"
+	proxy_stop "$name" "^fault: conn 2 $kind at [0-9]+ ms"
+	sane "$name"
+	status_as_documented "$name"
+	fired=$(grep "^fault: conn 2 $kind" "$TMP/proxy.err" | cut -c1-160)
+	echo "# $name: $fired"
+	case $kind in
+	reorder)
+		check_match "$name: two replies were swapped (not released by timeout)" \
+			"sent after the next one" "$fired"
+		check_eq "$name: no errors (replies matched by xid)" 0 "$F_ERRORS"
+		check_eq "$name: no outage" 0 "$F_OUTAGES"
+		check_eq "$name: every connection clean" "$F_CONNS" "$F_CLEAN"
+		;;
+	stray)
+		# A well-formed record no call waits for is dropped, as a late reply is.
+		check_eq "$name: no errors (the stray record is dropped)" 0 "$F_ERRORS"
+		check_eq "$name: every connection clean" "$F_CONNS" "$F_CLEAN"
+		;;
+	*)
+		echo "# $name: hit $(jqv "$HIT | map({id, errors_by_kind, outages: (.outages | length)})
+			| tostring")"
+		check_eq "$name: the damaged connection reported (one with an outage or errors)" 1 \
+			"$F_HIT"
+		check_eq "$name: the others untouched (no outage, reconnect or error)" \
+			"$((F_CONNS - 1))" "$F_CLEAN"
+		;;
+	esac
+	case $kind in
+	truncate | badmark | garbage)
+		# The stream cannot be read past the damage: the connection is lost and re-made.
+		check_eq "$name: its connection lost once and re-made" "1 true" \
+			"$F_HIT_OUTAGES $F_HIT_RECOVERED"
+		check_eq "$name: outages.unrecovered == 0" 0 "$F_UNRECOVERED"
+		;;
+	esac
+}
+
+for ver in 3 4.1; do
+	for s in uring epoll; do
+		sockets "$s"
+		for kind in truncate corrupt badmark reorder garbage stray; do
+			mangled "v$ver $s $kind" "$kind" "$ver" "${WORK[@]}"
+		done
+	done
+	sockets uring
+	# Records of 1 MiB, each read from the socket in many pieces.
+	for kind in truncate reorder $([[ $ver == 4.1 ]] && echo corrupt); do
+		mangled "v$ver 1 MiB reads $kind" "$kind" "$ver" --engine native -t 1 -c 2 -q 2 \
+			--rw read --bs 1m --size 8m --nrfiles 2 --dir big --output-format json
+	done
+done
+# Two connections on one NFSv4.1 session (10 slots): one member's stream is cut, and cut
+# again 300 ms after it was made again (accept 4): each time it comes back, the other
+# member goes on. The calls in flight when a member drops keep their slots (the server
+# may or may not have taken their sequence ids): a member must come back all the same.
+name="v4.1 one session, a member cut twice"
+proxy_start 0 --fault "2:truncate@$FAULT_AT" --fault "4:badmark@$FAULT_AT" --seed 1 || exit 1
+run 30 --engine native -t 1 -c 2 --connections-per-session 2 -q 4 --rw randrw --bs 4k \
+	--size 8m --nrfiles 2 --dir nf --output-format json --runtime 2s --timeout 1s \
+	"$(proxy_url 4.1)"
+proxy_stop "$name" "fault: conn 4 badmark at [0-9]+ ms"
+sane "$name"
+check_eq "$name: exit 0" 0 "$RC"
+check_eq "$name: one session of 2" "1 session of 2 connections" \
+	"$(jqv .limits_note | grep -o '1 session of 2 connections')"
+check_eq "$name: the member lost twice, made again each time" "2 true" \
+	"$F_HIT_OUTAGES $F_HIT_RECOVERED"
+check_eq "$name: no connection down at the end" 0 "$F_DOWN"
+check_eq "$name: the other member untouched" 1 "$F_CLEAN"
+
+# 64 random bytes whose first word reads as the mark of a 2.6 MB record (--seed 187:
+# 0x80295838): the connection waits for bytes that never come, its calls get no reply,
+# so it is lost after --timeout (checked once a second) and made again.
+desync() {
+	local name=$1 ver=$2 sent='64 bytes before record [0-9]+ \(xid 0x[0-9a-f]+\): 80295838'
+	proxy_start 0 --fault "2:garbage@$FAULT_AT" --seed 187 || return 1
+	run 30 "${WORK[@]}" --runtime 3s --timeout 1s "$(proxy_url "$ver")"
+	proxy_stop "$name" "^fault: conn 2 garbage at [0-9]+ ms: $sent"
+	sane "$name"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: one connection lost, once, and made again" "1 1 true" \
+		"$F_HIT $F_HIT_OUTAGES $F_HIT_RECOVERED"
+	check_ge "$name: its calls timed out (ETIMEDOUT >= 1)" 1 "$F_HIT_ETIMEDOUT"
+	check_eq "$name: lost no sooner than --timeout after the last reply" true "$F_HIT_LATE"
+	check_eq "$name: the others untouched" 3 "$F_CLEAN"
+}
+desync "v3 uring garbage, plausible mark" 3
+sockets epoll
+desync "v4.1 epoll garbage, plausible mark" 4.1
+unset NFSLOAD_IO_URING
+
+echo "# a) done at $SECONDS s"
+
+# b) A reply of a connection's set-up mangled, the R-th record the server sends on
+# accept 2 (--fault 2:KIND#R; v3: FSINFO, LOOKUP of the directory, of a file; v4.1:
+# EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, OPEN): that connection cannot be set
+# up, so the run ends at once with exit 1 and says why.
+setup_fault() {
+	local name=$1 spec=$2 ver=$3 kind=${2#*:}
+	proxy_start 0 --fault "$spec" --seed 1 || return 1
+	run 30 "${WORK[@]}" --runtime 1s --timeout 1s "$(proxy_url "$ver")"
+	proxy_stop "$name" "^fault: conn ${spec%%:*} ${kind%%#*} at [0-9]+ ms: "
+	check "$name: ended on its own" test "$RC" -ne 124
+	check_le "$name: no crash (exit status < 128)" 127 "$RC"
+	check "$name: no sanitizer report on stderr" no_sanitizer_report
+	check_eq "$name: exit 1" 1 "$RC"
+}
+# (Garbage only on the first: past the mark it fails as a cut record does.)
+for kind in truncate corrupt garbage; do
+	for r in 1 2 3; do
+		[[ $kind == garbage && $r != 1 ]] && continue
+		setup_fault "v3 set-up record $r $kind" "2:$kind#$r" 3
+		check_match "v3 set-up record $r $kind: says so" "failed to set up" "$(cat "$ERR")"
+	done
+	for r in 1 2 3 5; do
+		[[ $kind == garbage && $r != 1 ]] && continue
+		setup_fault "v4.1 set-up record $r $kind" "2:$kind#$r" 4.1
+		check_match "v4.1 set-up record $r $kind: says so" "failed to set up" "$(cat "$ERR")"
+	done
+done
+# The control connection (accept 1, src/engine/native_ctl.c) mounts and makes the work
+# directory: its second reply corrupted (v3: the LOOKUP of the work directory, after
+# FSINFO; v4.1: CREATE_SESSION). It fails, saying the reply was bad (not what a bad
+# reply might be taken for: "does not exist", "not nfsload's").
+for ver in 3 4.1; do
+	setup_fault "v$ver control connection record 2 corrupt" "1:corrupt#2" "$ver"
+	check_match "v$ver control connection record 2 corrupt: says the reply was bad" \
+		"bad reply|does not parse" "$(cat "$ERR")"
+done
+
+echo "# b) done at $SECONDS s"
+
+# c) The server killed (kill -9) 0.3 s into the second half-second interval of a 5 s run
+# and restarted 1 s later: every connection is lost, made again (NFSv4.1: a new client
+# and session; Graceless), and works again before the run's end; the run ends on time
+# with exit 0, as the libnfs engine's does (tests/faults.sh).
+
+# measuring: waits until the run has cut its first interval (a line in $TMP/hlog, its
+# --hdr-log); false if $TMP/run.done appears first (nfsload ended early).
+measuring() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[[ -e $TMP/run.done ]] && return 1
+		grep -q '^Tag=' "$TMP/hlog" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 0
+}
+
+# chaos KILL_AFTER RESTART_AFTER: in the background, once the measured phase has run an
+# interval, wait KILL_AFTER seconds, kill -9 ganesha, RESTART_AFTER seconds later start
+# it again (same ports, data kept). "kill T" and "up T" (EPOCHREALTIME) go to $TMP/chaos.
+CHAOS_PID=
+chaos() {
+	rm -f "$TMP/run.done" "$TMP/hlog"
+	: >"$TMP/chaos"
+	(
+		measuring || exit 0
+		sleep "$1"
+		[[ -e $TMP/run.done ]] && exit 0
+		if [[ $(cat "/proc/$GANESHA_PID/comm" 2>/dev/null) != ganesha.nfsd ]]; then
+			t_fail "chaos" "pid $GANESHA_PID is not ganesha.nfsd"
+			exit 1
+		fi
+		kill -KILL "$GANESHA_PID"
+		echo "kill $EPOCHREALTIME" >>"$TMP/chaos"
+		sleep "$2"
+		t_restart_server >/dev/null && echo "up $EPOCHREALTIME" >>"$TMP/chaos"
+	) &
+	CHAOS_PID=$!
+}
+
+chaos_wait() {
+	touch "$TMP/run.done"
+	wait "$CHAOS_PID" 2>/dev/null
+	CHAOS_PID=
+	t_load_env "$TMP/srv-main"
+	T_KILL=$(sed -n 's/^kill //p' "$TMP/chaos")
+	T_UP=$(sed -n 's/^up //p' "$TMP/chaos")
+}
+
+ensure_server() {
+	if [[ $(cat "/proc/$GANESHA_PID/comm" 2>/dev/null) != ganesha.nfsd ]]; then
+		t_restart_server >/dev/null || exit 1
+	fi
+}
+
+# restart_run NAME URL NCONN ARGS...
+restart_run() {
+	local name=$1 url=$2 n=$3 after
+	shift 3
+	chaos 0.3 1
+	run 60 --engine native -q 4 --rw randrw --bs 4k --size 8m --dir nf --output-format json \
+		--runtime 5s --interval 500ms --timeout 1s --hdr-log "$TMP/hlog" "$@" "$url"
+	chaos_wait
+	check_match "$name: the server was killed and came back" '^[0-9.]+ [0-9.]+$' "$T_KILL $T_UP"
+	echo "# $name: since nfsload started: killed at $(secs "$T_BEGIN" "${T_KILL:-0}") s," \
+		"up again at $(secs "$T_BEGIN" "${T_UP:-0}") s, ended at $(secs "$T_BEGIN" "$T_END") s"
+	sane "$name"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: every connection has an outage" "$n" \
+		"$(jqv '[.connections[] | select((.outages | length) >= 1)] | length')"
+	check_eq "$name: every outage recovered" true "$(jqv '[.connections[].outages[].recovered] | all')"
+	check_eq "$name: outages.unrecovered == 0" 0 "$F_UNRECOVERED"
+	check_eq "$name: no connection down at the end" 0 "$F_DOWN"
+	# The restart in the window's time is at most its time since nfsload started.
+	after=$(awk -v a="$T_BEGIN" -v b="${T_UP:-0}" 'BEGIN { printf "%d", (b - a) * 1e9 }')
+	check_ge "$name: ops in the intervals after the restart" 1 \
+		"$(jqv "[.series[] | select(.start_ns >= $after) | .ops] | add // 0")"
+	check_eq "$name: every connection completed an op after the restart" "$n" \
+		"$(jqv "[.connections[] | select(.last_done_ns >= $after)] | length")"
+	echo "# $name: outages $(jqv '.outages | tostring')"
+}
+
+# (5 s a run: NFSv3 on io_uring only; NFSv4.1, with more to re-make, on both.)
+restart_run "restart v3 uring" "$URL3" 4 -t 2 -c 4 --nrfiles 4
+ensure_server
+for s in uring epoll; do
+	sockets "$s"
+	restart_run "restart v4.1 $s" "$URL41" 4 -t 2 -c 4 --nrfiles 4
+	ensure_server
+done
+unset NFSLOAD_IO_URING
+# 16 connections on one session (one file each: see the report), then a restart: the
+# session is gone at the server, so coming back means a new one for all 16.
+restart_run "restart v4.1 16 on one session" "$URL41" 16 -t 1 -c 16 --nrfiles 16 \
+	--connections-per-session 16
+check_match "restart v4.1 16 on one session: one session of 16" "1 session of 16 connections" \
+	"$(jqv .limits_note)"
+ensure_server
+echo "# c) done at $SECONDS s"
+
+t_summary
