@@ -109,6 +109,16 @@ check_match "64 sessions on 2 threads: counted" "64 sessions of 1 connection" "$
 check_eq "64 sessions on 2 threads: every connection did I/O" 64 \
 	"$(jqv '[.connections[] | select(.ops > 0)] | length')"
 
+# More connections than the set-up window (128) on both engines: the window moves on
+# from inside a set-up callback (libnfs: under its set-up lock, which it takes again).
+for e in libnfs native; do
+	nl --engine "$e" --dir wide -t 2 -c 300 -q 1 --rw randread --bs 4k --size 64k --nrfiles 300 \
+		--runtime 1s --output-format json "$URL3"
+	check_eq "300 connections, $e: exit 0" 0 "$RC"
+	check_eq "300 connections, $e: every connection did I/O" 300 \
+		"$(jqv '[.connections[] | select(.ops > 0)] | length')"
+done
+
 # The two engines agree: the same sequential pass over the same files moves the same
 # operations and bytes. (Latencies differ: libnfs wakes once per reply, the native engine
 # once per batch; each is its own client's view of the same server.)

@@ -33,7 +33,12 @@
 /* libnfs binds reserved source ports as root; there are fewer than 512. */
 #define RESERVED_PORTS_MAX 384
 
-pthread_mutex_t libnfs_setup_mu = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Recursive: a set-up step's callback, run under the lock from service(), ends
+ * a connection's set-up, and the set-up window then starts the next one
+ * (connect_conn takes the lock again) on the same thread.
+ */
+pthread_mutex_t libnfs_setup_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static const char *const steps[] = { "MOUNT", "OPEN", NULL };
 enum { STEP_MOUNT, STEP_OPEN };
