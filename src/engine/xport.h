@@ -2,9 +2,11 @@
  * xport: the native engine's TCP sockets on one libev loop. One transport
  * per loop: an io_uring (liburing; the only module that includes it) with
  * registered files, multishot receives into a provided buffer ring and all
- * of a loop turn's sends in one submit, its completions brought to the loop
- * through an eventfd; or, where io_uring cannot be used, non-blocking
- * sockets on libev with writev batching.
+ * of a loop turn's sends in one submit, its completions reaped in the loop
+ * (COOP_TASKRUN | TASKRUN_FLAG: a completion interrupts the loop's epoll_wait,
+ * an ev_check watcher reaps it; an eventfd only for io-wq completions); or,
+ * where io_uring cannot be used, non-blocking sockets on libev with writev
+ * batching.
  *
  * Threads: xport_new and xport_attach may run on any thread before the
  * loop's thread starts using the transport; everything else runs on the
@@ -109,8 +111,8 @@ struct xport_stats {
 	uint64_t submits;	/* io_uring_enter calls that carried requests */
 	uint64_t sqes;		/* requests submitted */
 	uint64_t cqes;		/* completions reaped */
-	uint64_t wakeups;	/* eventfd (io_uring) or socket readable (epoll) callbacks */
-	uint64_t empty_wakeups;	/* eventfd callbacks that found no completion */
+	uint64_t wakeups;	/* loop wakes that reaped completions (io_uring) or read a socket (epoll) */
+	uint64_t empty_wakeups;	/* wakes that found no completion */
 	uint64_t sendcalls;	/* sendmsg calls (epoll) */
 	uint64_t stashed;	/* bytes the ring had received when their socket was detached */
 };

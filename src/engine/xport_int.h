@@ -90,7 +90,8 @@ struct xport {
 	struct xp_link socks, dl, wl;
 	unsigned nsocks;
 	uint8_t *rbuf;			/* epoll: the read buffer, made on first use */
-	ev_io ring_w;			/* io_uring: the ring fd, readable with completions */
+	int efd;			/* io_uring: io-wq's completions signal it, or -1 */
+	ev_io ring_w;			/* io_uring: on efd (the ring fd without it) */
 	ev_check ring_chk;		/* io_uring: completions a wake posted, after each poll */
 	struct xp_ring *ring;		/* io_uring: NULL until made, on the loop's thread */
 	struct xport_stats st;
