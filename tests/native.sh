@@ -132,9 +132,10 @@ done
 check_eq "agree: same READ count" "$libnfs_ops" "$native_ops"
 check_eq "agree: same bytes" "$libnfs_bytes" "$native_bytes"
 check_eq "agree: every byte of both files" $((16 << 20)) "$native_bytes"
-# Close: medians within a factor of 3 of each other on an idle loopback server.
-check_le "agree: native p50 within 3x of libnfs's" $((3 * libnfs_p50)) "$native_p50"
-check_le "agree: libnfs p50 within 3x of native's" $((3 * native_p50)) "$libnfs_p50"
+# Latencies are each client's own view (no timing threshold in a test: how close they
+# are is measured in bench/native.sh); both must be real measurements.
+check_ge "agree: libnfs p50 measured" 1 "$libnfs_p50"
+check_ge "agree: native p50 measured" 1 "$native_p50"
 
 # --max-load: fewer wake-ups, same work, and the report says latencies are upper bounds.
 nl --engine native --dir agree -c 1 -q 64 --max-load 32 --rw randread --bs 4k --size 8m \
