@@ -44,7 +44,18 @@
  *   --fault N:garbage@MS  64 random bytes go to the client before the record
  *                         (where the client expects a record mark);
  *   --fault N:stray@MS    a well-formed 64-byte record of random bytes (mark
- *                         0x8000003c) goes before the record: an xid no call has.
+ *                         0x8000003c) goes before the record: an xid no call has;
+ *   --fault N:jukebox@MS  an NFSv3 reply that succeeded says "later": its
+ *                         status (the word past the accepted-reply header)
+ *                         becomes NFS3ERR_JUKEBOX (10008); the rest is left;
+ *   --fault N:delay@MS    an NFSv4 COMPOUND reply whose first result is a
+ *                         successful SEQUENCE and that has more says "later":
+ *                         the COMPOUND's status and the second result's become
+ *                         NFS4ERR_DELAY (10008), its count of results 2 (the
+ *                         bytes after are left, unread by a client).
+ *                         These two skip a record that is not such a reply (or
+ *                         not whole enough in one read): they act on the next
+ *                         that is, #R included (the R-th or one after it).
  * Truncate and corrupt act on a record's first fragment (servers send records
  * of one); the sizes printed count the mark. DELAY_MS and stalls act on the
  * mangled stream as on any other. The random bytes come from
@@ -93,12 +104,14 @@
 enum fault_kind {
 	FAULT_RESET, FAULT_STALL,
 	FAULT_TRUNCATE, FAULT_CORRUPT, FAULT_BADMARK, FAULT_REORDER, FAULT_GARBAGE, FAULT_STRAY,
+	FAULT_JUKEBOX, FAULT_DELAY,
 	FAULT_KINDS
 };
 static const char *const fault_names[] = {
 	[FAULT_RESET] = "reset", [FAULT_STALL] = "stall", [FAULT_TRUNCATE] = "truncate",
 	[FAULT_CORRUPT] = "corrupt", [FAULT_BADMARK] = "badmark", [FAULT_REORDER] = "reorder",
-	[FAULT_GARBAGE] = "garbage", [FAULT_STRAY] = "stray",
+	[FAULT_GARBAGE] = "garbage", [FAULT_STRAY] = "stray", [FAULT_JUKEBOX] = "jukebox",
+	[FAULT_DELAY] = "delay",
 };
 
 struct fault {
@@ -341,7 +354,8 @@ static struct fault *fault_armed(const struct conn *c)
 
 		if (f->conn != c->id || f->done)
 			continue;
-		if (f->record && f->record == c->rec_no)
+		if (f->record && (f->record == c->rec_no ||
+				  (f->record < c->rec_no && f->kind >= FAULT_JUKEBOX)))
 			return f;
 		if (!f->record && f->armed == 1 && (!best || f->after_ms < best->after_ms))
 			best = f;
@@ -381,6 +395,40 @@ static void hold_add(struct conn *c, const char *p, size_t n)
 	c->held_len += n;
 }
 
+#define NFS_LATER 10008		/* NFS3ERR_JUKEBOX, NFS4ERR_DELAY */
+#define OP4_SEQUENCE 53
+#define SEQUENCE4_RESOK 36	/* sessionid, sequenceid, slotid, 2 slotids, status flags */
+
+/*
+ * jukebox, delay: the reply at r (past its mark; avail bytes here) made to say
+ * "later" in place; the offset of the status word changed, or 0 (not such a reply).
+ */
+static size_t say_later(enum fault_kind kind, char *r, size_t avail)
+{
+	size_t at = 24, tag;
+
+	/* An accepted reply, empty verifier, SUCCESS; then the procedure's status 0. */
+	if (avail < at + 4 || get_be32(r + 4) != 1 || get_be32(r + 8) != 0 ||
+	    get_be32(r + 16) != 0 || get_be32(r + 20) != 0 || get_be32(r + at) != 0)
+		return 0;
+	if (kind == FAULT_JUKEBOX) {
+		put_be32(r + at, NFS_LATER);
+		return at;
+	}
+	if (avail < at + 8)
+		return 0;
+	tag = (get_be32(r + at + 4) + 3) & ~(size_t)3;
+	if (tag > 1024 || avail < at + 8 + tag + 4 + 8 + SEQUENCE4_RESOK + 8)
+		return 0;
+	r += at + 8 + tag;		/* numres */
+	if (get_be32(r) < 2 || get_be32(r + 4) != OP4_SEQUENCE || get_be32(r + 8) != 0)
+		return 0;
+	put_be32(r, 2);
+	put_be32(r - tag - 8, NFS_LATER);
+	put_be32(r + 12 + SEQUENCE4_RESOK + 4, NFS_LATER);
+	return at;
+}
+
 /*
  * A record starts at p (its mark, whose value is mark; avail bytes of it are
  * here) and fault f acts on it. Bytes before p are queued already.
@@ -410,6 +458,16 @@ static void record_fault(struct conn *c, struct fault *f, char *p, size_t avail,
 		put_be32(p, BADMARK);
 		snprintf(what, sizeof(what), ": record %u (xid 0x%08x, %u bytes): mark 0x%08x made "
 			 "0x%08x", c->rec_no, xid, MARK_LEN + len, mark, BADMARK);
+		break;
+	case FAULT_JUKEBOX:
+	case FAULT_DELAY:
+		if (avail < MARK_LEN ||
+		    !say_later(f->kind, p + MARK_LEN, avail - MARK_LEN < len ? avail - MARK_LEN : len)) {
+			f->armed = 1;	/* the next record, then */
+			return;
+		}
+		snprintf(what, sizeof(what), ": record %u (xid 0x%08x, %u bytes): says later (%d)",
+			 c->rec_no, xid, MARK_LEN + len, NFS_LATER);
 		break;
 	case FAULT_REORDER:
 		c->hold = HOLD_TAKING;
@@ -733,7 +791,8 @@ static long arg_num(const char *s, long max)
 static void parse_fault(const char *spec)
 {
 	static const char *const hint = "(N:KIND@MS or N:KIND#R; KIND reset, stall, truncate, "
-					"corrupt, badmark, reorder, garbage or stray; #R not with "
+					"corrupt, badmark, reorder, garbage, stray, jukebox or "
+					"delay; #R not with "
 					"reset or stall)";
 	char buf[64], *colon, *at, *hash = NULL;
 	struct fault *f = &faults[nfaults];
@@ -782,7 +841,8 @@ static void usage(void)
 	fprintf(stderr, "usage: helper_proxy LISTEN_PORT TARGET_PORT DELAY_MS "
 			"[STALL_CONN STALL_MS [STALL_AFTER_MS]] [--fault N:KIND@MS|N:KIND#R]... "
 			"[--seed S]\n"
-			"  KIND: reset, stall, truncate, corrupt, badmark, reorder, garbage, stray\n");
+			"  KIND: reset, stall, truncate, corrupt, badmark, reorder, garbage, stray, "
+			"jukebox, delay\n");
 	exit(2);
 }
 

@@ -9,7 +9,8 @@
 #      that read as a plausible record mark leave a connection waiting for a record that
 #      never comes: it is lost after --timeout and made again;
 #   b) the same faults on a reply of a connection's set-up, and of the control
-#      connection's: set-up fails cleanly and says why;
+#      connection's: set-up fails cleanly and says why; replies that succeeded made to
+#      say "later" (JUKEBOX, DELAY): sent again after a backoff, counted, no error;
 #   c) the server killed (kill -9) and restarted under a run, also with 16 connections
 #      on one NFSv4.1 session: every connection comes back (a new session) and works.
 # NFS goes through the proxy (v3's MOUNT straight to ganesha); the server restarts
@@ -270,6 +271,39 @@ for ver in 3 4.1; do
 done
 
 echo "# b) done at $SECONDS s"
+
+# b2) The server says "later": replies that had succeeded made to say NFS3ERR_JUKEBOX or
+# NFS4ERR_DELAY (--fault 2:jukebox|delay#R, on records 20, 40 and 60 of accept 2 or the
+# first fitting ones after them; past the set-up). Each such request goes again after a
+# backoff: no error, no outage, and the report counts the requests sent again. Reads and
+# a mix of operations that may be done twice (the server did them once already).
+MIXRO=(--engine native -t 1 -c 2 -q 4 --mix getattr=1,lookup=1,access=1,readdir=1,read=1,open=1
+	--dirs 2 --files-per-dir 8 --file-size 8k --dir nfmix --output-format json)
+run 60 "${MIXRO[@]}" --runtime 1s --keep "$URL3"
+check_eq "mix layout: exit 0" 0 "$RC"
+later() {
+	local name=$1 kind=$2 ver=$3 fired
+	shift 3
+	proxy_start 0 --fault "2:$kind#20" --fault "2:$kind#40" --fault "2:$kind#60" || return 1
+	run 30 "$@" --runtime 1s --timeout 2s --keep "$(proxy_url "$ver")"
+	proxy_stop "$name" "^fault: conn 2 $kind at [0-9]+ ms: record [0-9]+ .*says later"
+	sane "$name"
+	fired=$(grep -c "^fault: conn 2 $kind at .*says later" "$TMP/proxy.err")
+	check_eq "$name: three replies said later" 3 "$fired"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: no errors" 0 "$F_ERRORS"
+	check_eq "$name: no outage" 0 "$F_OUTAGES"
+	check_match "$name: the report counts the requests sent again" \
+		"; $fired requests sent again after the server said later" "$(jqv .limits_note)"
+}
+later "v3 I/O jukebox" jukebox 3 "${WORK[@]}" --rw read
+later "v4.1 I/O delay" delay 4.1 "${WORK[@]}" --rw read
+later "v3 mix jukebox" jukebox 3 "${MIXRO[@]}"
+sockets epoll
+later "v4.1 mix delay, epoll" delay 4.1 "${MIXRO[@]}"
+unset NFSLOAD_IO_URING
+
+echo "# b2) done at $SECONDS s"
 
 # c) The server killed (kill -9) 0.3 s into the second half-second interval of a 5 s run
 # and restarted 1 s later: every connection is lost, made again (NFSv4.1: a new client

@@ -178,7 +178,8 @@ static const char *limits_note(const struct config *cfg)
 	}
 	if (nat_retried(false) && n < sizeof(note))
 		snprintf(note + n, sizeof(note) - n, "; %lu requests sent again after the server "
-			 "said later (NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX)", nat_retried(false));
+			 "said later (NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX) or a listing "
+			 "raced a remove", nat_retried(false));
 	return note;
 }
 

@@ -62,6 +62,8 @@ static bool in_use(const struct engine_conn *c, const struct nat_mstate *st)
 {
 	if (!st->req)
 		return false;
+	if (st->later)
+		return true;	/* until the backoff ends, or nat_meta_forget() */
 	if (st->waiting)
 		return waits(c, st->req);
 	/* Its call timed out or the connection was dropped: nobody waits for it. */
@@ -99,7 +101,7 @@ void nat_meta_finish(struct engine_conn *c, struct nat_mstate *st, int status)
 
 	st->req = NULL;
 	st->xid = 0;
-	st->waiting = false;
+	st->waiting = st->later = false;
 	c->meta->last_free = st->idx;
 	if (!req)
 		return;
@@ -161,10 +163,38 @@ bool nat_meta_in_parent(enum op_type op)
 	}
 }
 
-bool nat_meta_raced(struct nat_mstate *st, int err)
+bool nat_meta_later(struct engine_conn *c, struct nat_mstate *st, int err, bool listing)
 {
-	return (err == -ESTALE || err == -ENOENT || err == -EAGAIN) &&
-	       st->retries++ < META_READDIR_RETRIES;
+	bool raced = listing && (err == -ESTALE || err == -ENOENT);
+
+	if ((err != -EAGAIN && !raced) || !nat_retry_later(c, st->req))
+		return false;
+	st->later = true;
+	return true;
+}
+
+void nat_meta_again(struct engine_conn *c, struct engine_req *req)
+{
+	struct nat_mstate *st = nat_mstate_of(req);
+	int rc;
+
+	st->later = false;
+	if (c->state != NS_READY)
+		rc = -EAGAIN;
+	else
+		rc = nat_v4(c) ? nat_meta4_again(c, st) : nat_meta3_again(c, st);
+	if (rc == 0)
+		nat_meta_finish(c, st, (int)st->done);
+	else if (rc < 0)
+		nat_meta_finish(c, st, st->err ? st->err : rc);
+}
+
+void nat_meta_forget(struct engine_req *req)
+{
+	struct nat_mstate *st = nat_mstate_of(req);
+
+	st->later = false;
+	st->req = NULL;		/* free again; the owner counts the request lost */
 }
 
 void nat_meta_sattr(const struct engine_conn *c, const struct nat_mstate *st,
@@ -302,10 +332,10 @@ int nat_meta_queue(struct engine_conn *c, struct engine_req *req)
 	st->rlen = SIZE_MAX;
 	st->stage = 0;
 	st->xid = 0;
-	st->waiting = false;
+	st->waiting = st->later = false;
 	st->opened = st->closed = false;
 	st->cookie = 0;
-	st->failed_op = st->retries = 0;
+	st->failed_op = 0;
 	memset(st->verf, 0, sizeof(st->verf));
 	if ((rc = check_req(st)) < 0) {
 		nat_set_error(c, "request refused: %s on '%s': %s", op_procedure(st->op), st->path,

@@ -20,13 +20,13 @@
 #define META_OPS_MAX 24		/* operations of one COMPOUND, SEQUENCE included */
 #define META_DCACHE 16		/* directory handles a connection keeps (NFSv3) */
 #define META_IO_MAX (1u << 20)	/* the most one READ or WRITE on a name moves */
-#define META_READDIR_RETRIES 3	/* a READDIR that raced a remove, sent again (see native_meta4.c) */
 
 struct nat_mstate {
 	struct engine_req *req;		/* NULL: free */
 	uint32_t idx;			/* in nat_meta.st */
 	uint32_t xid;			/* the call in flight (0: none) */
 	bool waiting;			/* NFSv4.1: for a session slot */
+	bool later;			/* in the connection's backoff (nat_retry_later) */
 	uint8_t stage;			/* the version's: what the call in flight is */
 	uint8_t which;			/* NFSv3: resolving path's directory (0) or path2's (1) */
 	enum op_type op;
@@ -43,7 +43,6 @@ struct nat_mstate {
 	uint8_t ops[META_OPS_MAX];	/* NFSv4.1: the COMPOUND's operations after SEQUENCE */
 	uint32_t nops;
 	uint8_t failed_op;		/* NFSv4.1: the operation that failed (0: none) */
-	uint8_t retries;		/* READDIRs sent again (a listing raced a remove) */
 	char path[META_PATH_MAX];	/* "/dir/c0/d1/f3", no repeated or trailing '/' */
 	char path2[META_PATH_MAX];
 };
@@ -79,9 +78,17 @@ const char *nat_meta_leaf(const char *path);
 /* Whether the op works on the name's parent directory (else on the name itself). */
 bool nat_meta_in_parent(enum op_type op);
 
-/* A READDIR failed with err: true if it may have raced a remove and may be sent again
- * (see native_meta4.c), counting the retry. */
-bool nat_meta_raced(struct nat_mstate *st, int err);
+/*
+ * The call in flight failed with err: true if it goes again after a backoff
+ * (nat_retry_later; its latency keeps the wait): the server said later
+ * (-EAGAIN), or the call was a READDIR (listing) that may have raced a remove
+ * (see native_meta4.c).
+ */
+bool nat_meta_later(struct engine_conn *c, struct nat_mstate *st, int err, bool listing);
+/* The backoff ended: the request's call again (native_ops.c's retry timer). */
+void nat_meta_again(struct engine_conn *c, struct engine_req *req);
+/* The connection was dropped while the request waited in the backoff. */
+void nat_meta_forget(struct engine_req *req);
 /* What a SETATTR of st sets: mode 0644, size to --file-size, or both times, in turn. */
 void nat_meta_sattr(const struct engine_conn *c, const struct nat_mstate *st,
 		    struct nfs_sattr *sa);
@@ -104,11 +111,15 @@ void nat_dcache_clear(struct engine_conn *c);
 
 /* native_meta3.c: the first call of a request (0, or -errno: nothing sent). */
 int nat_meta3_start(struct engine_conn *c, struct nat_mstate *st);
+/* The call of st's stage again: 1 (sent), 0 (done), -errno. */
+int nat_meta3_again(struct engine_conn *c, struct nat_mstate *st);
 void nat_meta3_reply(struct engine_conn *c, struct nat_call *call, struct nat_mstate *st, XDR *x,
 		     int rpc_status);
 
 /* native_meta4.c: the request's next COMPOUND: 0, -EBUSY (no slot free), or -errno. */
 int nat_meta4_send(struct engine_conn *c, struct nat_mstate *st);
+/* The COMPOUND of st's stage again: 1 (sent or waiting for a slot) or -errno. */
+int nat_meta4_again(struct engine_conn *c, struct nat_mstate *st);
 void nat_meta4_reply(struct engine_conn *c, struct nat_call *call, struct nat_mstate *st, XDR *x,
 		     int rpc_status);
 

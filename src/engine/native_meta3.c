@@ -353,10 +353,7 @@ static int step(struct engine_conn *c, struct nat_mstate *st, XDR *x)
 		st->done += count;
 		return st->done < st->len ? write_call(c, st) : 0;
 	case S3_READDIR:
-		s = err3(nfs3_dec_readdirplus(x, st->verf, &eof, nat_meta_entry, &l));
-		if (s && nat_meta_raced(st, s))
-			return readdir_call(c, st);
-		if (s)
+		if ((s = err3(nfs3_dec_readdirplus(x, st->verf, &eof, nat_meta_entry, &l))))
 			return s;
 		if (eof)
 			return 0;
@@ -373,6 +370,20 @@ int nat_meta3_start(struct engine_conn *c, struct nat_mstate *st)
 	return rc < 0 ? rc : 0;
 }
 
+int nat_meta3_again(struct engine_conn *c, struct nat_mstate *st)
+{
+	switch (st->stage) {
+	case S3_READ:
+		return read_call(c, st);
+	case S3_WRITE:
+		return write_call(c, st);
+	case S3_READDIR:
+		return readdir_call(c, st);
+	default:	/* a LOOKUP on the way, or the procedure (after its LOOKUP again) */
+		return advance(c, st);
+	}
+}
+
 void nat_meta3_reply(struct engine_conn *c, struct nat_call *call, struct nat_mstate *st, XDR *x,
 		     int rpc_status)
 {
@@ -383,6 +394,9 @@ void nat_meta3_reply(struct engine_conn *c, struct nat_call *call, struct nat_ms
 	if (rc == 0)
 		rc = step(c, st, x);
 	if (rc == 1)
+		return;
+	/* Not after a CREATE that gave no handle: sent again, a GUARDED one would fail. */
+	if (rc < 0 && st->stage != S3_CREATE_LOOKUP && nat_meta_later(c, st, rc, st->stage == S3_READDIR))
 		return;
 	if (rc == -ESTALE || rc == -EBADF)
 		nat_dcache_clear(c);	/* a handle we kept may be the stale one */

@@ -12,8 +12,9 @@
  * nfs-ganesha 4.3 fails a whole READDIR with STALE (or NOENT, or DELAY)
  * when an entry it lists is removed meanwhile (another request in the same
  * directory; asking for no attributes does not help): the READDIR is sent
- * again from the same cookie, a few times, before that counts as the
- * request's failure. Its latency includes the retries.
+ * again from the same cookie after a backoff, as a COMPOUND the server
+ * answered with DELAY or GRACE is (nat_meta_later), before that counts as
+ * the request's failure. Its latency includes the waits.
  */
 #include <errno.h>
 #include <string.h>
@@ -306,13 +307,18 @@ static int go(struct engine_conn *c, struct nat_mstate *st, enum s4_stage stage)
 	return rc < 0 ? rc : 1;
 }
 
+int nat_meta4_again(struct engine_conn *c, struct nat_mstate *st)
+{
+	return go(c, st, st->stage);
+}
+
 /* After a COMPOUND ended with rc: 1 (another went out), 0 (the request is done) or -errno. */
 static int next(struct engine_conn *c, struct nat_mstate *st, int rc, bool eof, unsigned n)
 {
 	if (rc < 0) {
-		/* Listed again from where it was: see the top of the file. */
-		if (st->failed_op == OP4_READDIR && nat_meta_raced(st, rc))
-			return go(c, st, S4_READDIR);
+		/* The same COMPOUND again later, unless an OPEN in it went through. */
+		if ((st->stage != S4_FIRST || !st->opened) && nat_meta_later(c, st, rc, st->failed_op == OP4_READDIR))
+			return 1;
 		if (st->opened && !st->closed && st->stage != S4_CLOSE) {
 			st->err = rc;
 			rc = go(c, st, S4_CLOSE);

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "native.h"
+#include "native_meta.h"
 
 void nat_req_done(struct engine_conn *c, struct engine_req *req, int status)
 {
@@ -67,9 +67,10 @@ void nat_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	c->retry_head = c->retry_tail = NULL;
 	while (req) {
 		struct engine_req *next = req->priv[1];
-		int rc = c->state == NS_READY ? queue_io(c, req) : -ENOTCONN;
 
-		if (rc < 0)
+		if (req->path)
+			nat_meta_again(c, req);
+		else if (c->state != NS_READY || queue_io(c, req) < 0)
 			nat_req_done(c, req, -EAGAIN);
 		if (c->state == NS_DOWN)
 			return;	/* lost: the owner counts the rest */
@@ -81,6 +82,9 @@ void nat_retry_forget(struct engine_conn *c)
 {
 	if (c->t)
 		ev_timer_stop(c->t->loop, &c->retry_timer);
+	for (struct engine_req *req = c->retry_head; req; req = req->priv[1])
+		if (req->path)
+			nat_meta_forget(req);
 	c->retry_head = c->retry_tail = NULL;
 }
 
