@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -240,64 +241,13 @@ void libnfs_conn_die(struct engine_conn *c, const char *what)
 		c->cbs->lost(c->owner, c);
 }
 
-void libnfs_lowat(struct engine_conn *c)
+/* --max-load (lowat.h): the connection's socket, while libnfs has one. */
+static int apply_lowat(struct lowat *l, int bytes)
 {
-	uint32_t k = c->inflight < c->cfg->max_load ? c->inflight : c->cfg->max_load;
-	/* Every reply in flight is at least reply_min bytes: waiting for k of them cannot stall. */
-	int want = k > 1 ? (int)(k * c->reply_min) : 1;
-	int fd = c->nfs ? nfs_get_fd(c->nfs) : -1;
+	struct engine_conn *c = (struct engine_conn *)((char *)l - offsetof(struct engine_conn, lw));
+	int fd = c->nfs && c->state == LCONN_READY ? nfs_get_fd(c->nfs) : -1;
 
-	if (fd >= 0 && want != c->lowat &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want)) == 0)
-		c->lowat = want;
-}
-
-/* A reply smaller than reply_min (an error) could leave a connection below its lowat. */
-static void lowat_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct engine_thread *t = w->data;
-	int one = 1;
-
-	(void)loop;
-	(void)revents;
-	for (struct engine_conn *c = t->lowat_head; c; c = c->lowat_next) {
-		if (c->lowat > 1 && !c->rx_seen && c->state == LCONN_READY &&
-		    setsockopt(nfs_get_fd(c->nfs), SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one)) == 0)
-			c->lowat = 1;
-		c->rx_seen = false;
-	}
-}
-
-static void lowat_watch(struct engine_conn *c, struct engine_thread *t)
-{
-	if (!c->cfg->max_load)
-		return;
-	c->t = t;
-	c->lowat_prev = NULL;
-	c->lowat_next = t->lowat_head;
-	if (t->lowat_head)
-		t->lowat_head->lowat_prev = c;
-	t->lowat_head = c;
-	if (!ev_is_active(&t->lowat_timer))
-		ev_timer_again(t->loop, &t->lowat_timer);
-}
-
-static void lowat_unwatch(struct engine_conn *c)
-{
-	struct engine_thread *t = c->t;
-
-	if (!t)
-		return;
-	if (c->lowat_prev)
-		c->lowat_prev->lowat_next = c->lowat_next;
-	else if (t->lowat_head == c)
-		t->lowat_head = c->lowat_next;
-	if (c->lowat_next)
-		c->lowat_next->lowat_prev = c->lowat_prev;
-	c->lowat_next = c->lowat_prev = NULL;
-	c->t = NULL;
-	if (!t->lowat_head)
-		ev_timer_stop(t->loop, &t->lowat_timer);
+	return fd < 0 ? -1 : setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes));
 }
 
 static void service(struct engine_conn *c, int revents)
@@ -325,9 +275,9 @@ static void service(struct engine_conn *c, int revents)
 		return;
 	}
 	if (revents & POLLIN)
-		c->rx_seen = true;
-	if (c->cfg->max_load && c->state == LCONN_READY)
-		libnfs_lowat(c);
+		c->lw.rx_seen = true;
+	if (c->state == LCONN_READY)
+		lowat_update(&c->lw, c->inflight, c->cfg->max_load);
 	if (c->state != LCONN_DOWN)
 		watch(c);
 }
@@ -361,10 +311,7 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 		return -ENOMEM;
 	}
 	memcpy(c->file_ids, file_ids, nfiles * sizeof(*file_ids));
-	/* The least an RPC reply can be: mark, xid, REPLY, accepted, empty verifier, status. */
-	c->reply_min = 28;
-	if (wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100 && !cfg->meta && !cfg->small_files)
-		c->reply_min += (uint32_t)cfg->bs;	/* every one a whole READ (errors: lowat_cb) */
+	lowat_init(&c->lw, cfg);
 	ev_init(&c->io, io_cb);
 	c->io.data = c;
 	*out = c;
@@ -488,7 +435,7 @@ static void drop(struct engine_conn *c)
 	c->fd = -1;
 	c->events = 0;
 	c->inflight = 0;
-	c->lowat = 0;
+	lowat_reset(&c->lw);
 	c->state = LCONN_DOWN;
 }
 
@@ -522,14 +469,15 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 	c->owner = owner;
 	c->fd = -1;
 	c->events = 0;
-	lowat_watch(c, t);
+	if (c->cfg->max_load)
+		lowat_watch(&t->lowat, &c->lw);
 	if (c->state == LCONN_READY)
 		watch(c);
 }
 
 static void detach(struct engine_conn *c)
 {
-	lowat_unwatch(c);
+	lowat_unwatch(&c->lw);
 	if (c->loop)
 		ev_io_stop(c->loop, &c->io);
 	c->loop = NULL;
@@ -552,8 +500,7 @@ static void commit(struct engine_conn *c)
 		}
 		c->in_service = false;
 	}
-	if (c->cfg->max_load)
-		libnfs_lowat(c);
+	lowat_update(&c->lw, c->inflight, c->cfg->max_load);
 	watch(c);
 }
 
@@ -606,16 +553,14 @@ static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop
 	if (!t)
 		return NULL;
 	t->loop = loop;
-	ev_init(&t->lowat_timer, lowat_cb);
-	t->lowat_timer.repeat = 0.01;
-	t->lowat_timer.data = t;
+	lowat_set_init(&t->lowat, loop, apply_lowat);
 	return t;
 }
 
 static void thread_free(struct engine_thread *t)
 {
 	if (t)
-		ev_timer_stop(t->loop, &t->lowat_timer);
+		lowat_set_stop(&t->lowat);
 	free(t);
 }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "engine.h"
+#include "lowat.h"
 #include "libnfs_shim.h"
 
 /* libnfs 4.0 cannot encode an NFSv4 WRITE larger than this (fixed in 5.0). */
@@ -21,8 +22,7 @@ enum lconn_state { LCONN_NEW, LCONN_MOUNTING, LCONN_OPENING, LCONN_READY, LCONN_
 
 struct engine_thread {
 	struct ev_loop *loop;
-	ev_timer lowat_timer;		/* --max-load: unsticks a connection below its lowat */
-	struct engine_conn *lowat_head;
+	struct lowat_set lowat;		/* --max-load */
 };
 
 struct engine_conn {
@@ -47,17 +47,9 @@ struct engine_conn {
 	char error[160];	/* why it failed, or why a request was refused */
 	bool refused;		/* error is a refused request's: a loss overrides it */
 	char last_op_error[120];
-	/* --max-load: requests in flight, SO_RCVLOWAT set, least bytes of a reply */
-	uint32_t inflight;
-	int lowat;
-	uint32_t reply_min;
-	bool rx_seen;
-	struct engine_thread *t;
-	struct engine_conn *lowat_next, *lowat_prev;
+	uint32_t inflight;	/* requests */
+	struct lowat lw;	/* --max-load */
 };
-
-/* --max-load: SO_RCVLOWAT for the replies in flight (libnfs.c). */
-void libnfs_lowat(struct engine_conn *c);
 
 /*
  * libnfs 4.0 keeps a few process-wide statics for setting up a context (xid

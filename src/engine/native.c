@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,59 +184,12 @@ static const char *limits_note(const struct config *cfg)
 	return note;
 }
 
-void nat_lowat(struct engine_conn *c)
+/* --max-load (lowat.h): the connection's socket. */
+static int apply_lowat(struct lowat *l, int bytes)
 {
-	uint32_t k = c->inflight < c->cfg->max_load ? c->inflight : c->cfg->max_load;
-	/* Every reply in flight is at least reply_min bytes: waiting for k of them cannot stall. */
-	int want = k > 1 ? (int)(k * c->reply_min) : 1;
+	struct engine_conn *c = (struct engine_conn *)((char *)l - offsetof(struct engine_conn, lw));
 
-	if (want != c->lowat && xport_set_lowat(c->sock, want) == 0)
-		c->lowat = want;
-}
-
-/* A reply smaller than reply_min (an error) could leave a connection below its lowat. */
-static void lowat_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct engine_thread *t = w->data;
-
-	(void)loop;
-	(void)revents;
-	for (struct engine_conn *c = t->lowat_head; c; c = c->lowat_next) {
-		if (c->lowat > 1 && !c->rx_seen && c->state == NS_READY &&
-		    xport_set_lowat(c->sock, 1) == 0)
-			c->lowat = 1;
-		c->rx_seen = false;
-	}
-}
-
-static void lowat_watch(struct engine_conn *c, struct engine_thread *t)
-{
-	if (!c->cfg->max_load || !t)
-		return;
-	c->lowat_prev = NULL;
-	c->lowat_next = t->lowat_head;
-	if (t->lowat_head)
-		t->lowat_head->lowat_prev = c;
-	t->lowat_head = c;
-	if (!ev_is_active(&t->lowat_timer))
-		ev_timer_again(t->loop, &t->lowat_timer);
-}
-
-static void lowat_unwatch(struct engine_conn *c)
-{
-	struct engine_thread *t = c->t;
-
-	if (!c->cfg->max_load || !t)
-		return;
-	if (c->lowat_prev)
-		c->lowat_prev->lowat_next = c->lowat_next;
-	else if (t->lowat_head == c)
-		t->lowat_head = c->lowat_next;
-	if (c->lowat_next)
-		c->lowat_next->lowat_prev = c->lowat_prev;
-	c->lowat_next = c->lowat_prev = NULL;
-	if (!t->lowat_head)
-		ev_timer_stop(t->loop, &t->lowat_timer);
+	return c->state == NS_READY ? xport_set_lowat(c->sock, bytes) : -1;
 }
 
 static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
@@ -249,9 +203,7 @@ static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop
 	t->scratch_len = SCRATCH_LEN;
 	t->scratch = malloc(t->scratch_len);
 	t->xp = xport_new(loop, use_uring, cfg->connections + 16);
-	ev_init(&t->lowat_timer, lowat_cb);
-	t->lowat_timer.repeat = 0.01;
-	t->lowat_timer.data = t;
+	lowat_set_init(&t->lowat, loop, apply_lowat);
 	if (!t->scratch || !t->xp) {
 		xport_free(t->xp);
 		free(t->scratch);
@@ -265,7 +217,7 @@ static void thread_free(struct engine_thread *t)
 {
 	if (!t)
 		return;
-	ev_timer_stop(t->loop, &t->lowat_timer);
+	lowat_set_stop(&t->lowat);
 	xport_free(t->xp);
 	free(t->scratch);
 	free(t);
@@ -297,12 +249,9 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 	c->cred.uid = cfg->uid;
 	c->cred.gid = cfg->gid;
 	c->cred.stamp = (uint32_t)now_ns();
-	/* The least an RPC reply can be: mark, xid, REPLY, accepted, empty verifier, status. */
 	ev_init(&c->retry_timer, nat_retry_cb);
 	c->retry_timer.data = c;
-	c->reply_min = 28;
-	if (wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100 && !cfg->meta && !cfg->small_files)
-		c->reply_min += (uint32_t)cfg->bs;	/* every one a whole READ (errors: lowat_cb) */
+	lowat_init(&c->lw, cfg);
 	*out = c;
 	return 0;
 fail:
@@ -383,7 +332,7 @@ int nat_dial(struct engine_conn *c, bool mount)
 
 	rpc_rec_reset(&c->rec);
 	nat_calls_reset(c);
-	c->lowat = 0;
+	lowat_reset(&c->lw);
 	rc = xport_connect(c->sock, c->t->xp, sa, len, &sock_cbs, c);
 	if (rc < 0)
 		nat_set_error(c, "cannot connect to port %u: %s", addr_port((const void *)sa),
@@ -468,14 +417,15 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 	c->owner = owner;
 	if (xport_is_open(c->sock))
 		xport_attach(c->sock, t->xp, &sock_cbs, c);
-	lowat_watch(c, t);
+	if (c->cfg->max_load)
+		lowat_watch(&t->lowat, &c->lw);
 	if (c->retry_head)
 		ev_timer_start(t->loop, &c->retry_timer);
 }
 
 static void detach(struct engine_conn *c)
 {
-	lowat_unwatch(c);
+	lowat_unwatch(&c->lw);
 	if (c->t)
 		ev_timer_stop(c->t->loop, &c->retry_timer);
 	if (xport_is_open(c->sock))
@@ -488,8 +438,8 @@ static void detach(struct engine_conn *c)
 static void commit(struct engine_conn *c)
 {
 	/* xport sends every socket's queued records when the loop turn ends. */
-	if (c->cfg->max_load && c->state == NS_READY)
-		nat_lowat(c);
+	if (c->state == NS_READY)
+		lowat_update(&c->lw, c->inflight, c->cfg->max_load);
 }
 
 static void tick(struct engine_conn *c)

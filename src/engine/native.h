@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "engine.h"
+#include "lowat.h"
 #include "nfs3x.h"
 #include "nfs4x.h"
 #include "rpc.h"
@@ -102,8 +103,7 @@ struct engine_thread {
 	const struct config *cfg;
 	struct ev_loop *loop;
 	struct xport *xp;
-	ev_timer lowat_timer;		/* --max-load: unsticks a connection whose lowat was too high */
-	struct engine_conn *lowat_head;	/* --max-load: the connections on this loop */
+	struct lowat_set lowat;		/* --max-load */
 	uint8_t *scratch;		/* one call's header while it is encoded */
 	size_t scratch_len;
 };
@@ -143,11 +143,7 @@ struct engine_conn {
 	bool sess_wait;			/* set-up waits for another connection to make the session */
 	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
 
-	/* --max-load: SO_RCVLOWAT set now, the least bytes of one reply, data seen since the timer */
-	int lowat;
-	uint32_t reply_min;
-	bool rx_seen;
-	struct engine_conn *lowat_next, *lowat_prev;
+	struct lowat lw;		/* --max-load */
 
 	/* requests to send again after a backoff (linked through priv[1]) */
 	struct engine_req *retry_head, *retry_tail;
@@ -179,9 +175,6 @@ bool nat_v4(const struct engine_conn *c);
 void nat_sock_attach(struct engine_conn *c, struct xport *xp);
 /* The server address for NFS (port_nfs) or MOUNT. */
 const struct sockaddr *nat_addr(bool mount, socklen_t *len);
-
-/* --max-load: SO_RCVLOWAT for the replies in flight (at most --max-load of them). */
-void nat_lowat(struct engine_conn *c);
 
 /* native_call.c */
 int nat_calls_init(struct engine_conn *c, uint32_t n);
@@ -236,6 +229,7 @@ int nat_sess_join(struct engine_conn *c);
 void nat_sess_leave(struct engine_conn *c);
 /* Queues req on c until a slot of c's session is free: 0, or -ENOBUFS. */
 int nat_sess_wait(struct engine_conn *c, struct engine_req *req);
+/* Whether c's new requests must queue: others wait for a slot, or a member to bind. */
 bool nat_sess_waiting(const struct engine_conn *c);
 /* Sends what waits for slots, as far as slots go. */
 void nat_sess_kick(struct nat_session *s);

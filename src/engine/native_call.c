@@ -145,9 +145,9 @@ int nat_data(void *arg, const uint8_t *p, size_t n)
 	struct engine_conn *c = arg;
 	int rc = rpc_rec_feed(&c->rec, p, n, on_record, c);
 
-	c->rx_seen = true;
-	if (c->cfg->max_load && rc == 0 && c->state == NS_READY)
-		nat_lowat(c);
+	c->lw.rx_seen = true;
+	if (rc == 0 && c->state == NS_READY)
+		lowat_update(&c->lw, c->inflight, c->cfg->max_load);
 	if (rc == -ECONNABORTED)
 		return rc;	/* already failed and reported */
 	if (rc < 0) {
