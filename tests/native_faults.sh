@@ -210,6 +210,27 @@ check_eq "$name: the member lost twice, made again each time" "2 true" \
 check_eq "$name: no connection down at the end" 0 "$F_DOWN"
 check_eq "$name: the other member untouched" 1 "$F_CLEAN"
 
+# A member coming back to a session whose other member keeps every slot left busy (a
+# server that grants 8 slots; the cut member's 4 requests in flight keep theirs; the
+# other's iodepth 4): the slot one of the other's replies frees goes to the returning
+# member's binding SEQUENCE, not to the next request the other issues from that reply.
+name="v4.1 8 slots, a member cut, the other filling the rest"
+GANESHA_SLOTS=8 t_start_server slots8 || exit 1
+proxy_start 0 --fault "2:truncate@$FAULT_AT" --seed 1 || exit 1
+run 30 --engine native -t 1 -c 2 --connections-per-session 2 -q 4 --rw write --bs 4k \
+	--size 64m --nrfiles 2 --dir slots --output-format json --runtime 2s --timeout 1s \
+	"$(proxy_url 4.1)"
+proxy_stop "$name" "fault: conn 2 truncate at [0-9]+ ms"
+t_stop_server slots8
+t_load_env "$TMP/srv-main"
+sane "$name"
+check_eq "$name: exit 0" 0 "$RC"
+check_match "$name: 8 slots granted" "1 session of 2 connections, 8 slots granted" \
+	"$(jqv .limits_note)"
+check_eq "$name: the member lost once, made again" "1 true" "$F_HIT_OUTAGES $F_HIT_RECOVERED"
+check_eq "$name: no connection down at the end" 0 "$F_DOWN"
+check_eq "$name: the other member untouched" 1 "$F_CLEAN"
+
 # 64 random bytes whose first word reads as the mark of a 2.6 MB record (--seed 187:
 # 0x80295838): the connection waits for bytes that never come, its calls get no reply,
 # so it is lost after --timeout (checked once a second) and made again.

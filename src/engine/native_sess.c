@@ -74,7 +74,19 @@ int nat_sess_wait(struct engine_conn *c, struct engine_req *req)
 
 bool nat_sess_waiting(const struct engine_conn *c)
 {
-	return c->sess->nwait > 0;
+	const struct nat_session *s = c->sess;
+
+	if (s->nwait)
+		return true;
+	/* A member coming back waits to bind: the next free slot is its (nat_sess_kick),
+	 * not taken by a request the others issue from their completions. */
+	for (unsigned i = 0; i < s->nmembers && s->nmembers > 1; i++) {
+		const struct engine_conn *m = s->members[i];
+
+		if (m && m != c && m->sess_wait && m->state == NS_SETUP)
+			return true;
+	}
+	return false;
 }
 
 void nat_sess_kick(struct nat_session *s)
