@@ -292,13 +292,18 @@ static void chk_session_ops(XDR *d)
 	E32(d, "bctsa_use_conn_in_rdma_mode", 0);
 }
 
+/* The export's path as the URL may give it, then a name: one LOOKUP per name, the count. */
 static bool enc_lookup_path(XDR *x)
 {
+	static const char path[] = "//export/work.d/ignored";
 	struct nfs4_enc e;
+	uint32_t n = 0;
 
 	return nfs4_enc_begin(&e, x, "root") &&
 	       nfs4_enc_sequence(&e, sessionid, 77, 2, 9, false) && nfs4_enc_putrootfh(&e) &&
-	       nfs4_enc_lookup(&e, "export") && nfs4_enc_lookup(&e, "work.d") &&
+	       nfs4_enc_lookup_path(&e, path, 9, &n) && n == 1 &&
+	       nfs4_enc_lookup_path(&e, path + 8, 7, &n) && n == 2 &&
+	       nfs4_enc_lookup_path(&e, "///", 3, &n) && n == 2 &&
 	       nfs4_enc_getfh(&e) && nfs4_enc_getattr(&e) && nfs4_enc_access(&e, 0x3f) &&
 	       nfs4_enc_end(&e);
 }
@@ -631,6 +636,8 @@ static void test_encoder_limits(void **state)
 	static uint8_t owner[1025];
 	struct nfs_fh big = { .len = 129 };
 	struct nfs4_enc e;
+	char name[300];
+	uint32_t n = 0;
 	XDR x;
 
 	(void)state;
@@ -642,8 +649,14 @@ static void test_encoder_limits(void **state)
 	assert_true(nfs4_enc_exchange_id(&e, verf8, owner, 1024, 0));
 	big.len = 128;
 	assert_true(nfs4_enc_putfh(&e, &big));
+	/* A name of 256 bytes is refused; of 255, one LOOKUP. */
+	memset(name, 'n', sizeof(name));
+	name[0] = '/';
+	assert_false(nfs4_enc_lookup_path(&e, name, 257, &n));
+	assert_true(nfs4_enc_lookup_path(&e, name, 256, &n));
+	assert_int_equal(n, 1);
 	assert_true(nfs4_enc_end(&e));
-	assert_int_equal(e.count, 2);
+	assert_int_equal(e.count, 3);
 }
 
 /* ---- decoders ---- */

@@ -27,7 +27,6 @@ enum s4_stage { S4_FIRST, S4_WRITE, S4_CLOSE, S4_READDIR };
 #define ACCESS4_RW 0x0d		/* READ | MODIFY | EXTEND */
 #define READDIR_DIRCOUNT 8192
 #define READDIR_MAXCOUNT 32768
-#define NAME_MAX4 255
 #define HEADROOM 2048		/* a COMPOUND's bytes besides the data, at most */
 
 static const struct nfs4_stateid current_sid = { .seqid = 1 };
@@ -51,25 +50,11 @@ static void note(struct enc *w, enum nfs4_opnum op, bool ok)
 /* A LOOKUP for each name of p[0..n). */
 static void lookups(struct enc *w, const char *p, size_t n)
 {
-	char name[NAME_MAX4 + 1];
-	size_t i = 0, k;
+	uint32_t k = 0;
 
-	while (w->ok) {
-		while (i < n && p[i] == '/')
-			i++;
-		for (k = i; k < n && p[k] != '/'; k++)
-			;
-		if (k == i)
-			return;
-		if (k - i > NAME_MAX4) {
-			w->ok = false;
-			return;
-		}
-		memcpy(name, p + i, k - i);
-		name[k - i] = '\0';
-		note(w, OP4_LOOKUP, nfs4_enc_lookup(&w->e, name));
-		i = k;
-	}
+	w->ok = w->ok && nfs4_enc_lookup_path(&w->e, p, n, &k);
+	while (k--)
+		note(w, OP4_LOOKUP, true);
 }
 
 /* The current filehandle to p[0..n) below the export. */

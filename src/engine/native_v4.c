@@ -244,14 +244,12 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 		ok = nfs4_enc_reclaim_complete(&e);
 		break;
 	case NK_ROOT: {
-		char path[2 * CFG_URL_MAX];
-		char *save, *tok;
+		uint32_t n = 0;
 
-		snprintf(path, sizeof(path), "%s/%s", c->cfg->path, c->cfg->dir);
-		ok = nfs4_enc_putrootfh(&e);
-		for (tok = strtok_r(path, "/", &save); tok && ok; tok = strtok_r(NULL, "/", &save))
-			ok = nfs4_enc_lookup(&e, tok);
-		ok = ok && nfs4_enc_getfh(&e);
+		ok = nfs4_enc_putrootfh(&e) &&
+		     nfs4_enc_lookup_path(&e, c->cfg->path, strlen(c->cfg->path), &n) &&
+		     nfs4_enc_lookup_path(&e, c->cfg->dir, strlen(c->cfg->dir), &n) &&
+		     nfs4_enc_getfh(&e);
 		break;
 	}
 	case NK_OPEN:

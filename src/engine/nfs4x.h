@@ -92,6 +92,10 @@ bool nfs4_enc_getfh(struct nfs4_enc *e);
 bool nfs4_enc_savefh(struct nfs4_enc *e);
 bool nfs4_enc_restorefh(struct nfs4_enc *e);
 bool nfs4_enc_lookup(struct nfs4_enc *e, const char *name);
+/* A LOOKUP for each name of p[0..n) ('/' between names; empty ones skipped), *nops counting
+ * them; false past NFS4_NAME_MAX bytes in a name. */
+#define NFS4_NAME_MAX 255
+bool nfs4_enc_lookup_path(struct nfs4_enc *e, const char *p, size_t n, uint32_t *nops);
 /* Asks for type, size, fileid, mode. */
 bool nfs4_enc_getattr(struct nfs4_enc *e);
 bool nfs4_enc_access(struct nfs4_enc *e, uint32_t access);
