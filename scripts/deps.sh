@@ -14,7 +14,8 @@ build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libx
 # nfs-ls (libnfs-utils) to see it answer, python3 to find free ports. The rest of what it
 # and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).
 server_pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils python3)
-test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps)
+# tshark: tests/wire.sh reads what went over loopback with Wireshark's dissectors.
+test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark)
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;

@@ -59,18 +59,64 @@ static int keep_reply(void *arg, const uint8_t *rec, size_t len)
 	return 1;
 }
 
+/*
+ * One call on a connection of its own, synchronously: out[0..n) (a whole
+ * record) to sa, its reply's record into reply; 0 or -errno (-ETIMEDOUT
+ * past deadline).
+ */
+static int sync_call(const struct sockaddr *sa, socklen_t len, const uint8_t *out, size_t n,
+		     struct one_reply *reply, uint64_t deadline)
+{
+	struct rpc_rec rec;
+	uint8_t in[512];
+	size_t sent = 0;
+	int fd, rc;
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rpc_rec_init(&rec, sizeof(reply->buf));
+	rc = connect(fd, sa, len) < 0 && errno != EINPROGRESS ? -errno : 0;
+	while (rc == 0 && sent < n) {
+		ssize_t w;
+
+		if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0)
+			break;
+		w = send(fd, out + sent, n - sent, MSG_NOSIGNAL);
+		if (w < 0 && errno != EAGAIN && errno != EINTR)
+			rc = -errno;
+		else if (w > 0)
+			sent += (size_t)w;
+	}
+	while (rc == 0 && !reply->done) {
+		ssize_t r;
+
+		if ((rc = wait_fd(fd, POLLIN, deadline)) < 0)
+			break;
+		r = recv(fd, in, sizeof(in), 0);
+		if (r == 0)
+			rc = -ECONNRESET;
+		else if (r < 0 && errno != EAGAIN && errno != EINTR)
+			rc = -errno;
+		else if (r > 0 && (rc = rpc_rec_feed(&rec, in, (size_t)r, keep_reply, reply)) > 0)
+			rc = 0;
+	}
+	close(fd);
+	rpc_rec_destroy(&rec);
+	return rc;
+}
+
 int nat_pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog, uint32_t vers,
 		     unsigned *port, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	uint64_t deadline = now_ns() + (uint64_t)PMAP_TIMEOUT_MS * 1000000;
 	struct one_reply reply = { .len = 0 };
-	struct rpc_rec rec;
 	struct rpc_reply rh;
-	uint8_t out[128], in[512];
+	uint8_t out[128];
 	uint32_t p = 0, prot = IPPROTO_TCP, zero = 0;
-	size_t n, sent = 0;
-	int fd, rc;
+	size_t n;
+	int rc;
 	XDR x;
 
 	memcpy(&ss, sa, len);
@@ -84,37 +130,7 @@ int nat_pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog, ui
 		return -EINVAL;
 	n = rpc_finish_call(&x, out, 0);
 	xdr_destroy(&x);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	rpc_rec_init(&rec, sizeof(reply.buf));
-	rc = connect(fd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS ? -errno : 0;
-	while (rc == 0 && sent < n) {
-		ssize_t w;
-
-		if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0)
-			break;
-		w = send(fd, out + sent, n - sent, MSG_NOSIGNAL);
-		if (w < 0 && errno != EAGAIN && errno != EINTR)
-			rc = -errno;
-		else if (w > 0)
-			sent += (size_t)w;
-	}
-	while (rc == 0 && !reply.done) {
-		ssize_t r;
-
-		if ((rc = wait_fd(fd, POLLIN, deadline)) < 0)
-			break;
-		r = recv(fd, in, sizeof(in), 0);
-		if (r == 0)
-			rc = -ECONNRESET;
-		else if (r < 0 && errno != EAGAIN && errno != EINTR)
-			rc = -errno;
-		else if (r > 0 && (rc = rpc_rec_feed(&rec, in, (size_t)r, keep_reply, &reply)) > 0)
-			rc = 0;
-	}
-	close(fd);
-	rpc_rec_destroy(&rec);
+	rc = sync_call((struct sockaddr *)&ss, len, out, n, &reply, deadline);
 	if (rc < 0) {
 		snprintf(err, errlen, "rpcbind (port 111): %s (give nfsport= and mountport= in the "
 			 "URL, or start rpcbind)", strerror(-rc));
@@ -136,6 +152,39 @@ int nat_pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog, ui
 	}
 	*port = p;
 	return 0;
+}
+
+/*
+ * UMNT of the export, as a kernel client sends it at umount: one for the
+ * run (every connection's MNT named the same export from this host). Its
+ * answer changes nothing for the run: 0 or -errno, said nowhere else.
+ */
+static int send_umnt(const struct config *cfg, const struct rpc_cred *cred)
+{
+	uint64_t deadline = now_ns() + (uint64_t)PMAP_TIMEOUT_MS * 1000000;
+	struct one_reply reply = { .len = 0 };
+	const struct sockaddr *sa;
+	struct rpc_reply rh;
+	uint8_t out[1200];
+	socklen_t len;
+	size_t n;
+	int rc;
+	XDR x;
+
+	sa = nat_addr(true, &len);
+	if (!rpc_start_call(&x, out, sizeof(out), 1, MOUNT_PROGRAM, MOUNT_V3, MNT3_UMNT, cred) ||
+	    !mnt3_enc_mnt(&x, cfg->path))
+		return -EINVAL;
+	n = rpc_finish_call(&x, out, 0);
+	xdr_destroy(&x);
+	if ((rc = sync_call(sa, len, out, n, &reply, deadline)) < 0)
+		return rc;
+	xdrmem_create(&x, (char *)reply.buf, (u_int)reply.len, XDR_DECODE);
+	rc = rpc_decode_reply(&x, &rh);
+	if (rc == 0)
+		rc = rpc_reply_errno(&rh);
+	xdr_destroy(&x);
+	return rc;
 }
 
 #define CTL_SCRATCH 65536
@@ -160,6 +209,7 @@ struct engine_ctl {
 	struct engine_conn *c;
 	ev_timer tick;
 	bool ready, ok, done, lost;
+	bool mounted;			/* NFSv3: MNT went through (UMNT at the end) */
 	int status;
 	struct ctl_names *names;	/* the READDIR in flight's */
 	char ports[160];
@@ -285,6 +335,7 @@ static int ctl_connect(struct engine_ctl *ctl, char *err, size_t len)
 		return rc;
 	}
 	describe_ports(ctl);
+	ctl->mounted = !nat_v4(ctl->c);
 	return 0;
 }
 
@@ -312,6 +363,8 @@ static void ctl_free(struct engine_ctl *ctl)
 		return;
 	if (ctl->c) {
 		ctl_close(ctl);
+		if (ctl->mounted)
+			send_umnt(&ctl->cfg, &ctl->c->cred);
 		engine_native.free(ctl->c);
 	}
 	if (ctl->loop)

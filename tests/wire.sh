@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# nfsload's NFS on the wire, judged by an independent reader: tshark (Wireshark's
+# dissectors) decodes a capture on the loopback interface, filtered to the private
+# nfs-ganesha's two ports, of runs against it. What tshark counts must be what nfsload
+# reports, and what it decodes must be well-formed NFS:
+#   - NFSv3, both NFS engines: one READ call and one NFS3_OK reply per read reported,
+#     every call AUTH_SYS; the native engine: one MNT per connection, one UMNT per run;
+#   - NFSv4.1 (native), two connections on one session: one READ operation per read,
+#     every COMPOUND but EXCHANGE_ID, CREATE_SESSION and DESTROY_CLIENTID opens with
+#     SEQUENCE, each slot's sequence ids go 1, 2, 3 ... without a gap or a repeat, the
+#     session carried by both connections, each client and session set up and destroyed
+#     once (RECLAIM_COMPLETE before any OPEN); 1 MiB WRITEs as one operation each.
+# Needs NFSLOAD, HELPERS, jq, tshark (capture needs root, as the server does).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v tshark >/dev/null; then
+	t_fail "tshark" "not installed (scripts/deps.sh test installs it)"
+	t_summary
+	exit 1
+fi
+t_start_server || exit 1
+URL41=${URL4/version=4/version=4.1}
+CAP=$TMP/cap.pcap
+TSHARK_PID=
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
+
+# capture_start: tshark on lo for the server's two ports, into $CAP, until capture_stop.
+capture_start() {
+	local i
+	rm -f "$CAP"
+	: >"$TMP/tshark.err"
+	timeout -k 10 120 tshark -q -B 64 -i lo -f "tcp port $NFS_PORT or tcp port $MNT_PORT" \
+		-w "$CAP" 2>"$TMP/tshark.err" &
+	TSHARK_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "Capturing on" "$TMP/tshark.err" && return 0
+		sleep 0.1
+	done
+	t_fail "capture: tshark started" "$(cat "$TMP/tshark.err")"
+	return 1
+}
+capture_stop() {
+	sleep 0.3	# the last replies and the FINs reach the capture
+	kill -INT "$TSHARK_PID" 2>/dev/null
+	wait "$TSHARK_PID" 2>/dev/null
+	TSHARK_PID=
+}
+# tsh ARGS...: tshark reading the capture, RPC decoded on both ports.
+tsh() {
+	tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" -d "tcp.port==$MNT_PORT,rpc" "$@" 2>/dev/null
+}
+# count_rpc PROG PROC MSGTYP [STATUS_FIELD]: records on the wire (several may share a
+# frame) of program PROG, procedure PROC, calls (0) or replies (1); with STATUS_FIELD,
+# only replies whose status field is 0.
+count_rpc() {
+	tsh -T fields -E occurrence=a -E aggregator=, -e rpc.program -e rpc.procedure \
+		-e rpc.msgtyp ${4:+-e "$4"} |
+		awk -F'\t' -v prog="$1" -v proc="$2" -v typ="$3" -v st="${4:-}" '
+		{ n = split($1, p, ","); split($2, q, ","); split($3, m, ",")
+		  if (st != "") split($4, s, ",")
+		  for (i = 1; i <= n; i++)
+			if (p[i] == prog && q[i] == proc && m[i] == typ && (st == "" || s[i] == "0"))
+				c++ }
+		END { print c + 0 }'
+}
+malformed() { tsh -Y "_ws.malformed" | wc -l; }
+# count_field FIELD VALUE: occurrences of FIELD equal to VALUE, over every record.
+count_field() {
+	tsh -T fields -E occurrence=a -E aggregator=, -e "$1" | tr ',' '\n' | grep -c "^$2\$"
+}
+
+# Files laid out beforehand, outside the captures.
+nl --engine native --dir wire -c 2 -q 4 --rw write --bs 1m --size 1m --nrfiles 2 --keep "$URL3"
+check_eq "layout: exit 0" 0 "$RC"
+
+# --- NFSv3 -------------------------------------------------------------------------
+for engine in native libnfs; do
+	name="v3 $engine"
+	capture_start || break
+	nl --engine "$engine" --dir wire -c 2 -q 4 --rw read --bs 4k --size 1m --nrfiles 2 \
+		--keep --output-format json "$URL3"
+	capture_stop
+	check_eq "$name: exit 0" 0 "$RC"
+	reads=$(jqv .ops.read.count)
+	check_eq "$name: 2 x 1 MiB in 4 KiB reads reported" 512 "$reads"
+	check_eq "$name: READ calls on the wire == reads reported" "$reads" "$(count_rpc 100003 6 0)"
+	check_eq "$name: NFS3_OK READ replies == reads reported" "$reads" \
+		"$(count_rpc 100003 6 1 nfs.status)"
+	check_eq "$name: every READ asked for 4096 bytes" "" \
+		"$(tsh -Y 'rpc.msgtyp == 0 && nfs.procedure_v3 == 6' -T fields -E occurrence=a \
+			-E aggregator=, -e nfs.count3 | tr ',' '\n' | grep -v '^4096$' | sort -u)"
+	check_eq "$name: every call AUTH_SYS as uid 0, with a machine name" \
+		"$(count_field rpc.msgtyp 0) $(count_field rpc.msgtyp 0)" \
+		"$(count_field rpc.auth.uid 0) $(count_field rpc.auth.machinename '.\+')"
+	check_eq "$name: nothing malformed" 0 "$(malformed)"
+	if [[ $engine == native ]]; then
+		# The control connection's and each data connection's MNT; one UMNT at the end.
+		check_eq "$name: MNT calls, one per connection" 3 "$(count_rpc 100005 1 0)"
+		check_eq "$name: one UMNT for the run" 1 "$(count_rpc 100005 3 0)"
+		check_eq "$name: the UMNT answered" 1 "$(count_rpc 100005 3 1)"
+	fi
+done
+
+# --- NFSv4.1, two connections on one session ------------------------------------------
+# The COMPOUNDs as tshark decodes them, one line per call in capture order:
+# "tcp-stream sessionid slot seqid op,op,..." (sessionid/slot/seqid "-" without SEQUENCE).
+compounds() {
+	tsh -Y "rpc.msgtyp == 0 && nfs.procedure_v4 == 1" -T json --no-duplicate-keys |
+		python3 -c '
+import json, sys
+def aslist(x):
+    return x if isinstance(x, list) else [x]
+for f in json.load(sys.stdin):
+    l = f["_source"]["layers"]
+    stream = l["tcp"]["tcp.stream"]
+    for rpc, nfs in zip(aslist(l["rpc"]), aslist(l.get("nfs", []))):
+        if rpc.get("rpc.msgtyp") != "0" or "nfs.ops.count_tree" not in nfs:
+            continue
+        t = nfs["nfs.ops.count_tree"]
+        ops = aslist(t.get("nfs.opcode", []))
+        args = aslist(t.get("nfs.opcode_tree", [{}] * len(ops)))
+        sess = slot = seq = "-"
+        if ops and ops[0] == "53":
+            a = args[0]
+            sess, slot, seq = a["nfs.session_id4"], a["nfs.slotid"], str(int(a["nfs.seqid"], 16))
+        print(stream, sess, slot, seq, ",".join(ops))
+'
+}
+# op_count OP: operations OP in the calls.
+op_count() { awk -v op="$1" '{ n = split($5, o, ","); for (i = 1; i <= n; i++) c += o[i] == op } END { print c + 0 }' "$TMP/compounds"; }
+
+name="v4.1 one session of 2"
+if capture_start; then
+	nl --engine native --dir wire -c 2 --connections-per-session 2 -q 4 --rw read --bs 4k \
+		--size 1m --nrfiles 2 --keep --output-format json "$URL41"
+	capture_stop
+	compounds >"$TMP/compounds"
+	check_eq "$name: exit 0" 0 "$RC"
+	reads=$(jqv .ops.read.count)
+	check_eq "$name: 512 reads reported" 512 "$reads"
+	check_eq "$name: READ operations on the wire == reads reported" "$reads" "$(op_count 25)"
+	# The control connection's client and session, and the data session's.
+	for op in 42:EXCHANGE_ID 43:CREATE_SESSION 58:RECLAIM_COMPLETE 44:DESTROY_SESSION \
+		57:DESTROY_CLIENTID; do
+		check_eq "$name: ${op#*:} twice (control, data)" 2 "$(op_count "${op%%:*}")"
+	done
+	check_eq "$name: every other COMPOUND opens with SEQUENCE" "" \
+		"$(awk '$2 == "-" && $5 !~ /^(42|43|57)$/' "$TMP/compounds")"
+	check_eq "$name: each slot's sequence ids 1, 2, 3 ... (no gap, no repeat)" "" \
+		"$(awk '$2 != "-" { k = $2 " " $3; if ($4 != last[k] + 1) print k ": " last[k] " then " $4; last[k] = $4 }' "$TMP/compounds")"
+	check_eq "$name: one session on two connections, one on one (control)" "1 2" \
+		"$(awk '$2 != "-" { s[$2 " " $1] = 1 } END { for (k in s) { split(k, a, " "); n[a[1]]++ }
+			for (x in n) print n[x] }' "$TMP/compounds" | sort -n | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "$name: RECLAIM_COMPLETE before any OPEN on each session" "" \
+		"$(awk '$2 != "-" { if ($5 ~ /(^|,)58(,|$)/) r[$2] = 1; if ($5 ~ /(^|,)18(,|$)/ && !r[$2]) print $2 }' "$TMP/compounds")"
+	check_eq "$name: nothing malformed" 0 "$(malformed)"
+fi
+
+name="v4.1 1 MiB writes"
+if capture_start; then
+	nl --engine native --dir wire -c 2 --connections-per-session 2 -q 2 --rw write --bs 1m \
+		--size 1m --nrfiles 2 --keep --output-format json "$URL41"
+	capture_stop
+	check_eq "$name: exit 0" 0 "$RC"
+	writes=$(jqv .ops.write.count)
+	check_eq "$name: 2 writes reported" 2 "$writes"
+	check_eq "$name: each a WRITE of 1048576 bytes on the wire" "1048576 1048576" \
+		"$(tsh -Y 'rpc.msgtyp == 0 && nfs.opcode == 38' -T fields -E occurrence=a \
+			-E aggregator=, -e nfs.write.data_length | tr ',' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "$name: nothing malformed" 0 "$(malformed)"
+fi
+
+t_summary
