@@ -39,7 +39,7 @@ NFS_LIBS := $(shell $(PKG_CONFIG) --libs libnfs 2>/dev/null || echo -lnfs)
 RPC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtirpc 2>/dev/null || echo -I/usr/include/tirpc)
 RPC_LIBS := $(shell $(PKG_CONFIG) --libs libtirpc 2>/dev/null || echo -ltirpc) -luring
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(RPC_CFLAGS) $(CFLAGS)
-LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash
+LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson
 
 SRCS := $(wildcard src/*.c src/engine/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
@@ -93,7 +93,7 @@ unit: $(UNIT_BINS)
 	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
-	tests/native.sh tests/native_faults.sh tests/wire.sh
+	tests/native.sh tests/native_faults.sh tests/wire.sh tests/merge.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
 # so that CI runs both sanitizer passes within its time budget.
 ifneq ($(SAN),)

@@ -9,7 +9,7 @@ set -euo pipefail
 
 what=${1:-build}
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libxxhash-dev libtirpc-dev
-	liburing-dev)
+	liburing-dev libjansson-dev)
 # What tests/ganesha.sh needs for a private server: ganesha.nfsd, its VFS FSAL, rpcbind,
 # nfs-ls (libnfs-utils) to see it answer, python3 to find free ports. The rest of what it
 # and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).

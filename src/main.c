@@ -1,5 +1,6 @@
 /*
- * main: a job (--job or --sweep) or one run, from the command line.
+ * main: a job (--job or --sweep), a merge of results (--merge) or one run,
+ * from the command line.
  * The data flow from argv to the report is in docs/ARCHITECTURE.md.
  */
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include "config.h"
 #include "job.h"
 #include "jobrun.h"
+#include "merge.h"
 #include "run.h"
 
 int main(int argc, char **argv)
@@ -18,6 +20,8 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	int rc;
 
+	if (merge_wanted(argc, argv))
+		return merge_main(argc, argv);
 	if (job_wanted(argc, argv))
 		return jobrun(argc, argv);
 	rc = config_parse(&cfg, argc, argv, err, sizeof(err));

@@ -1,5 +1,5 @@
 /*
- * The report renderers' shared helpers (report*.c and html.c only).
+ * The report renderers' shared helpers (report*.c, html.c and merge.c only).
  */
 #ifndef NFSLOAD_REPORT_INT_H
 #define NFSLOAD_REPORT_INT_H
@@ -31,6 +31,12 @@ double report_us_per_op(const struct report *r);
 const char *report_write_stability(const struct config *cfg, char *buf, size_t len);
 /* qsort order of conn_report: highest p99 first. */
 int report_by_p99_desc(const void *a, const void *b);
+
+/* One row of the text report's operation table: ops, rates over ns, latencies. */
+void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns);
+/* One operation as JSON; proc: its NFS procedure name, with the histogram buckets
+ * ([lo, hi, count], the non-empty ones); NULL for neither. */
+void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc);
 
 /* A JSON string (quoted, escaped) and number (finite, 3 decimals). */
 void report_json_str(FILE *out, const char *s);

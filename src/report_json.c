@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "report.h"
@@ -44,8 +45,7 @@ static void json_lat(FILE *out, const struct hist *h)
 	fprintf(out, ", \"max\": %" PRIu64 "}", h->max);
 }
 
-/* proc: the NFS procedure name, with the histogram buckets; NULL for neither. */
-static void json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc)
+void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc)
 {
 	bool buckets = proc != NULL;
 
@@ -160,7 +160,7 @@ static void json_verify(FILE *out, const struct report *r)
 		", \"pass\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"stats\": ",
 		r->cfg->verify ? "true" : "false", r->cfg->bs, r->verify_generation,
 		r->verify_pass_ran ? "true" : "false", r->verify_pass_ns);
-	json_op(out, &r->verify_pass, r->verify_pass_ns, NULL);
+	report_json_op(out, &r->verify_pass, r->verify_pass_ns, NULL);
 	fprintf(out, "}, \"blocks_checked\": %" PRIu64 ", \"mismatches\": %" PRIu64
 		", \"by_kind\": {", v->blocks, v->bad);
 	for (int k = VERIFY_MAGIC; k <= VERIFY_CHECKSUM; k++)
@@ -284,14 +284,20 @@ static void json_connections(FILE *out, const struct report *r)
 void report_json(FILE *out, const struct report *r)
 {
 	uint64_t ops = 0, bytes = 0, errors = 0;
-	char when[40];
+	char when[40], host[256];
 	time_t secs = (time_t)(r->start_unix_ns / 1000000000);
 	struct tm tm;
 
 	gmtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	fprintf(out, "{\n\"nfsload_version\": \"%s\",\n\"start_time\": \"%s\",\n"
-		"\"start_unix_ns\": %" PRId64 ",\n", NFSLOAD_VERSION, when, r->start_unix_ns);
+		"\"start_unix_ns\": %" PRId64 ",\n\"host\": ", NFSLOAD_VERSION, when, r->start_unix_ns);
+	/* Which client ran it: nfsload --merge's rows name the hosts of several runs. */
+	if (gethostname(host, sizeof(host)) < 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	report_json_str(out, host);
+	fputs(",\n", out);
 	json_settings(out, r);
 	fputs("\"limits_note\": ", out);
 	report_json_str(out, r->limits_note);
@@ -299,7 +305,7 @@ void report_json(FILE *out, const struct report *r)
 	json_setup(out, r);
 	fprintf(out, "\"layout\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"stats\": ",
 		r->layout_ran ? "true" : "false", r->layout_ns);
-	json_op(out, &r->layout, r->layout_ns, NULL);
+	report_json_op(out, &r->layout, r->layout_ns, NULL);
 	fprintf(out, "},\n\"duration_ns\": %" PRIu64 ",\n\"interrupted\": %s,\n\"ops\": {",
 		r->duration_ns, r->interrupted ? "true" : "false");
 	for (int t = 0; t < OP_NTYPES; t++) {
@@ -307,7 +313,7 @@ void report_json(FILE *out, const struct report *r)
 		if (t > OP_COMMIT && !r->ops[t].ops && !r->ops[t].errors)
 			continue;
 		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_name(t));
-		json_op(out, &r->ops[t], r->duration_ns, op_procedure(t));
+		report_json_op(out, &r->ops[t], r->duration_ns, op_procedure(t));
 		ops += r->ops[t].ops;
 		bytes += r->ops[t].bytes;
 		errors += r->ops[t].errors;

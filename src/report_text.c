@@ -19,7 +19,7 @@ static void text_lat(FILE *out, uint64_t ns)
 	fprintf(out, " %9s", units_format_duration(ns, buf, sizeof(buf)));
 }
 
-static void text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
+void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
 {
 	fprintf(out, "%-6s %10" PRIu64 " %10.0f %9.1f %7" PRIu64, name, s->ops,
 		report_per_sec(s->ops, ns), report_mib_s(s->bytes, ns), s->errors);
@@ -358,12 +358,12 @@ void report_text(FILE *out, const struct report *r)
 		"max");
 	for (int t = 0; t < OP_NTYPES; t++)
 		if (r->ops[t].ops || r->ops[t].errors)
-			text_op_row(out, op_name(t), &r->ops[t], r->duration_ns);
+			report_text_op_row(out, op_name(t), &r->ops[t], r->duration_ns);
 	tot = calloc(1, sizeof(*tot));
 	if (tot && op_stats_init(tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
 			op_stats_add(tot, &r->ops[t]);
-		text_op_row(out, "total", tot, r->duration_ns);
+		report_text_op_row(out, "total", tot, r->duration_ns);
 		op_stats_destroy(tot);
 	}
 	free(tot);

@@ -1,0 +1,403 @@
+/*
+ * merge: nfsload --merge FILE... reads JSON reports (--output-format json)
+ * of runs on several client hosts, or of several runs, and prints one result
+ * for all of them, for users who launch hosts some other way than MPI.
+ *
+ * The histograms add exactly: each report carries its operations' non-empty
+ * buckets ([lo, hi, count] of HdrHistogram's scheme, hist.h); a bucket's lower
+ * bound gives its index back, so the merged percentiles are those one process
+ * would have reported for every operation of every run. min and max carry
+ * over, the mean and standard deviation pool from each run's count, mean and
+ * stdev. A merged report is itself a report --merge reads.
+ *
+ * The runs are taken as concurrent: rates are the sum of operations over the
+ * longest run's measured time. One row per input names its host and shows a
+ * slow one (p99 over 3x the median input's, the rule for connections).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "report_int.h"
+#include "run.h"
+#include "stats.h"
+#include "units.h"
+#include "version.h"
+
+#define SLOW_FACTOR 3.0
+
+struct input {
+	const char *file;
+	char host[256];
+	char engine[32];
+	char rw[32];
+	uint64_t bs;
+	int64_t start_ns;
+	uint64_t duration_ns;
+	struct op_stats ops[OP_NTYPES];
+	struct op_stats total;
+	bool slow;
+};
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static uint64_t num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v))
+		return (uint64_t)json_integer_value(v);
+	return json_is_real(v) ? (uint64_t)llround(json_real_value(v)) : 0;
+}
+
+static double real(json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/*
+ * One operation's JSON ({ops, bytes, errors, lat_ns, buckets}) into s: the
+ * buckets bucket by bucket, then what the buckets cannot hold (min, max, the
+ * sum and the sum of squares, from the count, mean and stdev). 0 or -EINVAL.
+ */
+static int read_op(json_t *o, struct op_stats *s)
+{
+	json_t *lat = json_object_get(o, "lat_ns"), *b = json_object_get(o, "buckets"), *e;
+	uint64_t n = 0;
+	double mean, sd;
+	size_t i;
+
+	if (!json_is_object(lat) || !json_is_array(b))
+		return -EINVAL;
+	s->ops = num(o, "ops");
+	s->bytes = num(o, "bytes");
+	s->errors = num(o, "errors");
+	json_array_foreach(b, i, e) {
+		uint64_t lo, c;
+		int idx;
+
+		if (!json_is_array(e) || json_array_size(e) != 3 ||
+		    !json_is_integer(json_array_get(e, 0)) || !json_is_integer(json_array_get(e, 2)))
+			return -EINVAL;
+		lo = (uint64_t)json_integer_value(json_array_get(e, 0));
+		c = (uint64_t)json_integer_value(json_array_get(e, 2));
+		if (lo > HIST_MAX_VALUE)
+			return -EINVAL;
+		idx = hist_index(s->lat.sub_bits, lo);
+		s->lat.counts[idx] += c;
+		n += c;
+	}
+	if (n != s->ops)
+		return -EINVAL;	/* the buckets hold every successful operation */
+	s->lat.count = n;
+	if (!n)
+		return 0;
+	mean = real(lat, "mean");
+	sd = real(lat, "stdev");
+	s->lat.min = num(lat, "min");
+	s->lat.max = num(lat, "max");
+	s->lat.sum = (uint64_t)llround(mean * (double)n);
+	s->lat.sumsq = (double)n * (sd * sd + mean * mean);
+	return 0;
+}
+
+/* The op type reported under name, or -1. */
+static int op_from_name(const char *name)
+{
+	for (int t = 0; t < OP_NTYPES; t++)
+		if (!strcmp(op_name(t), name))
+			return t;
+	return -1;
+}
+
+static void copy_str(char *dst, size_t cap, json_t *v)
+{
+	snprintf(dst, cap, "%s", json_is_string(v) ? json_string_value(v) : "");
+}
+
+/* One report file into in: 0, or -errno with one line in err. */
+static int read_input(const char *file, struct input *in, char *err, size_t len)
+{
+	json_error_t je;
+	json_t *root = json_load_file(file, 0, &je), *ops, *set, *o;
+	const char *key;
+	int rc = 0;
+
+	in->file = file;
+	if (!root)
+		return fail(err, len, "--merge: %s: %s (line %d)", file, je.text, je.line);
+	ops = json_object_get(root, "ops");
+	set = json_object_get(root, "settings");
+	if (!json_is_string(json_object_get(root, "nfsload_version")) || !json_is_object(ops) ||
+	    !json_is_object(set)) {
+		json_decref(root);
+		return fail(err, len, "--merge: %s: not an nfsload JSON report "
+			    "(--output-format json)", file);
+	}
+	copy_str(in->host, sizeof(in->host), json_object_get(root, "host"));
+	copy_str(in->engine, sizeof(in->engine), json_object_get(set, "engine"));
+	copy_str(in->rw, sizeof(in->rw), json_object_get(set, "rw"));
+	in->bs = num(set, "bs");
+	in->start_ns = (int64_t)num(root, "start_unix_ns");
+	in->duration_ns = num(root, "duration_ns");
+	json_object_foreach(ops, key, o) {
+		int t = op_from_name(key);
+
+		if (t < 0 || read_op(o, &in->ops[t]) < 0) {
+			rc = fail(err, len, "--merge: %s: ops.%s: not an operation nfsload reports "
+				  "(ops, bytes, errors, lat_ns and buckets)", file, key);
+			break;
+		}
+		op_stats_add(&in->total, &in->ops[t]);
+	}
+	json_decref(root);
+	return rc;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Flags the inputs whose p99 is over SLOW_FACTOR x the median input's. */
+static void flag_slow(struct input *in, unsigned n)
+{
+	uint64_t *p = calloc(n, sizeof(*p)), med;
+	unsigned k = 0;
+
+	if (!p || n < 2) {
+		free(p);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (in[i].total.ops)
+			p[k++] = hist_percentile(&in[i].total.lat, 99);
+	qsort(p, k, sizeof(*p), by_u64);
+	med = k ? p[(k - 1) / 2] : 0;
+	for (unsigned i = 0; i < n && med; i++)
+		in[i].slow = in[i].total.ops &&
+			     (double)hist_percentile(&in[i].total.lat, 99) > SLOW_FACTOR * (double)med;
+	free(p);
+}
+
+/* "bs, rw": the settings in which the inputs differ ("" if none). */
+static const char *differences(const struct input *in, unsigned n, char *buf, size_t cap)
+{
+	bool engine = false, rw = false, bs = false;
+
+	for (unsigned i = 1; i < n; i++) {
+		engine |= strcmp(in[i].engine, in[0].engine) != 0;
+		rw |= strcmp(in[i].rw, in[0].rw) != 0;
+		bs |= in[i].bs != in[0].bs;
+	}
+	snprintf(buf, cap, "%s%s%s%s%s", engine ? "engine" : "", engine && (rw || bs) ? ", " : "",
+		 rw ? "rw" : "", rw && bs ? ", " : "", bs ? "bs" : "");
+	return buf;
+}
+
+static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
+		       uint64_t ns, const char *diff)
+{
+	struct op_stats tot;
+	char a[32], b[32];
+
+	fprintf(out, "nfsload %s: %u result files merged, histograms added bucket by bucket\n",
+		NFSLOAD_VERSION, n);
+	fprintf(out, "measured: %s (the longest run's; rates are the sum over it, the runs "
+		"taken as concurrent)\n", units_format_duration(ns, a, sizeof(a)));
+	if (diff[0])
+		fprintf(out, "note: the runs differ in %s\n", diff);
+	fprintf(out, "\n%-6s %10s %10s %9s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "op", "ops",
+		"IOPS", "MiB/s", "errors", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99",
+		"max");
+	for (int t = 0; t < OP_NTYPES; t++)
+		if (ops[t].ops || ops[t].errors)
+			report_text_op_row(out, op_name(t), &ops[t], ns);
+	if (op_stats_init(&tot, HIST_PRECISE_BITS, false) == 0) {
+		for (int t = 0; t < OP_NTYPES; t++)
+			op_stats_add(&tot, &ops[t]);
+		report_text_op_row(out, "total", &tot, ns);
+		op_stats_destroy(&tot);
+	}
+	fprintf(out, "\n%-24s %-16s %-8s %10s %10s %9s %7s %9s %9s  %s\n", "input", "host",
+		"engine", "ops", "IOPS", "MiB/s", "errors", "p50", "p99", "note");
+	for (unsigned i = 0; i < n; i++) {
+		const struct op_stats *s = &in[i].total;
+
+		fprintf(out, "%-24s %-16s %-8s %10" PRIu64 " %10.0f %9.1f %7" PRIu64 " %9s %9s  %s\n",
+			in[i].file, in[i].host[0] ? in[i].host : "-", in[i].engine, s->ops,
+			report_per_sec(s->ops, in[i].duration_ns),
+			report_mib_s(s->bytes, in[i].duration_ns), s->errors,
+			units_format_duration(hist_percentile(&s->lat, 50), a, sizeof(a)),
+			units_format_duration(hist_percentile(&s->lat, 99), b, sizeof(b)),
+			in[i].slow ? "slow: p99 over 3x the median input's" : "");
+	}
+}
+
+static void print_json(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
+		       int64_t start_ns, uint64_t ns, const char *diff)
+{
+	uint64_t o = 0, bytes = 0, errors = 0;
+
+	fprintf(out, "{\n\"nfsload_version\": \"%s\",\n\"merged\": {\"files\": %u, \"differ_in\": ",
+		NFSLOAD_VERSION, n);
+	report_json_str(out, diff);
+	fprintf(out, "},\n\"start_unix_ns\": %" PRId64 ",\n\"host\": \"\",\n\"settings\": "
+		"{\"engine\": ", start_ns);
+	report_json_str(out, in[0].engine);
+	fputs(", \"rw\": ", out);
+	report_json_str(out, in[0].rw);
+	fprintf(out, ", \"bs\": %" PRIu64 "},\n\"inputs\": [", in[0].bs);
+	for (unsigned i = 0; i < n; i++) {
+		const struct op_stats *s = &in[i].total;
+
+		fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", out);
+		report_json_str(out, in[i].file);
+		fputs(", \"host\": ", out);
+		report_json_str(out, in[i].host);
+		fputs(", \"engine\": ", out);
+		report_json_str(out, in[i].engine);
+		fprintf(out, ", \"start_unix_ns\": %" PRId64 ", \"duration_ns\": %" PRIu64
+			", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
+			", \"iops\": ", in[i].start_ns, in[i].duration_ns, s->ops, s->bytes, s->errors);
+		report_json_num(out, report_per_sec(s->ops, in[i].duration_ns));
+		fprintf(out, ", \"p50_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 ", \"slow\": %s}",
+			hist_percentile(&s->lat, 50), hist_percentile(&s->lat, 99),
+			in[i].slow ? "true" : "false");
+	}
+	fprintf(out, "\n],\n\"duration_ns\": %" PRIu64 ",\n\"ops\": {", ns);
+	for (int t = 0, first = 1; t < OP_NTYPES; t++) {
+		if (!ops[t].ops && !ops[t].errors)
+			continue;
+		fprintf(out, "%s\n  \"%s\": ", first ? "" : ",", op_name(t));
+		report_json_op(out, &ops[t], ns, op_procedure(t));
+		first = 0;
+		o += ops[t].ops;
+		bytes += ops[t].bytes;
+		errors += ops[t].errors;
+	}
+	fprintf(out, "\n},\n\"total\": {\"ops\": %" PRIu64 ", \"count\": %" PRIu64 ", \"bytes\": %"
+		PRIu64 ", \"errors\": %" PRIu64 ", \"iops\": ", o, o, bytes, errors);
+	report_json_num(out, report_per_sec(o, ns));
+	fputs(", \"mib_s\": ", out);
+	report_json_num(out, report_mib_s(bytes, ns));
+	fputs("}\n}\n", out);
+}
+
+bool merge_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--merge"))
+			return true;
+	return false;
+}
+
+/* The command line: files, --output-format text|json, --output FILE. 0 or -EINVAL. */
+static int parse(int argc, char **argv, const char **files, unsigned *n, bool *json,
+		 const char **output, char *err, size_t len)
+{
+	*n = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--merge"))
+			continue;
+		if (!strcmp(a, "--output-format") || !strcmp(a, "--output")) {
+			if (i + 1 == argc)
+				return fail(err, len, "%s: needs a value", a);
+			if (a[8] == '\0')
+				*output = argv[++i];
+			else if (!strcmp(argv[++i], "json") || !strcmp(argv[i], "text"))
+				*json = argv[i][0] == 'j';
+			else
+				return fail(err, len, "--output-format: '%s' with --merge: text or json",
+					    argv[i]);
+		} else if (a[0] == '-' && a[1]) {
+			return fail(err, len, "--merge takes result files and --output-format "
+				    "text|json, --output FILE; not '%s'", a);
+		} else {
+			files[(*n)++] = a;
+		}
+	}
+	if (*n == 0)
+		return fail(err, len, "--merge: no result file given (nfsload --merge a.json b.json)");
+	return 0;
+}
+
+int merge_main(int argc, char **argv)
+{
+	const char **files = calloc((size_t)argc, sizeof(*files)), *output = NULL;
+	struct op_stats ops[OP_NTYPES];
+	struct input *in = NULL;
+	char err[600] = "", diff[64];
+	unsigned n = 0;
+	int64_t start = INT64_MAX;
+	uint64_t ns = 0;
+	bool json = false;
+	FILE *out = stdout;
+	int rc = -ENOMEM;
+
+	memset(ops, 0, sizeof(ops));
+	if (!files || (rc = parse(argc, argv, files, &n, &json, &output, err, sizeof(err))) < 0)
+		goto done;
+	rc = -ENOMEM;
+	if (!(in = calloc(n, sizeof(*in))) || op_stats_init_all(ops, HIST_PRECISE_BITS, false) < 0)
+		goto done;
+	for (unsigned i = 0; i < n; i++)
+		if (op_stats_init_all(in[i].ops, HIST_PRECISE_BITS, false) < 0 ||
+		    op_stats_init(&in[i].total, HIST_PRECISE_BITS, false) < 0)
+			goto done;
+	for (unsigned i = 0; i < n; i++) {
+		if ((rc = read_input(files[i], &in[i], err, sizeof(err))) < 0)
+			goto done;
+		op_stats_add_all(ops, in[i].ops);
+		if (in[i].start_ns < start)
+			start = in[i].start_ns;
+		if (in[i].duration_ns > ns)
+			ns = in[i].duration_ns;
+	}
+	flag_slow(in, n);
+	differences(in, n, diff, sizeof(diff));
+	if (output && !(out = fopen(output, "w"))) {
+		rc = fail(err, sizeof(err), "--output: cannot write '%s': %s", output,
+			  strerror(errno));
+		goto done;
+	}
+	if (json)
+		print_json(out, in, n, ops, start, ns, diff);
+	else
+		print_text(out, in, n, ops, ns, diff);
+	if (out != stdout)
+		fclose(out);
+	rc = 0;
+done:
+	if (rc == -ENOMEM && !err[0])
+		snprintf(err, sizeof(err), "--merge: out of memory");
+	if (rc < 0)
+		fprintf(stderr, "nfsload: %s\n", err);
+	for (unsigned i = 0; in && i < n; i++) {
+		op_stats_destroy_all(in[i].ops);	/* safe on the ones never made (zeroed) */
+		op_stats_destroy(&in[i].total);
+	}
+	op_stats_destroy_all(ops);
+	free(in);
+	free(files);
+	return rc < 0 ? EXIT_USAGE : 0;
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# nfsload --merge: JSON reports of separate runs against the private nfs-ganesha merged
+# into one result. Counts add; the percentiles are those of the buckets added by hand
+# (jq, below, with hist.c's nearest-rank and midpoint rule); a merged report merges again
+# to the same result as merging every run at once; a run through a 5 ms delay proxy is
+# the one flagged slow; bad input is one line and exit 2.
+# Needs NFSLOAD, HELPERS (helper_proxy), jq.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+t_start_server || exit 1
+trap '[[ -n $PROXY_PID ]] && kill -TERM "$PROXY_PID" 2>/dev/null; t_cleanup' EXIT
+
+# run N URL ARGS...: one run's JSON report into $TMP/rN.json.
+run() {
+	local n=$1 url=$2
+	shift 2
+	nl --dir "m$n" -c 2 -q 4 --rw randrw --bs 4k --size 2m --nrfiles 2 --runtime 1s \
+		--output-format json --output "$TMP/r$n.json" "$@" "$url"
+	check_eq "run $n: exit 0" 0 "$RC"
+}
+run 1 "$URL3" --engine libnfs
+run 2 "$URL3" --engine native
+proxy_start 5 || exit 1
+run 3 "$PROXY_URL" --engine native
+kill -TERM "$PROXY_PID" 2>/dev/null
+wait "$PROXY_PID" 2>/dev/null
+PROXY_PID=
+
+# merge OUT FILES...: nfsload --merge into $TMP/OUT (JSON).
+merge() {
+	local out=$1
+	shift
+	RC=0
+	"$NFSLOAD" --merge "$@" --output-format json --output "$TMP/$out" >"$OUT" 2>"$ERR" || RC=$?
+}
+# The merged percentile PCT of OP from the reports FILES..., by hand: buckets added by
+# their lower bound, the first whose running count reaches ceil(PCT% of all), its
+# midpoint, kept within the smallest min and the largest max of the reports.
+by_hand() {
+	local op=$1 pct=$2
+	shift 2
+	jq -s --arg op "$op" --argjson p "$pct" '
+		. as $in
+		| ([$in[].ops[$op].buckets[]] | group_by(.[0])
+			| map([.[0][0], .[0][1], (map(.[2]) | add)]) | sort_by(.[0])) as $b
+		| ($b | map(.[2]) | add) as $n
+		| ([($p * $n / 100 | ceil), 1] | max) as $rank
+		| ([foreach $b[] as $x (0; . + $x[2]; [., $x])] | map(select(.[0] >= $rank))
+			| first | .[1]) as $hit
+		| ($hit[0] + ((($hit[1] - $hit[0]) / 2) | floor)) as $mid
+		| ([$in[].ops[$op].lat_ns.min] | min) as $lo
+		| ([$in[].ops[$op].lat_ns.max] | max) as $hi
+		| [[$mid, $lo] | max, $hi] | min' "$@"
+}
+sum() { jq -s "[.[] | $1] | add" "${@:2}"; }
+
+R=("$TMP/r1.json" "$TMP/r2.json" "$TMP/r3.json")
+merge all.json "${R[@]}"
+check_eq "merge of 3: exit 0" 0 "$RC"
+M=$TMP/all.json
+for op in read write; do
+	check_eq "$op: ops add" "$(sum ".ops.$op.ops" "${R[@]}")" "$(jq ".ops.$op.ops" "$M")"
+	check_eq "$op: bytes add" "$(sum ".ops.$op.bytes" "${R[@]}")" "$(jq ".ops.$op.bytes" "$M")"
+	check_eq "$op: errors add" "$(sum ".ops.$op.errors" "${R[@]}")" "$(jq ".ops.$op.errors" "$M")"
+	for p in 50:p50 90:p90 99:p99 99.9:p99.9; do
+		check_eq "$op: ${p#*:} from the buckets added by hand" "$(by_hand "$op" "${p%%:*}" "${R[@]}")" \
+			"$(jq ".ops.$op.lat_ns[\"${p#*:}\"]" "$M")"
+	done
+	check_eq "$op: min of the mins" "$(jq -s "[.[].ops.$op.lat_ns.min] | min" "${R[@]}")" \
+		"$(jq ".ops.$op.lat_ns.min" "$M")"
+	check_eq "$op: max of the maxes" "$(jq -s "[.[].ops.$op.lat_ns.max] | max" "${R[@]}")" \
+		"$(jq ".ops.$op.lat_ns.max" "$M")"
+	check_eq "$op: the mean pooled from each run's (to 1 ns)" 1 \
+		"$(jq -s --arg op "$op" '([.[:3][] | .ops[$op] | .lat_ns.mean * .ops] | add) /
+			([.[:3][] | .ops[$op].ops] | add) - .[3].ops[$op].lat_ns.mean |
+			if fabs < 1 then 1 else . end' "${R[@]}" "$M")"
+done
+check_eq "total: ops add" "$(sum .total.ops "${R[@]}")" "$(jq .total.ops "$M")"
+check_eq "one row per input, in order" "r1.json r2.json r3.json" \
+	"$(jq -r '[.inputs[].file | split("/") | last] | join(" ")' "$M")"
+check_eq "each row names the host" "$(hostname) $(hostname) $(hostname)" \
+	"$(jq -r '[.inputs[].host] | join(" ")' "$M")"
+check_eq "the run through the 5 ms proxy, and it alone, is slow" "false false true" \
+	"$(jq -r '[.inputs[].slow] | join(" ")' "$M")"
+check_eq "the rows' ops are the runs' totals" "$(jq -s -c '[.[].total.ops]' "${R[@]}")" \
+	"$(jq -c '[.inputs[].ops]' "$M")"
+
+# Merging a merge: (r1 + r2) + r3 is r1 + r2 + r3, bucket for bucket.
+merge two.json "$TMP/r1.json" "$TMP/r2.json"
+check_eq "merge of 2: exit 0" 0 "$RC"
+merge again.json "$TMP/two.json" "$TMP/r3.json"
+check_eq "merge of a merge: exit 0" 0 "$RC"
+check_eq "merge of a merge: the same buckets as all at once" \
+	"$(jq -c '[.ops[] | .buckets]' "$M")" "$(jq -c '[.ops[] | .buckets]' "$TMP/again.json")"
+check_eq "merge of a merge: the same percentiles" "$(jq -c '[.ops[] | .lat_ns]' "$M")" \
+	"$(jq -c '[.ops[] | .lat_ns]' "$TMP/again.json")"
+
+# The text report: the operations, then a row per input with the slow one said.
+RC=0
+"$NFSLOAD" --merge "${R[@]}" >"$OUT" 2>"$ERR" || RC=$?
+check_eq "text: exit 0" 0 "$RC"
+check_match "text: says what it merged" "3 result files merged" "$(head -1 "$OUT")"
+check_match "text: the slow input flagged" "r3\.json .* slow: p99 over 3x" "$(cat "$OUT")"
+check_match "text: a total row" "^total +$(jq .total.ops "$M") " "$(grep '^total' "$OUT")"
+
+# Bad input: one line naming the file or the option, exit 2.
+echo "not json" >"$TMP/bad.json"
+echo '{"hello": 1}' >"$TMP/other.json"
+for args in "$TMP/bad.json" "$TMP/other.json" "$TMP/missing.json" "" "--frobnicate $TMP/r1.json" \
+	"--output-format html $TMP/r1.json"; do
+	RC=0
+	# shellcheck disable=SC2086
+	"$NFSLOAD" --merge $args >"$OUT" 2>"$ERR" || RC=$?
+	check_eq "bad input '${args##*/}': exit 2" 2 "$RC"
+	check_eq "bad input '${args##*/}': one line on stderr" 1 "$(wc -l <"$ERR")"
+	check_match "bad input '${args##*/}': says --merge or the option" "nfsload: (--merge|--output-format)" \
+		"$(cat "$ERR")"
+done
+
+t_summary
