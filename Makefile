@@ -6,6 +6,7 @@
 #   make soak            1000 connections x iodepth 4 for 10 min: RSS, errors (bench/soak.sh)
 #   make SAN=address,undefined test     sanitizer build in build-san-*/
 #   make SAN=thread test                ThreadSanitizer (tests/tsan.supp)
+#   make MPI=1           also build-mpi/nfsload: mpirun -np N ... build-mpi/nfsload ARGS
 #   make install PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -68,6 +69,27 @@ $(BUILD)/tests/%: tests/%.c $(LIB_OBJS) | $(BUILD)/tests
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 
+# MPI=1: also the MPI build ($(BUILD)-mpi/nfsload, Open MPI from libopenmpi-dev): the same
+# tool, which under mpirun runs one nfsload per rank and prints one report (src/cluster*.c).
+# make test builds it too (not under SAN) for tests/mpi.sh.
+MPI_BUILD := $(BUILD)-mpi
+MPI_CFLAGS = $(shell mpicc --showme:compile 2>/dev/null) -DNFSLOAD_MPI
+MPI_LIBS = $(shell mpicc --showme:link 2>/dev/null || echo -lmpi)
+MPI_OBJS := $(patsubst src/%.c,$(MPI_BUILD)/%.o,$(SRCS))
+ifeq ($(MPI),1)
+all: $(MPI_BUILD)/nfsload
+endif
+
+# libev linked statically here: its shared library also exports libevent's API
+# (event_add, ...), which Open MPI's libopen-pal would call instead of libevent's and crash
+# in MPI_Init. From libev.a only ev.o is linked, not its libevent emulation (event.o).
+$(MPI_BUILD)/nfsload: $(MPI_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(patsubst -lev,-l:libev.a,$(LIBS)) $(MPI_LIBS)
+
+$(MPI_BUILD)/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
+
 deps-build:
 	@scripts/deps.sh build
 deps-test:
@@ -93,11 +115,12 @@ unit: $(UNIT_BINS)
 	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
-	tests/native.sh tests/native_faults.sh tests/wire.sh tests/merge.sh
+	tests/native.sh tests/native_faults.sh tests/wire.sh tests/merge.sh tests/mpi.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
-# so that CI runs both sanitizer passes within its time budget.
+# so that CI runs both sanitizer passes within its time budget, and the MPI suite (the
+# MPI build is not a sanitizer build; its code is the same as the one tested under them).
 ifneq ($(SAN),)
-SUITES := $(filter-out tests/presets.sh,$(SUITES))
+SUITES := $(filter-out tests/presets.sh tests/mpi.sh,$(SUITES))
 endif
 # Each suite's t_summary (tests/lib.sh) writes "PASSED FAILED" to the file T_COUNTS names.
 integration: $(BUILD)/nfsload $(HELPER_BINS)
@@ -106,7 +129,8 @@ integration: $(BUILD)/nfsload $(HELPER_BINS)
 		c=$(BUILD)/tests/$$(basename $$t .sh).counts; rm -f $$c; rc=0; \
 		T_COUNTS=$(CURDIR)/$$c LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp $$TSAN_OPTIONS" \
-		SAN=$(SAN) NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests $$t || rc=$$?; \
+		SAN=$(SAN) NFSLOAD=$(BUILD)/nfsload HELPERS=$(BUILD)/tests \
+		NFSLOAD_MPI=$(CURDIR)/$(MPI_BUILD)/nfsload $$t || rc=$$?; \
 		echo "== $$t: $$(($$(date +%s) - start)) s"; \
 		tally $$t $$rc $$(cat $$c 2>/dev/null); \
 	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
@@ -121,7 +145,7 @@ test: deps-test
 		END { printf "== make test: %d passed, %d failed\n", p, f; exit f > 0 }' || rc=1; \
 	exit $$rc
 
-test-build: $(BUILD)/nfsload $(UNIT_BINS) $(HELPER_BINS)
+test-build: $(BUILD)/nfsload $(UNIT_BINS) $(HELPER_BINS) $(if $(SAN),,$(MPI_BUILD)/nfsload)
 	@:
 
 demo: deps-demo
@@ -150,9 +174,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(JOBDIR)
 
 clean:
-	rm -rf build build-san-* build-fuzz nfsload
+	rm -rf build build-mpi build-san-* build-fuzz nfsload
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/engine/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/engine/*.d $(BUILD)/tests/*.d $(MPI_BUILD)/*.d \
+	$(MPI_BUILD)/engine/*.d)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 #   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job) built

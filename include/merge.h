@@ -6,10 +6,18 @@
 #define NFSLOAD_MERGE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Whether argv asks for --merge. */
 bool merge_wanted(int argc, char **argv);
 /* The merge's whole life: 0, or EXIT_USAGE with one line on stderr. */
 int merge_main(int argc, char **argv);
+/*
+ * n reports merged onto out, as text or JSON: the files names[], or, when
+ * texts is not NULL, the MPI ranks' JSON texts[] (names[] then label them).
+ * 0, or -errno with one line in err.
+ */
+int merge_reports(const char *const *names, char *const *texts, unsigned n, bool json,
+		  FILE *out, char *err, size_t len);
 
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages nfsload needs, only those missing.
 #
-#   scripts/deps.sh [build|test|demo|bench]      (default: build)
+#   scripts/deps.sh [build|test|demo|bench|mpi]      (default: build)
 #
 # As root: apt-get installs what is missing (apt-get update only then). Not root and
 # something missing: one line saying what to run, exit 1. Silent when all is present.
@@ -15,15 +15,18 @@ build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libx
 # and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).
 server_pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils python3)
 # tshark: tests/wire.sh reads what went over loopback with Wireshark's dissectors.
-test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark)
+# libopenmpi-dev, openmpi-bin: the MPI build (make MPI=1) and tests/mpi.sh's mpirun.
+mpi_pkgs=(libopenmpi-dev openmpi-bin)
+test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark "${mpi_pkgs[@]}")
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;
 demo) pkgs=("${build_pkgs[@]}" "${server_pkgs[@]}") ;;
+mpi) pkgs=("${build_pkgs[@]}" "${mpi_pkgs[@]}") ;;
 test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" chromium) ;; # chromium: the HTML report test
 bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" time) ;;
 *)
-	echo "usage: $0 [build|test|demo|bench]" >&2
+	echo "usage: $0 [build|test|demo|bench|mpi]" >&2
 	exit 2
 	;;
 esac

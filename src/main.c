@@ -1,19 +1,20 @@
 /*
  * main: a job (--job or --sweep), a merge of results (--merge) or one run,
- * from the command line.
+ * from the command line; under mpirun, one run per rank (cluster_run.c).
  * The data flow from argv to the report is in docs/ARCHITECTURE.md.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "config.h"
 #include "job.h"
 #include "jobrun.h"
 #include "merge.h"
 #include "run.h"
 
-int main(int argc, char **argv)
+static int one_host(int argc, char **argv)
 {
 	struct config cfg;
 	char err[512];
@@ -39,5 +40,17 @@ int main(int argc, char **argv)
 	rc = run_one(&cfg, out, NULL);
 	if (out != stdout)
 		fclose(out);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	/* Under mpirun (a build with MPI=1): one run per rank, one report (cluster.h). */
+	if (cluster_init(&argc, &argv) < 0)
+		return EXIT_RUNTIME;
+	rc = cluster_size() > 1 ? cluster_run(argc, argv) : one_host(argc, argv);
+	cluster_finish();
 	return rc;
 }

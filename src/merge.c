@@ -130,11 +130,11 @@ static void copy_str(char *dst, size_t cap, json_t *v)
 	snprintf(dst, cap, "%s", json_is_string(v) ? json_string_value(v) : "");
 }
 
-/* One report file into in: 0, or -errno with one line in err. */
-static int read_input(const char *file, struct input *in, char *err, size_t len)
+/* One report (a file, or text when text is not NULL) into in: 0, or -errno with one line in err. */
+static int read_input(const char *file, const char *text, struct input *in, char *err, size_t len)
 {
 	json_error_t je;
-	json_t *root = json_load_file(file, 0, &je), *ops, *set, *o;
+	json_t *root = text ? json_loads(text, 0, &je) : json_load_file(file, 0, &je), *ops, *set, *o;
 	const char *key;
 	int rc = 0;
 
@@ -213,13 +213,13 @@ static const char *differences(const struct input *in, unsigned n, char *buf, si
 }
 
 static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
-		       uint64_t ns, const char *diff)
+		       uint64_t ns, const char *diff, const char *what)
 {
 	struct op_stats tot;
 	char a[32], b[32];
 
-	fprintf(out, "nfsload %s: %u result files merged, histograms added bucket by bucket\n",
-		NFSLOAD_VERSION, n);
+	fprintf(out, "nfsload %s: %u %s merged, histograms added bucket by bucket\n",
+		NFSLOAD_VERSION, n, what);
 	fprintf(out, "measured: %s (the longest run's; rates are the sum over it, the runs "
 		"taken as concurrent)\n", units_format_duration(ns, a, sizeof(a)));
 	if (diff[0])
@@ -341,31 +341,26 @@ static int parse(int argc, char **argv, const char **files, unsigned *n, bool *j
 	return 0;
 }
 
-int merge_main(int argc, char **argv)
+int merge_reports(const char *const *names, char *const *texts, unsigned n, bool json,
+		  FILE *out, char *err, size_t len)
 {
-	const char **files = calloc((size_t)argc, sizeof(*files)), *output = NULL;
+	const char *what = texts ? "MPI ranks' reports" : "result files";
 	struct op_stats ops[OP_NTYPES];
-	struct input *in = NULL;
-	char err[600] = "", diff[64];
-	unsigned n = 0;
+	struct input *in = calloc(n, sizeof(*in));
 	int64_t start = INT64_MAX;
 	uint64_t ns = 0;
-	bool json = false;
-	FILE *out = stdout;
+	char diff[64];
 	int rc = -ENOMEM;
 
 	memset(ops, 0, sizeof(ops));
-	if (!files || (rc = parse(argc, argv, files, &n, &json, &output, err, sizeof(err))) < 0)
-		goto done;
-	rc = -ENOMEM;
-	if (!(in = calloc(n, sizeof(*in))) || op_stats_init_all(ops, HIST_PRECISE_BITS, false) < 0)
+	if (!in || op_stats_init_all(ops, HIST_PRECISE_BITS, false) < 0)
 		goto done;
 	for (unsigned i = 0; i < n; i++)
 		if (op_stats_init_all(in[i].ops, HIST_PRECISE_BITS, false) < 0 ||
 		    op_stats_init(&in[i].total, HIST_PRECISE_BITS, false) < 0)
 			goto done;
 	for (unsigned i = 0; i < n; i++) {
-		if ((rc = read_input(files[i], &in[i], err, sizeof(err))) < 0)
+		if ((rc = read_input(names[i], texts ? texts[i] : NULL, &in[i], err, len)) < 0)
 			goto done;
 		op_stats_add_all(ops, in[i].ops);
 		if (in[i].start_ns < start)
@@ -375,29 +370,50 @@ int merge_main(int argc, char **argv)
 	}
 	flag_slow(in, n);
 	differences(in, n, diff, sizeof(diff));
-	if (output && !(out = fopen(output, "w"))) {
-		rc = fail(err, sizeof(err), "--output: cannot write '%s': %s", output,
-			  strerror(errno));
-		goto done;
-	}
 	if (json)
 		print_json(out, in, n, ops, start, ns, diff);
 	else
-		print_text(out, in, n, ops, ns, diff);
-	if (out != stdout)
-		fclose(out);
+		print_text(out, in, n, ops, ns, diff, what);
 	rc = 0;
 done:
-	if (rc == -ENOMEM && !err[0])
-		snprintf(err, sizeof(err), "--merge: out of memory");
-	if (rc < 0)
-		fprintf(stderr, "nfsload: %s\n", err);
+	if (rc == -ENOMEM)
+		snprintf(err, len, "--merge: out of memory");
 	for (unsigned i = 0; in && i < n; i++) {
 		op_stats_destroy_all(in[i].ops);	/* safe on the ones never made (zeroed) */
 		op_stats_destroy(&in[i].total);
 	}
 	op_stats_destroy_all(ops);
 	free(in);
+	return rc;
+}
+
+int merge_main(int argc, char **argv)
+{
+	const char **files = calloc((size_t)argc, sizeof(*files)), *output = NULL;
+	char err[600] = "--merge: out of memory", *buf = NULL;
+	size_t blen = 0;
+	unsigned n = 0;
+	bool json = false;
+	FILE *mem = NULL, *out = stdout;
+	int rc = -ENOMEM;
+
+	/* Into memory first: --output is written only once every input has been read. */
+	if (files && (rc = parse(argc, argv, files, &n, &json, &output, err, sizeof(err))) == 0 &&
+	    (rc = (mem = open_memstream(&buf, &blen)) ? 0 : -ENOMEM) == 0) {
+		rc = merge_reports(files, NULL, n, json, mem, err, sizeof(err));
+		fclose(mem);
+		if (rc == 0 && output && !(out = fopen(output, "w")))
+			rc = fail(err, sizeof(err), "--output: cannot write '%s': %s", output,
+				  strerror(errno));
+		if (rc == 0 && (fwrite(buf, 1, blen, out) != blen || fflush(out)))
+			rc = fail(err, sizeof(err), "writing the merged report failed: %s",
+				  strerror(errno));
+		if (out != stdout)
+			fclose(out);
+	}
+	free(buf);
+	if (rc < 0)
+		fprintf(stderr, "nfsload: %s\n", err);
 	free(files);
 	return rc < 0 ? EXIT_USAGE : 0;
 }

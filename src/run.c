@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cluster.h"
 #include "control.h"
 #include "engine.h"
 #include "pattern.h"
@@ -33,6 +34,7 @@ struct app {
 	unsigned nworkers;
 	struct control ctl;
 	struct report rep;
+	bool start_refused;		/* under mpirun: another rank failed before the start */
 	char err[600];
 };
 
@@ -241,6 +243,11 @@ static void measure(struct app *a)
 	static const enum op_type passes[] = { OP_CREATE, OP_READ, OP_GETATTR, OP_REMOVE };
 	struct report *r = &a->rep;
 
+	/* Under mpirun, every rank's measured phase starts together (cluster.h). */
+	if (!cluster_start(true)) {
+		a->start_refused = true;
+		return;
+	}
 	if (!a->cfg->small_files) {
 		if (control_cut_short(&a->ctl))
 			return;
@@ -330,6 +337,9 @@ static int run_workload(struct app *a, struct run_result *res)
 	if (!a->cfg->meta && (status = layout(a)))
 		return status;
 	measure(a);
+	if (a->start_refused)
+		return run_complain(EXIT_RUNTIME, "another MPI rank failed before the measured "
+				    "phase: this one stops too");
 	/* The workers are idle (or joined): the main phase's figures are final. */
 	if ((status = fill_report(a)) || (status = verify_pass(a)))
 		return status;

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The MPI build (make MPI=1: build-mpi/nfsload) under mpirun, on this host, against the
+# private nfs-ganesha: one nfsload per rank, each in a work directory of its own, the
+# measured phases started together, one report from rank 0 whose counts are the sum of
+# the ranks' and whose percentiles are those of the ranks' buckets added by hand (jq);
+# 2 and 3 ranks. Without mpirun the MPI build is the single-host tool. What is not merged
+# across ranks yet (--report, --hdr-log, CSV; --job, --merge) is refused in one line.
+# mpirun refuses root unless told (OMPI_ALLOW_RUN_AS_ROOT*): the tests run as root.
+# Needs NFSLOAD_MPI (the MPI build), NFSLOAD, jq, mpirun (openmpi-bin).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+MPI_BIN=${NFSLOAD_MPI:-}
+if [[ ! -x $MPI_BIN ]] || ! command -v mpirun >/dev/null; then
+	t_fail "the MPI build and mpirun" "NFSLOAD_MPI='$MPI_BIN' (make test builds it), mpirun: $(command -v mpirun)"
+	t_summary
+	exit 1
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Shared memory between ranks on one host; no warnings about a missing network.
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+t_start_server || exit 1
+
+# mpi NP ARGS...: mpirun -np NP the MPI build, bounded; stdout $OUT, stderr $ERR, $RC.
+mpi() {
+	local np=$1
+	shift
+	RC=0
+	t_run_bounded 120 mpirun -np "$np" --oversubscribe "$MPI_BIN" --quiet "$@" >"$OUT" 2>"$ERR" ||
+		RC=$?
+}
+# The merged percentile PCT of OP from the reports FILES..., by hand (as tests/merge.sh).
+by_hand() {
+	local op=$1 pct=$2
+	shift 2
+	jq -s --arg op "$op" --argjson p "$pct" '
+		. as $in
+		| ([$in[].ops[$op].buckets[]] | group_by(.[0])
+			| map([.[0][0], .[0][1], (map(.[2]) | add)]) | sort_by(.[0])) as $b
+		| ($b | map(.[2]) | add) as $n
+		| ([($p * $n / 100 | ceil), 1] | max) as $rank
+		| ([foreach $b[] as $x (0; . + $x[2]; [., $x])] | map(select(.[0] >= $rank))
+			| first | .[1]) as $hit
+		| ($hit[0] + ((($hit[1] - $hit[0]) / 2) | floor)) as $mid
+		| ([$in[].ops[$op].lat_ns.min] | min) as $lo
+		| ([$in[].ops[$op].lat_ns.max] | max) as $hi
+		| [[$mid, $lo] | max, $hi] | min' "$@"
+}
+
+for np in 2 3; do
+	name="mpirun -np $np"
+	M=$TMP/np$np.json
+	mpi "$np" --engine native --dir "mpi$np" -c 2 -q 4 --rw randrw --bs 4k --size 2m \
+		--nrfiles 2 --runtime 2s --keep --output-format json --output "$M" "$URL3"
+	check_eq "$name: exit 0" 0 "$RC"
+	ranks=()
+	for ((r = 0; r < np; r++)); do ranks+=("$M.rank$r"); done
+	check_eq "$name: each rank's own report next to --output" "$np" \
+		"$(jq -s 'length' "${ranks[@]}" 2>/dev/null)"
+	check_eq "$name: one row per rank" "$(seq -s ' ' 0 $((np - 1)) | sed 's/[0-9]\+/rank &/g')" \
+		"$(jq -r '[.inputs[].file] | join(" ")' "$M")"
+	for op in read write; do
+		check_eq "$name: $op ops == the sum of the ranks'" \
+			"$(jq -s "[.[].ops.$op.ops] | add" "${ranks[@]}")" "$(jq ".ops.$op.ops" "$M")"
+		for p in 50:p50 99:p99; do
+			check_eq "$name: $op ${p#*:} from the ranks' buckets added by hand" \
+				"$(by_hand "$op" "${p%%:*}" "${ranks[@]}")" \
+				"$(jq ".ops.$op.lat_ns[\"${p#*:}\"]" "$M")"
+		done
+	done
+	check_eq "$name: every rank did I/O" "$np" "$(jq '[.inputs[] | select(.ops > 0)] | length' "$M")"
+	# The barrier: every rank's measured window overlaps every other's.
+	check_eq "$name: the ranks' measured phases overlap" true \
+		"$(jq -s '[.[] | [.start_unix_ns, .start_unix_ns + .duration_ns]] as $w |
+			[$w[] as $a | $w[] as $b | $a[0] < $b[1] and $b[0] < $a[1]] | all' "${ranks[@]}")"
+	dirs=$(cd "$EXPORT_DIR" && ls -d "mpi$np"-rank* 2>/dev/null | tr '\n' ' ')
+	check_eq "$name: a work directory per rank" \
+		"$(for ((r = 0; r < np; r++)); do printf 'mpi%s-rank%s ' "$np" "$r"; done)" "$dirs"
+done
+
+# Text: one report, a row per rank; without --keep the ranks' directories go.
+mpi 2 --engine libnfs --dir mpitext -c 1 -q 2 --rw randread --bs 4k --size 1m --nrfiles 1 \
+	--runtime 1s "$URL3"
+check_eq "text: exit 0" 0 "$RC"
+check_match "text: one merged report" "2 MPI ranks' reports merged" "$(head -1 "$OUT")"
+check_eq "text: a row per rank" 2 "$(grep -c '^rank [01] ' "$OUT")"
+check_eq "text: the ranks' work directories are gone" "" \
+	"$(cd "$EXPORT_DIR" && ls -d mpitext* 2>/dev/null)"
+
+# A rank that cannot start (its work directory is someone else's): the others do not wait
+# for it at the start; they stop and clean up; exit 1, said once.
+mkdir -p "$EXPORT_DIR/fail-rank1"
+echo theirs >"$EXPORT_DIR/fail-rank1/data"
+mpi 2 --engine native --dir fail -c 1 -q 2 --rw randread --bs 4k --size 1m --nrfiles 1 \
+	--runtime 5s "$URL3"
+check_eq "a rank that cannot start: exit 1" 1 "$RC"
+check_match "a rank that cannot start: says so" "a rank failed before the measured phase" \
+	"$(cat "$ERR")"
+check_eq "a rank that cannot start: the other rank's directory is gone" "" \
+	"$(cd "$EXPORT_DIR" && ls -d fail-rank0 2>/dev/null)"
+check_eq "a rank that cannot start: the foreign directory untouched" "data" \
+	"$(ls "$EXPORT_DIR/fail-rank1")"
+
+# Not merged across ranks yet: refused, one line, exit 2, nothing written.
+for args in "--report $TMP/r.html" "--hdr-log $TMP/h.log" "--output-format csv" \
+	"--job /dev/null"; do
+	# shellcheck disable=SC2086
+	mpi 2 --engine native --dir refused -c 1 --rw read --size 1m $args "$URL3"
+	check_eq "mpirun with ${args%% *}: exit 2" 2 "$RC"
+	check_match "mpirun with ${args%% *}: says why" "with mpirun" "$(cat "$ERR")"
+done
+check_eq "refused runs wrote nothing" "" "$(cd "$EXPORT_DIR" && ls -d refused* 2>/dev/null)"
+
+# The MPI build without mpirun: the single-host tool.
+RC=0
+t_run_bounded 60 "$MPI_BIN" --quiet --engine native --dir single -c 1 -q 2 --rw randread \
+	--bs 4k --size 1m --nrfiles 1 --runtime 1s --output-format json "$URL3" >"$OUT" 2>"$ERR" || RC=$?
+check_eq "without mpirun: exit 0" 0 "$RC"
+check_eq "without mpirun: a run's own report" native "$(jq -r .settings.engine "$OUT")"
+check_eq "without mpirun: its work directory has no rank" "" \
+	"$(cd "$EXPORT_DIR" && ls -d single-rank* 2>/dev/null)"
+
+t_summary
