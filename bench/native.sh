@@ -16,6 +16,9 @@
 #   (d) NFSv4.1 1 MiB sequential write, then read, 16 connections on one session
 #       (--connections-per-session 16), one file per connection; libnfs 4.0 cannot send
 #       NFSv4 writes over 3,904 bytes: its refusal is recorded once
+#   (g) stress mode: 4 KiB random read, NFSv3, 1 connection, iodepth 64, each engine plain
+#       and with --max-load 32 (libnfs-max32, native-max32: a wake per 32 replies), and fio's
+#       nfs engine at iodepth 64 (the issue measured ~2 us vs ~22 us per read by hand)
 # Then once each:
 #   (f) BENCH_MANY connections from one process, 2 threads, iodepth 1, 4 KiB random read
 #       on 32 files of 16 KiB, NFSv3 and NFSv4.1 (16 connections per session): set-up time
@@ -27,17 +30,17 @@
 #   with BENCH_STRACE=1: (a)-(c) again under strace -f -c: system calls per operation
 #
 # Environment:
-#   BENCH_SECONDS=5        run time of (a)-(d)
-#   BENCH_ROUNDS=3         rounds of (a)-(d)
+#   BENCH_SECONDS=5        run time of (a)-(d) and (g)
+#   BENCH_ROUNDS=3         rounds of (a)-(d) and (g)
+#   BENCH_WORKLOADS="a b c d-write d-read g"  the rounds' workloads (a subset to rerun one)
 #   BENCH_FILESIZE=256m    size of the test file of (a)-(c)
-#   BENCH_MANY=9920        connections of (f). Not 10000: nfs-ganesha 4.3 refuses a connection
+#   BENCH_MANY=9920        connections of (f) (0: skip (f)). Not 10000: nfs-ganesha 4.3 refuses a connection
 #                          whose fd number reaches RPC_Max_Connections (at most 10000) and
 #                          holds ~24 fds of its own, plus NFSv3's MOUNT connections during
 #                          set-up; NFSv4.1 with 16 per session on 2 threads needs a multiple of 32
 #   BENCH_SECONDS_MANY=5   run time of (f)
 #   BENCH_STRACE=1         the strace pass (0: skip)
-#   BENCH_LIMIT_LIBNFS_MANY=60  time limit of libnfs's run in (f) (it deadlocks past 128
-#                          connections since 2d9ee1a: set-up window vs libnfs_setup_mu)
+#   BENCH_LIMIT_LIBNFS_MANY=60  time limit of libnfs's run in (f)
 #   BENCH_OUT=DIR          raw outputs and report.txt (default build/bench/native-DATE)
 #   BENCH_KEEP=1           keep the server's state directory
 #   FIO=/path/to/fio       fio built with its nfs engine (default: fio on PATH, if it has it)
@@ -71,7 +74,7 @@ say() { echo "$*" | tee -a "$REPORT"; }
 # The tables, from $ROWS (and $OUT/strace.tsv).
 tables() {
 	echo
-	echo "## (a)-(e): median of $(awk -F'\t' '$1 ~ /^a-/ && $2 == "libnfs"' "$ROWS" | wc -l) rounds"
+	echo "## (a)-(e), (g): median of $(awk -F'\t' '$1 ~ /^a-/ && $2 == "libnfs"' "$ROWS" | wc -l) rounds"
 	echo "cpu = user+sys of the whole client process (GNU time) / ops (or / MiB); own = nfsload's"
 	echo "own figure for the I/O phase only (.cpu.us_per_op); csw = context switches per op"
 	echo "(voluntary + involuntary); srv = nfs-ganesha's CPU per op. p50/p99 = latency per op,"
@@ -86,7 +89,7 @@ tables() {
 			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
-	$1 ~ /^[a-e]-/ && $1 !~ /^d-v40/ {
+	$1 ~ /^[a-eg]-/ && $1 !~ /^d-v40/ {
 		key = $1 SUBSEP $2
 		if (!(key in seen)) { seen[key] = 1; order[++nkeys] = key }
 		runs[key]++
@@ -183,6 +186,7 @@ command -v jq >/dev/null || die "jq not found"
 [[ -x $NFSLOAD ]] || die "$NFSLOAD: not built (make, or pass the binary)"
 "$NFSLOAD" --help 2>&1 | grep -q -- --connections-per-session ||
 	die "$NFSLOAD has no native engine (--connections-per-session missing)"
+WORKLOADS=${BENCH_WORKLOADS:-a b c d-write d-read g}
 ((MANY % 32 == 0)) || die "BENCH_MANY=$MANY: a multiple of 32 (2 threads x 16 per session)"
 
 # Sockets on both sides: the server inherits this limit, and so does the client.
@@ -289,14 +293,16 @@ row() {
 		"$5" "$6" "$7" "$8" "$CPU_S" "$RSS_KB" "$SRV_S" "$CSW" "$9" "${10}" "${11}" "${12}" >>"$ROWS"
 }
 
-# The command of one nfsload run: TOOL (libnfs, native, native-epoll) URL ARGS...
+# The command of one nfsload run: TOOL (libnfs, native, native-epoll; -max32: with
+# --max-load 32) URL ARGS...
 nfsload_cmd() {
 	local tool=$1 url=$2
 	shift 2
 	CMD=()
-	[[ $tool == native-epoll ]] && CMD=(env NFSLOAD_IO_URING=0)
-	CMD+=("$NFSLOAD" --engine "${tool%-epoll}" "$@" --skip-layout --keep --quiet
-		--output-format json --output "$B.json" "$url")
+	[[ $tool == *-epoll ]] && CMD=(env NFSLOAD_IO_URING=0)
+	CMD+=("$NFSLOAD" --engine "${tool%%-*}" "$@")
+	[[ $tool == *-max32 ]] && CMD+=(--max-load 32)
+	CMD+=(--skip-layout --keep --quiet --output-format json --output "$B.json" "$url")
 }
 
 # run_nfsload WL TOOL OP LIMIT URL ARGS...: one measured run, one row.
@@ -362,14 +368,22 @@ layout() {
 		die "layout $name: errors (see $OUT/layout-$name.json)"
 }
 say "## layout"
+# Only what the workloads asked for read (the strace pass reads (a)-(c)'s).
+wants() { [[ " $WORKLOADS $( ((STRACE)) && echo a c) " == *" $1"* ]]; }
 layout v3-read "$URL3" --engine libnfs -t 1 -c 1 -q 4 --rw write --bs 1m --size "$FILESIZE" \
 	--nrfiles 1 --runtime 1s --dir nb-read
-layout v3-write "$URL3" --engine libnfs -t 1 -c 1 -q 4 --rw write --bs 1m --size "$FILESIZE" \
-	--nrfiles 1 --runtime 1s --dir nb-write
-layout v41 "$URL41" --engine native -t 1 -c 16 --connections-per-session 16 -q 4 --rw write \
-	--bs 1m --size 64m --nrfiles 16 --runtime 1s --dir nb-v41
-layout many "$URL3" --engine native -t 1 -c 16 -q 4 --rw write --bs 16k --size 16k \
-	--nrfiles 32 --runtime 1s --dir nb-many
+if wants c; then
+	layout v3-write "$URL3" --engine libnfs -t 1 -c 1 -q 4 --rw write --bs 1m --size "$FILESIZE" \
+		--nrfiles 1 --runtime 1s --dir nb-write
+fi
+if wants d; then
+	layout v41 "$URL41" --engine native -t 1 -c 16 --connections-per-session 16 -q 4 --rw write \
+		--bs 1m --size 64m --nrfiles 16 --runtime 1s --dir nb-v41
+fi
+if ((MANY > 0)); then
+	layout many "$URL3" --engine native -t 1 -c 16 -q 4 --rw write --bs 16k --size 16k \
+		--nrfiles 32 --runtime 1s --dir nb-many
+fi
 READ_FILE=$(cd "$EXPORT_DIR" && find nb-read -name "file.*" | sort | head -1)
 [[ -n $READ_FILE ]] || die "no file in $EXPORT_DIR/nb-read"
 
@@ -392,16 +406,23 @@ one() {
 	c) run_nfsload c-write-1m "$2" write $lim "$URL3" -t 1 -c 1 -q 4 "${W1M[@]}" --runtime "${SECS}s" ;;
 	d-write) run_nfsload d-v41-write-16conn "$2" write $lim "$URL41" --rw write "${V41[@]}" --runtime "${SECS}s" ;;
 	d-read) run_nfsload d-v41-read-16conn "$2" read $lim "$URL41" --rw read "${V41[@]}" --runtime "${SECS}s" ;;
+	g) if [[ $2 == fio ]]; then
+		((HAVE_FIO)) && run_fio g-randread-qd64 --filename="/$READ_FILE" --size="$FILESIZE" \
+			--rw=randread --bs=4k --iodepth=64
+	else
+		run_nfsload g-randread-qd64 "$2" read $lim "$URL3" -t 1 -c 1 -q 64 "${A4K[@]}" --runtime "${SECS}s"
+	fi ;;
 	esac
 }
 
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 	say ""
 	say "# round $ROUND of $ROUNDS"
-	for w in a b c d-write d-read; do
+	for w in $WORKLOADS; do
 		case $w in
 		a) tools=(libnfs native native-epoll fio) ;;
 		d-*) tools=(native native-epoll) ;;
+		g) tools=(libnfs native libnfs-max32 native-max32 fio) ;;
 		*) tools=(libnfs native native-epoll) ;;
 		esac
 		n=${#tools[@]}
@@ -412,25 +433,29 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 done
 
 # --- once: libnfs and NFSv4 1 MiB writes; 16 connections on one shared file --------------
-say ""
-say "# once"
 ROUND=1
-run_nfsload d-v40-write libnfs write $((SECS + 60)) "$URL4" --rw write -t 1 -c 16 -q 4 \
-	--bs 1m --size 64m --nrfiles 16 --dir nb-v40 --runtime "${SECS}s"
-run_nfsload probe-v41-shared-file native write $((SECS + 60)) "$URL41" --rw write -t 1 -c 16 \
-	--connections-per-session 16 -q 4 --bs 1m --size 64m --nrfiles 1 --dir nb-v41 --runtime "${SECS}s"
+wants d && say "" && say "# once"
+if wants d; then
+	run_nfsload d-v40-write libnfs write $((SECS + 60)) "$URL4" --rw write -t 1 -c 16 -q 4 \
+		--bs 1m --size 64m --nrfiles 16 --dir nb-v40 --runtime "${SECS}s"
+	run_nfsload probe-v41-shared-file native write $((SECS + 60)) "$URL41" --rw write -t 1 \
+		-c 16 --connections-per-session 16 -q 4 --bs 1m --size 64m --nrfiles 1 --dir nb-v41 \
+		--runtime "${SECS}s"
+fi
 
 # --- (f) many connections from one process ---------------------------------------------
-say ""
-say "# (f) $MANY connections, 2 threads, iodepth 1, 32 files of 16 KiB"
-MANYARGS=(-t 2 -c "$MANY" -q 1 --rw randread --bs 4k --size 16k --nrfiles 32 --dir nb-many
-	--runtime "${SECS_MANY}s")
-LIM=$((SECS_MANY + 90))
-run_nfsload f-many-v3 native read $LIM "$URL3" "${MANYARGS[@]}"
-run_nfsload f-many-v3 native-epoll read $LIM "$URL3" "${MANYARGS[@]}"
-run_nfsload f-many-v41-16persession native read $LIM "$URL41" "${MANYARGS[@]}" \
-	--connections-per-session 16
-run_nfsload f-many-v3 libnfs read "${BENCH_LIMIT_LIBNFS_MANY:-60}" "$URL3" "${MANYARGS[@]}"
+if ((MANY > 0)); then
+	say ""
+	say "# (f) $MANY connections, 2 threads, iodepth 1, 32 files of 16 KiB"
+	MANYARGS=(-t 2 -c "$MANY" -q 1 --rw randread --bs 4k --size 16k --nrfiles 32 --dir nb-many
+		--runtime "${SECS_MANY}s")
+	LIM=$((SECS_MANY + 90))
+	run_nfsload f-many-v3 native read $LIM "$URL3" "${MANYARGS[@]}"
+	run_nfsload f-many-v3 native-epoll read $LIM "$URL3" "${MANYARGS[@]}"
+	run_nfsload f-many-v41-16persession native read $LIM "$URL41" "${MANYARGS[@]}" \
+		--connections-per-session 16
+	run_nfsload f-many-v3 libnfs read "${BENCH_LIMIT_LIBNFS_MANY:-60}" "$URL3" "${MANYARGS[@]}"
+fi
 
 # --- system calls per operation --------------------------------------------------------
 if ((STRACE)); then
