@@ -29,9 +29,9 @@ struct engine_ops;
 struct config {
 	const struct engine_ops *engine;	/* --engine (engine.h) */
 	/* URL, split and checked ("" with an engine that talks to no server) */
-	char url[CFG_URL_MAX];		/* as given, for reports */
+	char url[CFG_URL_MAX];		/* as given, for reports (a local engine: its path) */
 	char host[256];
-	char path[CFG_URL_MAX];	/* export path and optional subdirectory */
+	char path[CFG_URL_MAX];	/* export path and optional subdirectory; or the local directory */
 	/* "nfs://host/path?version=N&args&nfsport=P&mountport=M": one spelling per target */
 	char canon_url[CFG_URL_MAX];
 	int nfs_version;		/* 3 or 4 */
@@ -59,6 +59,7 @@ struct config {
 	bool skip_layout;
 	bool keep;
 	bool sync;			/* stable writes: files opened O_SYNC (FILE_SYNC) */
+	bool direct;			/* --direct: O_DIRECT (local engine only) */
 	enum cfg_on_error on_error;	/* default: continue if time based, else stop */
 	/* --verify: blocks carry a header and a checksum, reads check them */
 	bool verify;
@@ -93,6 +94,9 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t er
 
 /* Validates and splits an nfs:// URL into cfg. Same return/err as above. */
 int config_parse_url(struct config *cfg, const char *url, char *err, size_t errlen);
+/* An engine on a local directory (engine_ops.takes_path): argv[0..argc) holds its path
+ * (cfg->path; also cfg->url and canon_url, for reports and jobs). 0 or -EINVAL. */
+int config_parse_path(struct config *cfg, int argc, char **argv, char *err, size_t len);
 
 void config_usage(FILE *out);
 

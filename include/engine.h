@@ -102,6 +102,7 @@ struct engine_ops {
 	const char *name;
 	const char *about;		/* for --version: what it was built with */
 	bool needs_url;			/* false: talks to no server (no URL allowed) */
+	bool takes_path;		/* a local directory instead of a URL (cfg->path) */
 	/* Set-up steps step() reports, NULL-terminated, at most SETUP_STEPS_MAX (setup.h). */
 	const char *const *steps;
 
@@ -151,6 +152,7 @@ struct engine_ops {
 };
 
 extern const struct engine_ops engine_libnfs;
+extern const struct engine_ops engine_local;
 extern const struct engine_ops engine_native;
 extern const struct engine_ops engine_null;
 

@@ -29,7 +29,7 @@ enum {
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
-	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD,
+	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT,
 };
 
 static const struct option long_opts[] = {
@@ -59,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "hdr-log", required_argument, NULL, OPT_HDR_LOG },
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "sync", no_argument, NULL, OPT_SYNC },
+	{ "direct", no_argument, NULL, OPT_DIRECT },
 	{ "commit-every", required_argument, NULL, OPT_COMMIT_EVERY },
 	{ "mix", required_argument, NULL, OPT_MIX },
 	{ "dirs", required_argument, NULL, OPT_DIRS },
@@ -87,6 +88,7 @@ const struct option *config_options(void)
 void config_usage(FILE *out)
 {
 	fputs("usage: nfsload [options] nfs://server[:port]/export[/dir][?args]\n"
+	      "       nfsload --engine local [options] /some/dir\n"
 	      "       nfsload --engine null [options]\n"
 	      "\n"
 	      "  -t, --threads N        worker threads, one event loop each (default: CPUs)\n"
@@ -112,6 +114,8 @@ void config_usage(FILE *out)
 	      "      --seed N           random seed (default 1)\n"
 	      "      --sync             stable writes (FILE_SYNC): files opened with O_SYNC\n"
 	      "      --commit-every N   a COMMIT after every N writes on a file (1: after each)\n"
+	      "      --direct           local engine: O_DIRECT, past the page cache (--bs a\n"
+	      "                         multiple of the filesystem's logical block size)\n"
 	      "      --mix OP=W,...     metadata workload: weighted read, write, getattr, lookup,\n"
 	      "                         access, setattr, readdir, create, remove, mkdir, rmdir,\n"
 	      "                         rename, open over each connection's own tree\n"
@@ -132,8 +136,9 @@ void config_usage(FILE *out)
 	      "      --hdr-log FILE     interval histograms in HdrHistogram log format 1.3\n"
 	      "      --report FILE      a self-contained HTML report with plots\n"
 	      "      --engine NAME      libnfs (default); native: NFSv3 and NFSv4.1 spoken by\n"
-	      "                         nfsload itself over io_uring sockets; or null: requests\n"
-	      "                         complete in-process, no server (nfsload's own cost)\n"
+	      "                         nfsload itself over io_uring sockets; local: files in a\n"
+	      "                         directory (a kernel NFS mount) through io_uring; or null:\n"
+	      "                         requests complete in-process, no server (nfsload's cost)\n"
 	      "      --connections-per-session N  NFSv4.1, native engine: N connections share\n"
 	      "                         one session and its slots (trunking; default 1)\n"
 	      "      --uid N, --gid N   AUTH_SYS user and group (native engine; default 0)\n"
@@ -324,6 +329,9 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 	if (cfg->commit_every && read_pct == 100)
 		return config_fail(err, len, "--commit-every: --rw %s writes nothing to commit",
 			    wl_mode_name(cfg->rw));
+	if (cfg->direct && !cfg->engine->takes_path)
+		return config_fail(err, len, "--direct: only with --engine local (the NFS engines "
+			    "have no client page cache to bypass)");
 	if (cfg->commit_every && cfg->sync)
 		return config_fail(err, len, "--commit-every: writes are already stable with --sync "
 			    "(use one or the other)");
@@ -459,6 +467,9 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 		case OPT_SYNC:
 			cfg->sync = true;
 			break;
+		case OPT_DIRECT:
+			cfg->direct = true;
+			break;
 		case OPT_COMMIT_EVERY:
 			rc = parse_count("--commit-every", arg, 1000000, &cfg->commit_every, err, len);
 			break;
@@ -585,13 +596,19 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 	}
 	if (rc)
 		return rc;
-	if (!cfg->engine->needs_url && optind < argc)
+	if (cfg->engine->takes_path &&
+	    (rc = config_parse_path(cfg, argc - optind, argv + optind, err, len)))
+		return rc;
+	if (!cfg->engine->needs_url && !cfg->engine->takes_path && optind < argc)
 		return config_fail(err, len, "--engine %s: talks to no server, no URL wanted (got '%s')",
 			    cfg->engine->name, argv[optind]);
 	if (cfg->engine->needs_url && optind == argc)
 		return config_fail(err, len, "no URL given (nfsload [options] nfs://server/export)");
 	if (optind + 1 < argc)
 		return config_fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
+	if (cfg->engine->needs_url && !strstr(argv[optind], "://"))
+		return config_fail(err, len, "'%s' is a path, not an nfs:// URL (a local directory "
+			    "or kernel NFS mount: --engine local)", argv[optind]);
 	if (cfg->engine->needs_url)
 		rc = config_parse_url(cfg, argv[optind], err, len);
 	if (rc == 0 && !on_error_set)

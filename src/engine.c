@@ -6,7 +6,8 @@
 
 #include "engine.h"
 
-static const struct engine_ops *const engines[] = { &engine_libnfs, &engine_native, &engine_null };
+static const struct engine_ops *const engines[] = { &engine_libnfs, &engine_native, &engine_local,
+							    &engine_null };
 
 const struct engine_ops *engine_find(const char *name)
 {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine.h"
 #include "report.h"
 #include "report_int.h"
 #include "svg.h"
@@ -382,7 +383,11 @@ static void run(FILE *out, const struct report *r)
 	char v[256], a[32], b[32];
 
 	fputs("<h3>Run</h3><table class=\"kv\" id=\"run\">\n", out);
-	if (!r->cfg->url[0])
+	if (r->cfg->engine && r->cfg->engine->takes_path)
+		snprintf(v, sizeof(v), "none: %.150s (engine %s%s%s)", r->cfg->path,
+			 r->engine ? r->engine : "?", r->ports && r->ports[0] ? ", " : "",
+			 r->ports ? r->ports : "");
+	else if (!r->cfg->url[0])
 		snprintf(v, sizeof(v), "none (engine %s)", r->engine ? r->engine : "?");
 	else if (r->ports && r->ports[0])
 		snprintf(v, sizeof(v), "%s: %s", r->engine ? r->engine : "?", r->ports);

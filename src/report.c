@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine.h"
 #include "report.h"
 #include "report_int.h"
 #include "units.h"
@@ -92,7 +93,17 @@ int report_by_p99_desc(const void *a, const void *b)
 /* "UNSTABLE, COMMIT after every 4 writes per file", "FILE_SYNC (--sync)", ... */
 const char *report_write_stability(const struct config *cfg, char *buf, size_t len)
 {
-	if (cfg->sync)
+	const char *cache = cfg->direct ? "O_DIRECT" : "page cache";
+
+	/* The local engine: what the kernel is asked for, in its words. */
+	if (cfg->engine && cfg->engine->takes_path && cfg->sync)
+		snprintf(buf, len, "%s, O_SYNC (--sync)", cache);
+	else if (cfg->engine && cfg->engine->takes_path && cfg->commit_every)
+		snprintf(buf, len, "%s, fsync after every %u write%s per file", cache,
+			 cfg->commit_every, cfg->commit_every == 1 ? "" : "s");
+	else if (cfg->engine && cfg->engine->takes_path)
+		snprintf(buf, len, "%s, no fsync", cache);
+	else if (cfg->sync)
 		snprintf(buf, len, "FILE_SYNC (--sync)");
 	else if (cfg->commit_every)
 		snprintf(buf, len, "UNSTABLE, COMMIT after every %u write%s per file",
@@ -175,12 +186,16 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	const struct config *cfg = r->cfg;
 	bool mixed = cfg->rw == WL_READWRITE || cfg->rw == WL_RANDRW;
 	bool files = !cfg->meta && !cfg->small_files;
-	bool url = cfg->url[0] != '\0';
+	bool local = cfg->engine && cfg->engine->takes_path;
+	bool url = cfg->url[0] != '\0' && !local;
 	unsigned n = 0;
 
 	text(s, &n, "engine", "engine", r->engine ? r->engine : "", true, true);
-	text(s, &n, "url", "URL", cfg->url, url, true);
-	count(s, &n, "nfs_version", "NFS version", (uint64_t)cfg->nfs_version, url, true);
+	/* A local directory has no URL and no NFS version: not even as JSON keys. */
+	text(s, &n, local ? NULL : "url", "URL", cfg->url, url, true);
+	text(s, &n, local ? "path" : NULL, "path", cfg->path, local, true);
+	count(s, &n, local ? NULL : "nfs_version", "NFS version", (uint64_t)cfg->nfs_version, url,
+	      true);
 	count(s, &n, "threads", "threads", r->nthreads, true, true);
 	count(s, &n, "connections", "connections", cfg->connections, true, true);
 	count(s, &n, "iodepth", "iodepth", cfg->iodepth, true, true);
@@ -209,6 +224,7 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	text(s, &n, "arrival", "arrival", cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" :
 	     "uniform", cfg->rate > 0, false);
 	flag(s, &n, "sync", "sync", cfg->sync, true);
+	flag(s, &n, "direct", "direct", cfg->direct, true);
 	count(s, &n, "commit_every", "commit every", cfg->commit_every, cfg->commit_every > 0, true);
 	text(s, &n, "on_error", "on error", cfg->on_error == CFG_ON_ERROR_STOP ? "stop" : "continue",
 	     true, false);

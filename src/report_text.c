@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "report.h"
 #include "report_int.h"
 #include "units.h"
@@ -300,7 +301,10 @@ void report_text(FILE *out, const struct report *r)
 	struct op_stats *tot = NULL;
 	uint64_t ops = report_total_ops(r);
 
-	if (cfg->url[0])
+	if (cfg->url[0] && cfg->engine && cfg->engine->takes_path)
+		fprintf(out, "nfsload %s, %s (engine %s), %s\n", NFSLOAD_VERSION, cfg->url,
+			r->engine, wl_mode_name(cfg->rw));
+	else if (cfg->url[0])
 		fprintf(out, "nfsload %s, %s, NFSv%s, %s\n", NFSLOAD_VERSION, cfg->url,
 			cfg->nfs_version == 3 ? "3" : cfg->nfs_minor ||
 			(r->engine && strcmp(r->engine, "native") == 0) ? "4.1" : "4",

@@ -1,7 +1,9 @@
 /*
- * url: the nfs:// URL of a run, split into server, export path, NFS version,
- * ports and the arguments an engine passes on, and spelled back the one
- * canonical way (cfg->canon_url). Every check that needs no server.
+ * url: where a run goes, from its one positional argument: the nfs:// URL,
+ * split into server, export path, NFS version, ports and the arguments an
+ * engine passes on, and spelled back the one canonical way (cfg->canon_url);
+ * or, for an engine on a local directory (--engine local), its path. Every
+ * check that needs no server.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "engine.h"
 #include "units.h"
 
 static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t len)
@@ -132,3 +135,28 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 	return 0;
 }
 
+int config_parse_path(struct config *cfg, int argc, char **argv, char *err, size_t len)
+{
+	size_t n;
+
+	if (argc == 0)
+		return config_fail(err, len, "no directory given (nfsload --engine %s [options] "
+			    "/some/dir)", cfg->engine->name);
+	if (argc > 1)
+		return config_fail(err, len, "one directory expected, also got '%s'", argv[1]);
+	if (strstr(argv[0], "://"))
+		return config_fail(err, len, "--engine %s: takes a directory, not a URL ('%s'); for "
+			    "a URL use --engine native or libnfs", cfg->engine->name, argv[0]);
+	n = strlen(argv[0]);
+	if (n == 0 || n >= sizeof(cfg->path))
+		return config_fail(err, len, "--engine %s: needs the path of a directory",
+			    cfg->engine->name);
+	while (n > 1 && argv[0][n - 1] == '/')
+		n--;
+	memcpy(cfg->path, argv[0], n);
+	cfg->path[n] = '\0';
+	/* Reports print it where an NFS run prints its URL; jobs group runs by it. */
+	memcpy(cfg->url, cfg->path, n + 1);
+	memcpy(cfg->canon_url, cfg->path, n + 1);
+	return 0;
+}

@@ -176,7 +176,7 @@ bad "URL unknown arg" "^nfsload: URL: unknown argument 'rsize'" "nfs://127.0.0.1
 bad "no URL" "^nfsload: no URL given" -c 2
 bad "commit without writes" "^nfsload: --commit-every: --rw randread writes nothing" --commit-every 2 "$URL3"
 bad "commit with sync" "^nfsload: --commit-every: writes are already stable" --rw write --sync --commit-every 2 "$URL3"
-bad "unknown engine" "^nfsload: --engine: 'nfs5' is not an engine \(libnfs, native, null\)" --engine nfs5 "$URL3"
+bad "unknown engine" "^nfsload: --engine: 'nfs5' is not an engine \(libnfs, native, local, null\)" --engine nfs5 "$URL3"
 bad "null engine with a URL" "^nfsload: --engine null: talks to no server, no URL wanted" --engine null "$URL3"
 check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
