@@ -9,7 +9,7 @@
  * one READDIR, take more. A request that opened a file closes it even when
  * an operation after the OPEN failed, then reports that failure.
  *
- * nfs-ganesha 4.3 fails a whole READDIR with STALE (or NOENT, or DELAY)
+ * nfs-ganesha 4.3 fails a whole READDIR with STALE (or NOENT, SERVERFAULT, DELAY)
  * when an entry it lists is removed meanwhile (another request in the same
  * directory; asking for no attributes does not help): the READDIR is sent
  * again from the same cookie after a backoff, as a COMPOUND the server
