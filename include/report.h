@@ -119,6 +119,7 @@ struct job_row {
 	double iops[OP_NTYPES], mib_s[OP_NTYPES];
 	uint64_t p99_ns[OP_NTYPES];
 	uint64_t errors;
+	double cpu_us_per_op;			/* client CPU (user + system) per operation */
 };
 
 /*

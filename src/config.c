@@ -146,6 +146,8 @@ void config_usage(FILE *out)
 	      "                         (SO_RCVLOWAT); latencies are then upper bounds\n"
 	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"
 	      "      --sweep KEY=V1,V2  run once per value, one summary table (KEY: an option)\n"
+	      "      --compare PATH     the kernel's client first (--engine local on PATH, a mount\n"
+	      "                         of the URL's export), then this command line; one table\n"
 	      "      --merge FILE...    several runs' JSON reports as one result (see nfsload(1))\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version and what each engine was built with\n"

@@ -47,7 +47,7 @@ static void keys_init(void)
 }
 
 enum { L_NONE, L_GLOBAL, L_PHASE, L_CLI };	/* where a setting comes from, weakest first */
-enum { O_JOB = 1000, O_SWEEP };
+enum { O_JOB = 1000, O_SWEEP, O_COMPARE };
 
 struct sweep {
 	unsigned n, line;	/* n == 0: none */
@@ -60,6 +60,7 @@ struct scope {			/* [global] or one phase */
 	unsigned line, at[KEYS_MAX];
 	char *val[KEYS_MAX];
 	struct sweep sw;
+	const char *path;		/* --compare's kernel phase: --engine local on it */
 };
 
 struct ctx {
@@ -67,7 +68,7 @@ struct ctx {
 	size_t len;
 	int rc;
 	/* the command line: words passed through, positional words (the URL) */
-	const char *job, *sweep;
+	const char *job, *sweep, *compare;
 	bool help, dashdash, has[KEYS_MAX];
 	char **opts, **pos;
 	int nopts, npos;
@@ -273,9 +274,9 @@ static int parse_file(struct ctx *x)
 /* Finds --job and --sweep with getopt_long, in order, as config_parse reads argv. */
 static int cli_scan(struct ctx *x, int argc, char **argv)
 {
-	struct option lo[KEYS_MAX + 5] = { { "job", required_argument, NULL, O_JOB },
+	struct option lo[KEYS_MAX + 6] = { { "job", required_argument, NULL, O_JOB },
 		{ "sweep", required_argument, NULL, O_SWEEP }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' } };
+		{ "version", no_argument, NULL, 'V' }, { "compare", required_argument, NULL, O_COMPARE } };
 	char **words = calloc((size_t)argc + 1, sizeof(*words));
 	int at = 1, ch;
 
@@ -286,18 +287,21 @@ static int cli_scan(struct ctx *x, int argc, char **argv)
 		return x->rc = -ENOMEM;
 	}
 	for (int k = 0; k < nopts; k++)
-		lo[4 + k] = (struct option){ keys[k].name, keys[k].flag ? no_argument :
+		lo[5 + k] = (struct option){ keys[k].name, keys[k].flag ? no_argument :
 					     required_argument, NULL, 256 + k };
 	memcpy(words, argv, (size_t)argc * sizeof(*words));
 	opterr = 0;
 	optind = 0;	/* a fresh scan, as in config_parse */
 	while (x->rc == 0 && (ch = getopt_long(argc, words, "-:t:c:q:b:hV", lo, NULL)) != -1) {
-		const char **slot = ch == O_JOB ? &x->job : ch == O_SWEEP ? &x->sweep : NULL;
+		const char **slot = ch == O_JOB ? &x->job : ch == O_SWEEP ? &x->sweep :
+				    ch == O_COMPARE ? &x->compare : NULL;
+		int which = ch == ':' ? optopt : ch;
+		const char *what = which == O_JOB ? "job" : which == O_SWEEP ? "sweep" : "compare";
 
-		if (ch == ':' && (optopt == O_JOB || optopt == O_SWEEP))
-			fail(x, "--%s: needs a value", optopt == O_JOB ? "job" : "sweep");
+		if (ch == ':' && (optopt == O_JOB || optopt == O_SWEEP || optopt == O_COMPARE))
+			fail(x, "--%s: needs a value", what);
 		else if (slot && *slot)
-			fail(x, "--%s: given twice", ch == O_JOB ? "job" : "sweep");
+			fail(x, "--%s: given twice", what);
 		else if (slot)
 			*slot = optarg;
 		else if (ch == 1)
@@ -326,7 +330,7 @@ bool job_wanted(int argc, char **argv)
 	bool wanted;
 
 	keys_init();
-	wanted = cli_scan(&x, argc, argv) || x.job || x.sweep;
+	wanted = cli_scan(&x, argc, argv) || x.job || x.sweep || x.compare;
 	free(x.opts);
 	free(x.pos);
 	return wanted;
@@ -393,6 +397,12 @@ static int add_phase(struct job *job, const struct ctx *x, const struct scope *p
 			r->lines[sw->key] = sw->line;
 		for (int j = 0; j < x->nopts && rc == 0; j++)
 			rc = push(r, -1, x->opts[j]);
+		if (p->path) {	/* --compare: the kernel's turn, whatever engine the rest has */
+			rc = rc ? rc : push(r, -1, "--engine=local");
+			rc = rc ? rc : push(r, -1, "--");
+			rc = rc ? rc : push(r, -1, p->path);
+			continue;
+		}
 		if (rc == 0 && ((x->npos && x->dashdash) || (u && u->val[k_url][0] == '-')))
 			rc = push(r, -1, "--");
 		for (int j = 0; j < x->npos && rc == 0; j++)
@@ -412,14 +422,27 @@ static void scope_free(struct scope *s)
 
 int job_load(int argc, char **argv, struct job *job, char *err, size_t len)
 {
-	struct scope run = { .name = "run" };
-	struct ctx x = { .err = err, .len = len, .path = job->path, .phases = &run, .nphases = 1 };
+	struct scope run[2] = { { .name = "run" } };
+	struct ctx x = { .err = err, .len = len, .path = job->path, .phases = run, .nphases = 1 };
 
 	keys_init();
 	memset(job, 0, sizeof(*job));
 	if (!cli_scan(&x, argc, argv) && !x.help && x.sweep &&
 	    !sweep_parse(&x, x.sweep, &x.csw, "--sweep") && x.has[x.csw.key])
 		fail(&x, "--sweep: --%s is also given (one or the other)", keys[x.csw.key].name);
+	if (!x.rc && !x.help && x.compare) {
+		/* Two implicit phases: the kernel's client on the mount, then the command line. */
+		if (x.job || x.sweep)
+			fail(&x, "--compare: not with --%s (a job file's phases can set engine and "
+			     "url each)", x.job ? "job" : "sweep");
+		else if (!x.npos)
+			fail(&x, "--compare %s: also give the URL the mount is of (nfsload --compare "
+			     "/mnt/nfs [options] nfs://server/export)", x.compare);
+		snprintf(run[0].name, sizeof(run[0].name), "kernel");
+		run[0].path = x.compare;
+		snprintf(run[1].name, sizeof(run[1].name), "nfsload");
+		x.nphases = 2;
+	}
 	if (!x.rc && !x.help && x.job) {
 		x.phases = NULL;
 		x.nphases = 0;
@@ -434,7 +457,7 @@ int job_load(int argc, char **argv, struct job *job, char *err, size_t len)
 		x.rc = add_phase(job, &x, &x.phases[i]);
 	for (unsigned i = 0; i < x.nphases; i++)
 		scope_free(&x.phases[i]);
-	if (x.phases != &run)
+	if (x.phases != run)
 		free(x.phases);
 	scope_free(&x.global);
 	free(x.line);

@@ -43,14 +43,16 @@ void report_job_run_end(FILE *out, enum cfg_format fmt)
 
 /*
  * The job summary table: run, then IOPS, MiB/s and p99 of reads and of
- * writes, errors, status. Columns are as wide as their widest cell, header
- * included, so the headers sit over their numbers whatever the values.
+ * writes, the client's CPU per operation (what sets engines and the kernel
+ * client apart side by side), errors, status. Columns are as wide as their
+ * widest cell, header included, so the headers sit over their numbers
+ * whatever the values.
  */
-enum { JOB_COL_RUN, JOB_COL_ERRORS = 7, JOB_COL_STATUS, JOB_NCOLS };
+enum { JOB_COL_RUN, JOB_COL_CPU = 7, JOB_COL_ERRORS, JOB_COL_STATUS, JOB_NCOLS };
 
 static const char *const job_heads[JOB_NCOLS] = {
 	"run", "read IOPS", "read MiB/s", "read p99", "write IOPS", "write MiB/s", "write p99",
-	"errors", "status",
+	"CPU us/op", "errors", "status",
 };
 
 /* Whether the run issued this op type (completed or failed). */
@@ -96,6 +98,10 @@ static void job_cells(const struct job_row *r, char cells[JOB_NCOLS][32])
 		units_format_duration(r->p99_ns[t], p99, 32);
 	}
 	cells[JOB_COL_RUN][0] = '\0';
+	if (r->cpu_us_per_op > 0)
+		snprintf(cells[JOB_COL_CPU], 32, "%.2f", r->cpu_us_per_op);
+	else
+		strcpy(cells[JOB_COL_CPU], "-");
 	snprintf(cells[JOB_COL_ERRORS], 32, "%" PRIu64, r->errors);
 	job_status(r->status, cells[JOB_COL_STATUS], 32);
 }
@@ -154,6 +160,8 @@ void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *ro
 			report_json_num(out, r->mib_s[t]);
 			fprintf(out, ", \"%s_p99_ns\": %" PRIu64, op_name(t), r->p99_ns[t]);
 		}
+		fputs(", \"cpu_us_per_op\": ", out);
+		report_json_num(out, r->cpu_us_per_op);
 		fprintf(out, ", \"errors\": %" PRIu64 ", \"status\": %d}", r->errors, r->status);
 	}
 	fputs("\n]\n}\n", out);
@@ -173,4 +181,5 @@ void report_job_row(const struct report *r, struct job_row *row)
 		row->p99_ns[t] = hist_percentile(&s->lat, 99);
 		row->errors += s->errors;
 	}
+	row->cpu_us_per_op = report_us_per_op(r);
 }

@@ -54,6 +54,28 @@ check_eq "sweep: 0% reads reads nothing" 0 "$(jqv '.summary[2].read_iops')"
 check_eq "sweep: 50% does both" true "$(jqv '.summary[1] | .read_iops > 0 and .write_iops > 0')"
 check "sweep: its directory is removed" test ! -e "$EXPORT_DIR/sweep"
 
+# --compare: the kernel's client (--engine local on a path) and then nfsload's on the URL,
+# one table. No kernel NFS mount here: the path is the export directory itself, so both
+# phases work on the same files, the second through the server.
+nl --compare "$EXPORT_DIR" --engine native --dir cmp -c 2 -q 4 --rw randrw --bs 4k --size 2m \
+	--nrfiles 2 --runtime 1s --verify --output-format json "$URL3"
+check_eq "compare: exit 0" 0 "$RC"
+check_eq "compare: the kernel's run, then nfsload's" "kernel nfsload" \
+	"$(jqv '[.summary[].name] | join(" ")')"
+check_eq "compare: the engines" "local native" "$(jqv '[.runs[].report.settings.engine] | join(" ")')"
+check_eq "compare: the kernel's run on the path" "$EXPORT_DIR" "$(jqv '.runs[0].report.settings.path')"
+check_eq "compare: both read and wrote" true \
+	"$(jqv '[.summary[] | .read_iops > 0 and .write_iops > 0] | all')"
+check_eq "compare: the client's CPU per op in the table" true \
+	"$(jqv '[.summary[] | .cpu_us_per_op > 0] | all')"
+check_eq "compare: verify clean on both" "0 0" "$(jqv '[.runs[].report.verify.mismatches] | join(" ")')"
+check "compare: the work directory is removed" test ! -e "$EXPORT_DIR/cmp"
+nl --compare "$EXPORT_DIR" --rw randread
+check_eq "compare without a URL: exit 2" 2 "$RC"
+check_match "compare without a URL: says so" "^nfsload: --compare .*also give the URL" "$(cat "$ERR")"
+nl --compare "$EXPORT_DIR" --sweep bs=4k,8k "$URL3"
+check_eq "compare with --sweep: exit 2" 2 "$RC"
+
 # A metadata mix over each connection's own tree: every operation counted; the
 # tree holds exactly what creates and removes say; removed afterwards.
 MIX=read=20,write=10,getattr=15,lookup=5,access=5,setattr=5,readdir=5,create=10,remove=10

@@ -787,11 +787,12 @@ static unsigned table_cells(const char *line, size_t len, size_t start[], size_t
  */
 static void test_job_summary(void **state)
 {
-	enum { NCOLS = 9, NROWS = 8 };
+	enum { NCOLS = 10, NROWS = 8 };
 	static const char *const heads[NCOLS] = {
 		"run", "read IOPS", "read MiB/s", "read p99", "write IOPS", "write MiB/s",
-		"write p99", "errors", "status",
+		"write p99", "CPU us/op", "errors", "status",
 	};
+	static const unsigned checked[] = { 3, 6, 7, 9 };
 	static const struct {
 		int status;
 		const char *words;
@@ -818,6 +819,7 @@ static void test_job_summary(void **state)
 		rows[i].iops[OP_WRITE] = 250;
 		rows[i].mib_s[OP_WRITE] = 0.98;
 		rows[i].p99_ns[OP_WRITE] = 2500000;
+		rows[i].cpu_us_per_op = i == 3 ? 0 : 1.5 + i;	/* 0: not known, '-' */
 	}
 	/* Reads only in the first row, writes only in the second, both in the rest. */
 	rows[0].ops[OP_READ] = 12345678900;
@@ -874,8 +876,11 @@ static void test_job_summary(void **state)
 			}
 		snprintf(want[3], sizeof(want[3]), "%s", i == 0 ? "999 us" : i == 1 ? "-" : "1.00 us");
 		snprintf(want[6], sizeof(want[6]), "%s", i == 0 ? "-" : "2.50 ms");
-		snprintf(want[8], sizeof(want[8]), "%s", statuses[i].words);
-		for (unsigned c = 3; c < NCOLS; c += c == 3 ? 3 : 2) {
+		snprintf(want[7], sizeof(want[7]), i == 3 ? "-" : "%.2f", 1.5 + i);
+		snprintf(want[9], sizeof(want[9]), "%s", statuses[i].words);
+		for (unsigned k = 0; k < sizeof(checked) / sizeof(checked[0]); k++) {
+			unsigned c = checked[k];
+
 			if (end[c] - start[c] != strlen(want[c]) ||
 			    strncmp(line + start[c], want[c], strlen(want[c]))) {
 				print_error("row %u, %s: \"%.*s\", want \"%s\"\n", i, heads[c],
