@@ -24,6 +24,14 @@ struct interval_row {
 	uint32_t op;			/* enum op_type */
 	uint64_t ops, bytes, errors;
 	uint64_t p50_ns, p99_ns, p999_ns, max_ns;
+	uint64_t min_ns;
+	uint64_t buckets_at;		/* --series-buckets: its first in the buckets file */
+	uint64_t nbuckets;		/* its non-empty buckets there */
+};
+
+/* --series-buckets: one non-empty bucket of an interval row's histogram. */
+struct series_bucket {
+	uint64_t lo, hi, count;
 };
 
 /* Steady-state verdict over the measured intervals (all op types together). */
@@ -61,6 +69,7 @@ struct report {
 	uint64_t interval_ns;
 	FILE *series;
 	uint64_t nseries;
+	FILE *series_buckets;		/* struct series_bucket records, or NULL */
 	struct steady_state steady;
 
 	/* open loop (--rate); ops[].lat is then corrected for coordinated omission */
@@ -109,6 +118,9 @@ const char *report_setting_text(const struct setting *s, char *buf, size_t len);
 
 /* Row i of the series (0 <= i < nseries). 0 or -EIO. */
 int report_series_get(const struct report *r, uint64_t i, struct interval_row *row);
+/* Bucket k of a row's (k < row->nbuckets). 0 or -EIO. */
+int report_series_bucket(const struct report *r, const struct interval_row *row, uint64_t k,
+			 struct series_bucket *b);
 
 /* One run of a job (phases, sweep points) in the job's summary table. */
 struct job_row {

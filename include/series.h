@@ -22,6 +22,8 @@
 struct series {
 	FILE *rows;		/* struct interval_row records */
 	uint64_t nrows;
+	FILE *buckets;		/* --series-buckets: struct series_bucket records, else NULL */
+	uint64_t nbuckets;
 	FILE *csv;		/* or NULL */
 	struct hdrlog *hdr;	/* or NULL */
 	bool used[OP_NTYPES];	/* op types the workload issues: a row each per interval */
@@ -39,6 +41,8 @@ struct series {
  */
 int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,
 		const char *hdr_path, char *err, size_t len);
+/* --series-buckets: every row keeps its histogram's non-empty buckets too. 0 or -errno. */
+int series_keep_buckets(struct series *s);
 /* The measured window begins (CLOCK_MONOTONIC ns): rows count from here. */
 void series_begin(struct series *s, uint64_t measure_start_ns);
 /* One interval [start_ns, end_ns) on CLOCK_MONOTONIC, with its stats. */

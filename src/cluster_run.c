@@ -104,6 +104,7 @@ int cluster_run(int argc, char **argv)
 		return refuse("--dir: too long to add the rank to it");
 	json = cfg.format == CFG_FORMAT_JSON;
 	cfg.format = CFG_FORMAT_JSON;
+	cfg.series_buckets = true;	/* rank 0 merges the interval series too */
 	if (!(mem = open_memstream(&buf, &len))) {
 		fprintf(stderr, "nfsload: out of memory\n");
 		cluster_start(false);

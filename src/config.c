@@ -29,7 +29,7 @@ enum {
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
-	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT,
+	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT, OPT_SERIES_BUCKETS,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "direct", no_argument, NULL, OPT_DIRECT },
+	{ "series-buckets", no_argument, NULL, OPT_SERIES_BUCKETS },
 	{ "commit-every", required_argument, NULL, OPT_COMMIT_EVERY },
 	{ "mix", required_argument, NULL, OPT_MIX },
 	{ "dirs", required_argument, NULL, OPT_DIRS },
@@ -149,6 +150,8 @@ void config_usage(FILE *out)
 	      "      --compare PATH     the kernel's client first (--engine local on PATH, a mount\n"
 	      "                         of the URL's export), then this command line; one table\n"
 	      "      --merge FILE...    several runs' JSON reports as one result (see nfsload(1))\n"
+	      "      --series-buckets   JSON series rows with their histogram buckets (--merge\n"
+	      "                         then merges the interval series exactly too)\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          version and what each engine was built with\n"
 	      "\n"
@@ -471,6 +474,9 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 			break;
 		case OPT_DIRECT:
 			cfg->direct = true;
+			break;
+		case OPT_SERIES_BUCKETS:
+			cfg->series_buckets = true;
 			break;
 		case OPT_COMMIT_EVERY:
 			rc = parse_count("--commit-every", arg, 1000000, &cfg->commit_every, err, len);

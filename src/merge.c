@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "merge_series.h"
 #include "report_int.h"
 #include "run.h"
 #include "stats.h"
@@ -39,7 +40,7 @@ struct input {
 	char rw[32];
 	uint64_t bs;
 	int64_t start_ns;
-	uint64_t duration_ns;
+	uint64_t duration_ns, interval_ns;
 	struct op_stats ops[OP_NTYPES];
 	struct op_stats total;
 	bool slow;
@@ -130,8 +131,12 @@ static void copy_str(char *dst, size_t cap, json_t *v)
 	snprintf(dst, cap, "%s", json_is_string(v) ? json_string_value(v) : "");
 }
 
-/* One report (a file, or text when text is not NULL) into in: 0, or -errno with one line in err. */
-static int read_input(const char *file, const char *text, struct input *in, char *err, size_t len)
+/*
+ * One report (a file, or text when text is not NULL) into in, its interval
+ * series into ms: 0, or -errno with one line in err.
+ */
+static int read_input(const char *file, const char *text, struct input *in,
+		      struct merge_series *ms, char *err, size_t len)
 {
 	json_error_t je;
 	json_t *root = text ? json_loads(text, 0, &je) : json_load_file(file, 0, &je), *ops, *set, *o;
@@ -155,6 +160,13 @@ static int read_input(const char *file, const char *text, struct input *in, char
 	in->bs = num(set, "bs");
 	in->start_ns = (int64_t)num(root, "start_unix_ns");
 	in->duration_ns = num(root, "duration_ns");
+	in->interval_ns = num(set, "interval_ns");
+	if ((rc = merge_series_add(ms, json_object_get(root, "series"), in->interval_ns,
+				   op_from_name)) < 0) {
+		json_decref(root);
+		return rc == -ENOMEM ? rc : fail(err, len, "--merge: %s: series: a row of an "
+						 "operation nfsload does not report", file);
+	}
 	json_object_foreach(ops, key, o) {
 		int t = op_from_name(key);
 
@@ -200,20 +212,58 @@ static void flag_slow(struct input *in, unsigned n)
 /* "bs, rw": the settings in which the inputs differ ("" if none). */
 static const char *differences(const struct input *in, unsigned n, char *buf, size_t cap)
 {
-	bool engine = false, rw = false, bs = false;
+	bool engine = false, rw = false, bs = false, ival = false;
+	size_t k = 0;
 
 	for (unsigned i = 1; i < n; i++) {
 		engine |= strcmp(in[i].engine, in[0].engine) != 0;
 		rw |= strcmp(in[i].rw, in[0].rw) != 0;
 		bs |= in[i].bs != in[0].bs;
+		ival |= in[i].interval_ns != in[0].interval_ns;
 	}
-	snprintf(buf, cap, "%s%s%s%s%s", engine ? "engine" : "", engine && (rw || bs) ? ", " : "",
-		 rw ? "rw" : "", rw && bs ? ", " : "", bs ? "bs" : "");
+	buf[0] = '\0';
+	if (engine)
+		k += (size_t)snprintf(buf + k, cap - k, "%sengine", k ? ", " : "");
+	if (rw && k < cap)
+		k += (size_t)snprintf(buf + k, cap - k, "%srw", k ? ", " : "");
+	if (bs && k < cap)
+		k += (size_t)snprintf(buf + k, cap - k, "%sbs", k ? ", " : "");
+	if (ival && k < cap)
+		snprintf(buf + k, cap - k, "%sinterval", k ? ", " : "");
 	return buf;
 }
 
+static const char *name_of(int t)
+{
+	return op_name(t);
+}
+
+/* The merged series: a line of text, or the JSON rows (json not NULL). */
+static int series_out(FILE *out, FILE *json, struct merge_series *ms, uint64_t interval_ns)
+{
+	struct merge_series_summary sum;
+	char a[32], b[32], c[32];
+	int rc;
+
+	if (!merge_series_ok(ms)) {
+		if (!json)
+			fputs("interval series: not merged (every input needs --series-buckets and "
+			      "the same --interval)\n", out);
+		return 0;
+	}
+	if ((rc = merge_series_emit(ms, interval_ns, json, name_of, &sum)) < 0 || json ||
+	    !sum.intervals)
+		return rc;
+	fprintf(out, "intervals: %u of %s, every input's added: IOPS per interval %.0f lowest, "
+		"%.0f mean, %.0f highest; p99 per interval and op %s to %s\n", sum.intervals,
+		units_format_duration(interval_ns, c, sizeof(c)), sum.iops_min, sum.iops_mean,
+		sum.iops_max, units_format_duration(sum.p99_min_ns, a, sizeof(a)),
+		units_format_duration(sum.p99_max_ns, b, sizeof(b)));
+	return 0;
+}
+
 static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
-		       uint64_t ns, const char *diff, const char *what)
+		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms)
 {
 	struct op_stats tot;
 	char a[32], b[32];
@@ -236,6 +286,9 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 		report_text_op_row(out, "total", &tot, ns);
 		op_stats_destroy(&tot);
 	}
+	fputc('\n', out);
+	if (series_out(out, NULL, ms, in[0].interval_ns) < 0)
+		fputs("interval series: not merged (out of memory or a bad bucket)\n", out);
 	fprintf(out, "\n%-24s %-16s %-8s %10s %10s %9s %7s %9s %9s  %s\n", "input", "host",
 		"engine", "ops", "IOPS", "MiB/s", "errors", "p50", "p99", "note");
 	for (unsigned i = 0; i < n; i++) {
@@ -252,7 +305,7 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 }
 
 static void print_json(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
-		       int64_t start_ns, uint64_t ns, const char *diff)
+		       int64_t start_ns, uint64_t ns, const char *diff, struct merge_series *ms)
 {
 	uint64_t o = 0, bytes = 0, errors = 0;
 
@@ -264,7 +317,8 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 	report_json_str(out, in[0].engine);
 	fputs(", \"rw\": ", out);
 	report_json_str(out, in[0].rw);
-	fprintf(out, ", \"bs\": %" PRIu64 "},\n\"inputs\": [", in[0].bs);
+	fprintf(out, ", \"bs\": %" PRIu64 ", \"interval_ns\": %" PRIu64 "},\n\"inputs\": [",
+		in[0].bs, in[0].interval_ns);
 	for (unsigned i = 0; i < n; i++) {
 		const struct op_stats *s = &in[i].total;
 
@@ -298,7 +352,9 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 	report_json_num(out, report_per_sec(o, ns));
 	fputs(", \"mib_s\": ", out);
 	report_json_num(out, report_mib_s(bytes, ns));
-	fputs("}\n}\n", out);
+	fputs("},\n\"series\": [", out);
+	series_out(out, out, ms, in[0].interval_ns);
+	fprintf(out, "\n],\n\"series_merged\": %s\n}\n", merge_series_ok(ms) ? "true" : "false");
 }
 
 bool merge_wanted(int argc, char **argv)
@@ -347,20 +403,21 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n, bool
 	const char *what = texts ? "MPI ranks' reports" : "result files";
 	struct op_stats ops[OP_NTYPES];
 	struct input *in = calloc(n, sizeof(*in));
+	struct merge_series *ms = merge_series_new(n);
 	int64_t start = INT64_MAX;
 	uint64_t ns = 0;
 	char diff[64];
 	int rc = -ENOMEM;
 
 	memset(ops, 0, sizeof(ops));
-	if (!in || op_stats_init_all(ops, HIST_PRECISE_BITS, false) < 0)
+	if (!in || !ms || op_stats_init_all(ops, HIST_PRECISE_BITS, false) < 0)
 		goto done;
 	for (unsigned i = 0; i < n; i++)
 		if (op_stats_init_all(in[i].ops, HIST_PRECISE_BITS, false) < 0 ||
 		    op_stats_init(&in[i].total, HIST_PRECISE_BITS, false) < 0)
 			goto done;
 	for (unsigned i = 0; i < n; i++) {
-		if ((rc = read_input(names[i], texts ? texts[i] : NULL, &in[i], err, len)) < 0)
+		if ((rc = read_input(names[i], texts ? texts[i] : NULL, &in[i], ms, err, len)) < 0)
 			goto done;
 		op_stats_add_all(ops, in[i].ops);
 		if (in[i].start_ns < start)
@@ -370,10 +427,12 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n, bool
 	}
 	flag_slow(in, n);
 	differences(in, n, diff, sizeof(diff));
+	if (strstr(diff, "interval"))
+		merge_series_drop(ms);	/* the intervals do not line up */
 	if (json)
-		print_json(out, in, n, ops, start, ns, diff);
+		print_json(out, in, n, ops, start, ns, diff, ms);
 	else
-		print_text(out, in, n, ops, ns, diff, what);
+		print_text(out, in, n, ops, ns, diff, what, ms);
 	rc = 0;
 done:
 	if (rc == -ENOMEM)
@@ -383,6 +442,7 @@ done:
 		op_stats_destroy(&in[i].total);
 	}
 	op_stats_destroy_all(ops);
+	merge_series_free(ms);
 	free(in);
 	return rc;
 }

@@ -32,6 +32,16 @@ int report_series_get(const struct report *r, uint64_t i, struct interval_row *r
 	return 0;
 }
 
+int report_series_bucket(const struct report *r, const struct interval_row *row, uint64_t k,
+			 struct series_bucket *b)
+{
+	if (!r->series_buckets || k >= row->nbuckets ||
+	    fseek(r->series_buckets, (long)((row->buckets_at + k) * sizeof(*b)), SEEK_SET) ||
+	    fread(b, sizeof(*b), 1, r->series_buckets) != 1)
+		return -EIO;
+	return 0;
+}
+
 void report_csv_header(FILE *out)
 {
 	fputs("start_s,length_s,op,ops,iops,mib_s,errors,p50_ns,p99_ns,p99.9_ns,max_ns\n", out);

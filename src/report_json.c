@@ -199,8 +199,19 @@ static void json_series(FILE *out, const struct report *r)
 		report_json_num(out, report_per_sec(row.ops, row.len_ns));
 		fputs(", \"mib_s\": ", out);
 		report_json_num(out, report_mib_s(row.bytes, row.len_ns));
-		fprintf(out, ", \"lat_ns\": {\"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p99.9\": %"
-			PRIu64 ", \"max\": %" PRIu64 "}}", row.p50_ns, row.p99_ns, row.p999_ns, row.max_ns);
+		fprintf(out, ", \"lat_ns\": {\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %"
+			PRIu64 ", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "}", row.min_ns, row.p50_ns,
+			row.p99_ns, row.p999_ns, row.max_ns);
+		if (r->series_buckets) {
+			struct series_bucket b;
+
+			fputs(", \"buckets\": [", out);
+			for (uint64_t k = 0; report_series_bucket(r, &row, k, &b) == 0; k++)
+				fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", k ? ", " : "",
+					b.lo, b.hi, b.count);
+			fputc(']', out);
+		}
+		fputc('}', out);
 	}
 	fputs("\n],\n\"steady_state\": {\"valid\": ", out);
 	fprintf(out, "%s, \"intervals\": %u, \"mean_iops\": ", r->steady.valid ? "true" : "false",

@@ -302,6 +302,7 @@ static int fill_report(struct app *a)
 		return run_complain(EXIT_RUNTIME, "out of memory");
 	r->series = a->series.rows;
 	r->nseries = a->series.nrows;
+	r->series_buckets = a->series.buckets;
 	series_steady(&a->series, &r->steady);
 	if (r->rate > 0)
 		r->achieved_rate = (double)report_total_ops(r) * 1e9 /
@@ -438,6 +439,11 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 			cfg->format == CFG_FORMAT_CSV ? out : NULL, cfg->hdr_log, a->err,
 			sizeof(a->err))) {
 		status = run_complain(EXIT_USAGE, "%s", a->err);
+		goto out;
+	}
+	if (cfg->series_buckets && series_keep_buckets(&a->series) < 0) {
+		status = run_complain(EXIT_RUNTIME, "--series-buckets: no temporary file: %s",
+				      strerror(errno));
 		goto out;
 	}
 	if ((status = raise_nofile(cfg->connections)) || (status = prepare(a)))

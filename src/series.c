@@ -41,6 +41,31 @@ int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPE
 	return 0;
 }
 
+int series_keep_buckets(struct series *s)
+{
+	if (!s->buckets && !(s->buckets = tmpfile()))
+		return -errno;
+	return 0;
+}
+
+/* A row's non-empty buckets to the buckets file. 0 or -EIO. */
+static int add_buckets(struct series *s, struct interval_row *row, const struct hist *h)
+{
+	row->buckets_at = s->nbuckets;
+	for (int i = 0; i < h->nbuckets && h->count; i++) {
+		struct series_bucket b = { .count = h->counts[i] };
+
+		if (!b.count)
+			continue;
+		hist_bucket_range(h, i, &b.lo, &b.hi);
+		if (fwrite(&b, sizeof(b), 1, s->buckets) != 1)
+			return -EIO;
+		row->nbuckets++;
+		s->nbuckets++;
+	}
+	return 0;
+}
+
 void series_begin(struct series *s, uint64_t measure_start_ns)
 {
 	s->measure_start_ns = measure_start_ns;
@@ -67,6 +92,9 @@ int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 		row.p99_ns = hist_percentile(h, 99);
 		row.p999_ns = hist_percentile(h, 99.9);
 		row.max_ns = h->count ? h->max : 0;
+		row.min_ns = h->count ? h->min : 0;
+		if (s->buckets && add_buckets(s, &row, h))
+			return -EIO;
 		if (fwrite(&row, sizeof(row), 1, s->rows) != 1)
 			return -EIO;
 		s->nrows++;
@@ -203,5 +231,7 @@ void series_destroy(struct series *s)
 	hdrlog_close(s->hdr);
 	if (s->rows)
 		fclose(s->rows);
+	if (s->buckets)
+		fclose(s->buckets);
 	memset(s, 0, sizeof(*s));
 }

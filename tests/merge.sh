@@ -15,8 +15,8 @@ trap '[[ -n $PROXY_PID ]] && kill -TERM "$PROXY_PID" 2>/dev/null; t_cleanup' EXI
 run() {
 	local n=$1 url=$2
 	shift 2
-	nl --dir "m$n" -c 2 -q 4 --rw randrw --bs 4k --size 2m --nrfiles 2 --runtime 1s \
-		--output-format json --output "$TMP/r$n.json" "$@" "$url"
+	nl --dir "m$n" -c 2 -q 4 --rw randrw --bs 4k --size 2m --nrfiles 2 --runtime 2s \
+		--series-buckets --output-format json --output "$TMP/r$n.json" "$@" "$url"
 	check_eq "run $n: exit 0" 0 "$RC"
 }
 run 1 "$URL3" --engine libnfs
@@ -86,6 +86,26 @@ check_eq "the run through the 5 ms proxy, and it alone, is slow" "false false tr
 check_eq "the rows' ops are the runs' totals" "$(jq -s -c '[.[].total.ops]' "${R[@]}")" \
 	"$(jq -c '[.inputs[].ops]' "$M")"
 
+# The interval series (--series-buckets): rows of the same interval and op add; the
+# merged p99 of an interval is that of its rows' buckets added by hand.
+check_eq "series: merged" true "$(jq .series_merged "$M")"
+check_eq "series: ops per interval and op are the inputs' sums" \
+	"$(jq -s -c '[.[].series[] | {i: ((.start_ns / 1000000000) | round), op, ops}] |
+		group_by([.i, .op]) | map([.[0].i, .[0].op, (map(.ops) | add)])' "${R[@]}")" \
+	"$(jq -c '[.series[] | [(.start_ns / 1000000000 | round), .op, .ops]]' "$M")"
+for i in 0 1; do
+	for r in "${R[@]}"; do
+		jq "{ops: {read: (.series | map(select(.op == \"read\" and
+			((.start_ns / 1000000000) | round) == $i)) | .[0] | {buckets, lat_ns})}}" \
+			"$r" >"$r.i$i"
+	done
+	check_eq "series: interval $i read p99 from the rows' buckets added by hand" \
+		"$(by_hand read 99 "${R[0]}.i$i" "${R[1]}.i$i" "${R[2]}.i$i")" \
+		"$(jq "[.series[] | select(.op == \"read\" and ((.start_ns / 1000000000) | round) == $i)][0].lat_ns.p99" "$M")"
+done
+check_match "series: the text says what the intervals did" \
+	"^intervals: [0-9]+ of 1.00 s, every input's added" "$("$NFSLOAD" --merge "${R[@]}" | grep '^intervals')"
+
 # Merging a merge: (r1 + r2) + r3 is r1 + r2 + r3, bucket for bucket.
 merge two.json "$TMP/r1.json" "$TMP/r2.json"
 check_eq "merge of 2: exit 0" 0 "$RC"
@@ -93,8 +113,25 @@ merge again.json "$TMP/two.json" "$TMP/r3.json"
 check_eq "merge of a merge: exit 0" 0 "$RC"
 check_eq "merge of a merge: the same buckets as all at once" \
 	"$(jq -c '[.ops[] | .buckets]' "$M")" "$(jq -c '[.ops[] | .buckets]' "$TMP/again.json")"
-check_eq "merge of a merge: the same percentiles" "$(jq -c '[.ops[] | .lat_ns]' "$M")" \
-	"$(jq -c '[.ops[] | .lat_ns]' "$TMP/again.json")"
+# (The mean and stdev go through each report's 3 decimals: equal to 0.01 ns, not exactly.)
+check_eq "merge of a merge: the same percentiles, min and max" \
+	"$(jq -c '[.ops[] | .lat_ns | del(.mean, .stdev)]' "$M")" \
+	"$(jq -c '[.ops[] | .lat_ns | del(.mean, .stdev)]' "$TMP/again.json")"
+check_eq "merge of a merge: the same mean to 0.01 ns" true \
+	"$(jq -s '[.[0].ops[].lat_ns.mean] as $a | [.[1].ops[].lat_ns.mean] as $b |
+		[range($a | length) as $i | ($a[$i] - $b[$i]) | fabs < 0.01] | all' "$M" "$TMP/again.json")"
+check_eq "merge of a merge: the same series" "$(jq -c '[.series[] | .ops, .lat_ns]' "$M")" \
+	"$(jq -c '[.series[] | .ops, .lat_ns]' "$TMP/again.json")"
+
+# A run without --series-buckets: its totals merge, its series cannot.
+nl --dir m4 -c 1 -q 2 --rw randrw --bs 4k --size 1m --nrfiles 1 --runtime 1s \
+	--output-format json --output "$TMP/r4.json" "$URL3"
+merge mixed.json "$TMP/r1.json" "$TMP/r4.json"
+check_eq "without --series-buckets: exit 0" 0 "$RC"
+check_eq "without --series-buckets: no merged series" "false 0" \
+	"$(jq -r '"\(.series_merged) \(.series | length)"' "$TMP/mixed.json")"
+check_match "without --series-buckets: the text says so" "interval series: not merged" \
+	"$("$NFSLOAD" --merge "$TMP/r1.json" "$TMP/r4.json")"
 
 # The text report: the operations, then a row per input with the slow one said.
 RC=0

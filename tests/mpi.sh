@@ -69,6 +69,11 @@ for np in 2 3; do
 		done
 	done
 	check_eq "$name: every rank did I/O" "$np" "$(jq '[.inputs[] | select(.ops > 0)] | length' "$M")"
+	check_eq "$name: the interval series merged too" true "$(jq .series_merged "$M")"
+	check_eq "$name: ops per interval and op are the ranks' sums" \
+		"$(jq -s -c '[.[].series[] | {i: ((.start_ns / 1000000000) | round), op, ops}] |
+			group_by([.i, .op]) | map([.[0].i, .[0].op, (map(.ops) | add)])' "${ranks[@]}")" \
+		"$(jq -c '[.series[] | [(.start_ns / 1000000000 | round), .op, .ops]]' "$M")"
 	# The barrier: every rank's measured window overlaps every other's.
 	check_eq "$name: the ranks' measured phases overlap" true \
 		"$(jq -s '[.[] | [.start_unix_ns, .start_unix_ns + .duration_ns]] as $w |

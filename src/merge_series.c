@@ -1,0 +1,238 @@
+/*
+ * merge_series: the interval series of several reports (--series-buckets:
+ * each row carries its histogram's buckets) as one, interval by interval:
+ * rows of the same interval (its start over --interval, rounded) and op
+ * type add, buckets included, and the merged percentiles come from the
+ * added buckets, as for the whole run (merge.c). Under MPI the ranks start
+ * their measured phases together, so interval i is the same stretch of
+ * time on every rank.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge_series.h"
+#include "report_int.h"
+
+struct entry {
+	uint64_t idx;
+	int op;
+	json_t *row;
+};
+
+struct merge_series {
+	struct entry *e;
+	size_t n, cap;
+	json_t **held;			/* the inputs' series arrays, referenced */
+	size_t nheld;
+	bool unmergeable;		/* an input has rows without buckets */
+};
+
+struct merge_series *merge_series_new(unsigned inputs)
+{
+	struct merge_series *ms = calloc(1, sizeof(*ms));
+
+	if (ms && !(ms->held = calloc(inputs ? inputs : 1, sizeof(*ms->held)))) {
+		free(ms);
+		ms = NULL;
+	}
+	return ms;
+}
+
+void merge_series_free(struct merge_series *ms)
+{
+	if (!ms)
+		return;
+	for (size_t i = 0; i < ms->nheld; i++)
+		json_decref(ms->held[i]);
+	free(ms->held);
+	free(ms->e);
+	free(ms);
+}
+
+static uint64_t u64(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+bool merge_series_ok(const struct merge_series *ms)
+{
+	return !ms->unmergeable;
+}
+
+void merge_series_drop(struct merge_series *ms)
+{
+	ms->unmergeable = true;
+}
+
+int merge_series_add(struct merge_series *ms, json_t *series, uint64_t interval_ns,
+		     int (*op_of)(const char *name))
+{
+	json_t *row;
+	size_t i;
+
+	if (!json_is_array(series))
+		return 0;
+	json_array_foreach(series, i, row) {
+		json_t *b = json_object_get(row, "buckets");
+		int op = op_of(json_string_value(json_object_get(row, "op")) ?
+			       json_string_value(json_object_get(row, "op")) : "");
+		uint64_t start = u64(row, "start_ns");
+
+		if (op < 0)
+			return -EINVAL;
+		if (!json_is_array(b)) {
+			ms->unmergeable = true;
+			continue;
+		}
+		if (ms->n == ms->cap) {
+			size_t cap = ms->cap ? 2 * ms->cap : 64;
+			struct entry *e = realloc(ms->e, cap * sizeof(*e));
+
+			if (!e)
+				return -ENOMEM;
+			ms->e = e;
+			ms->cap = cap;
+		}
+		ms->e[ms->n++] = (struct entry){
+			.idx = interval_ns ? (uint64_t)llround((double)start / (double)interval_ns) : i,
+			.op = op, .row = row,
+		};
+	}
+	ms->held[ms->nheld++] = json_incref(series);
+	return 0;
+}
+
+static int by_interval(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return x->op - y->op;
+}
+
+/* One group's rows added into h and the figures; -EINVAL for a bucket that cannot be. */
+static int add_group(const struct entry *e, size_t n, struct hist *h, struct interval_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	hist_reset(h);
+	for (size_t k = 0; k < n; k++) {
+		json_t *row = e[k].row, *lat = json_object_get(row, "lat_ns"), *b, *x;
+		uint64_t len = u64(row, "len_ns"), ops = u64(row, "ops");
+		size_t j;
+
+		r->ops += ops;
+		r->bytes += u64(row, "bytes");
+		r->errors += u64(row, "errors");
+		if (len > r->len_ns)
+			r->len_ns = len;
+		if (ops && (h->count == 0 || u64(lat, "min") < h->min))
+			h->min = u64(lat, "min");
+		if (ops && u64(lat, "max") > h->max)
+			h->max = u64(lat, "max");
+		b = json_object_get(row, "buckets");
+		json_array_foreach(b, j, x) {
+			uint64_t lo = (uint64_t)json_integer_value(json_array_get(x, 0));
+			uint64_t c = (uint64_t)json_integer_value(json_array_get(x, 2));
+
+			if (lo > HIST_MAX_VALUE)
+				return -EINVAL;
+			h->counts[hist_index(h->sub_bits, lo)] += c;
+			h->count += c;
+		}
+	}
+	r->p50_ns = hist_percentile(h, 50);
+	r->p99_ns = hist_percentile(h, 99);
+	r->p999_ns = hist_percentile(h, 99.9);
+	r->min_ns = h->count ? h->min : 0;
+	r->max_ns = h->count ? h->max : 0;
+	return 0;
+}
+
+static void json_row(FILE *out, const struct interval_row *r, const char *op,
+		     const struct hist *h, bool first)
+{
+	bool bfirst = true;
+
+	fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64 ", \"op\": \"%s\", "
+		"\"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"iops\": ",
+		first ? "" : ",", r->start_ns, r->len_ns, op, r->ops, r->bytes, r->errors);
+	report_json_num(out, report_per_sec(r->ops, r->len_ns));
+	fputs(", \"mib_s\": ", out);
+	report_json_num(out, report_mib_s(r->bytes, r->len_ns));
+	fprintf(out, ", \"lat_ns\": {\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64
+		", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "}, \"buckets\": [", r->min_ns, r->p50_ns,
+		r->p99_ns, r->p999_ns, r->max_ns);
+	for (int i = 0; i < h->nbuckets && h->count; i++) {
+		uint64_t lo, hi;
+
+		if (!h->counts[i])
+			continue;
+		hist_bucket_range(h, i, &lo, &hi);
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", bfirst ? "" : ", ", lo, hi,
+			h->counts[i]);
+		bfirst = false;
+	}
+	fputs("]}", out);
+}
+
+int merge_series_emit(struct merge_series *ms, uint64_t interval_ns, FILE *json,
+		      const char *(*op_name_of)(int op), struct merge_series_summary *sum)
+{
+	struct hist h;
+	double iops_sum = 0;
+	uint64_t cur = UINT64_MAX, cur_ops = 0, cur_len = 0;
+	int rc = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!ms->n || ms->unmergeable)
+		return 0;
+	if (hist_init(&h, HIST_PRECISE_BITS) < 0)
+		return -ENOMEM;
+	qsort(ms->e, ms->n, sizeof(*ms->e), by_interval);
+	for (size_t i = 0, j; i < ms->n && rc == 0; i = j) {
+		struct interval_row r;
+
+		for (j = i + 1; j < ms->n && ms->e[j].idx == ms->e[i].idx && ms->e[j].op == ms->e[i].op;
+		     j++)
+			;
+		if ((rc = add_group(&ms->e[i], j - i, &h, &r)) < 0)
+			break;
+		r.start_ns = ms->e[i].idx * interval_ns;
+		if (json)
+			json_row(json, &r, op_name_of(ms->e[i].op), &h, i == 0);
+		if (ms->e[i].idx != cur) {
+			if (cur != UINT64_MAX)
+				iops_sum += report_per_sec(cur_ops, cur_len);
+			cur = ms->e[i].idx;
+			cur_ops = cur_len = 0;
+			sum->intervals++;
+		}
+		cur_ops += r.ops;
+		if (r.len_ns > cur_len)
+			cur_len = r.len_ns;
+		if (r.p99_ns > sum->p99_max_ns)
+			sum->p99_max_ns = r.p99_ns;
+		if (r.ops && (!sum->p99_min_ns || r.p99_ns < sum->p99_min_ns))
+			sum->p99_min_ns = r.p99_ns;
+		/* The interval ends with the group after the last of its ops. */
+		if (j == ms->n || ms->e[j].idx != cur) {
+			double v = report_per_sec(cur_ops, cur_len);
+
+			if (sum->intervals == 1 || v < sum->iops_min)
+				sum->iops_min = v;
+			if (v > sum->iops_max)
+				sum->iops_max = v;
+		}
+	}
+	if (cur != UINT64_MAX)
+		iops_sum += report_per_sec(cur_ops, cur_len);
+	sum->iops_mean = sum->intervals ? iops_sum / sum->intervals : 0;
+	hist_destroy(&h);
+	return rc;
+}
