@@ -100,6 +100,9 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t errl
 int config_parse_path(struct config *cfg, int argc, char **argv, char *err, size_t len);
 
 void config_usage(FILE *out);
+/* In a copy of argv's pointers: an abbreviation of --connections (6 letters or more,
+ * without '=') made the whole option, as config_parse reads it (also job.c's scan). */
+void config_expand_abbrev(int argc, char **argv);
 
 /*
  * A usage error: the message (printf-style, one line, no "nfsload: ") into

@@ -390,7 +390,7 @@ static const char *unknown_opt(char **argv)
  * would make it ambiguous to getopt_long. An abbreviation of "--connections"
  * (without "=") still means it.
  */
-static void expand_connections(int argc, char **argv)
+void config_expand_abbrev(int argc, char **argv)
 {
 	static char full[] = "--connections";
 
@@ -402,14 +402,14 @@ static void expand_connections(int argc, char **argv)
 	}
 }
 
-int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)
+static int parse_args(struct config *cfg, int argc, char **argv, char *err, size_t len)
 {
 	bool threads_set = false, arrival_set = false, on_error_set = false;
 	uint64_t v;
 	int c, rc = 0;
 
 	set_defaults(cfg);
-	expand_connections(argc, argv);
+	config_expand_abbrev(argc, argv);
 	opterr = 0;
 	optind = 0;	/* 0, not 1: glibc then also drops state left by an earlier parse */
 	while (rc == 0 && (c = getopt_long(argc, argv, ":t:c:q:b:hV", long_opts, NULL)) != -1) {
@@ -622,4 +622,20 @@ int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t le
 	if (rc == 0 && !on_error_set)
 		cfg->on_error = cfg->runtime_ns ? CFG_ON_ERROR_CONTINUE : CFG_ON_ERROR_STOP;
 	return rc ? rc : validate(cfg, threads_set, arrival_set, err, len);
+}
+
+int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)
+{
+	/* Our own copy of the words' pointers: getopt_long permutes them, and
+	 * config_expand_abbrev points one at a string of ours, which the caller
+	 * (a job, whose words are its own) must never see or free. */
+	char **words = calloc((size_t)argc + 1, sizeof(*words));
+	int rc;
+
+	if (!words)
+		return config_fail(err, len, "out of memory");
+	memcpy(words, argv, (size_t)argc * sizeof(*words));
+	rc = parse_args(cfg, argc, words, err, len);
+	free(words);
+	return rc;
 }

@@ -290,6 +290,7 @@ static int cli_scan(struct ctx *x, int argc, char **argv)
 		lo[5 + k] = (struct option){ keys[k].name, keys[k].flag ? no_argument :
 					     required_argument, NULL, 256 + k };
 	memcpy(words, argv, (size_t)argc * sizeof(*words));
+	config_expand_abbrev(argc, words);	/* "--conn 4" as config_parse reads it */
 	opterr = 0;
 	optind = 0;	/* a fresh scan, as in config_parse */
 	while (x->rc == 0 && (ch = getopt_long(argc, words, "-:t:c:q:b:hV", lo, NULL)) != -1) {

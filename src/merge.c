@@ -61,9 +61,12 @@ static uint64_t num(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
+	/* Nothing negative, nothing a report cannot hold (an int64 when read back). */
 	if (json_is_integer(v))
-		return (uint64_t)json_integer_value(v);
-	return json_is_real(v) ? (uint64_t)llround(json_real_value(v)) : 0;
+		return json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	if (json_is_real(v) && json_real_value(v) > 0 && json_real_value(v) < 9.2e18)
+		return (uint64_t)llround(json_real_value(v));
+	return 0;
 }
 
 static double real(json_t *o, const char *key)
@@ -93,7 +96,9 @@ static int read_op(json_t *o, struct op_stats *s)
 		int idx;
 
 		if (!json_is_array(e) || json_array_size(e) != 3 ||
-		    !json_is_integer(json_array_get(e, 0)) || !json_is_integer(json_array_get(e, 2)))
+		    !json_is_integer(json_array_get(e, 0)) || !json_is_integer(json_array_get(e, 2)) ||
+		    json_integer_value(json_array_get(e, 0)) < 0 ||
+		    json_integer_value(json_array_get(e, 2)) < 0)
 			return -EINVAL;
 		lo = (uint64_t)json_integer_value(json_array_get(e, 0));
 		c = (uint64_t)json_integer_value(json_array_get(e, 2));

@@ -56,7 +56,7 @@ static uint64_t u64(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
-	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
 bool merge_series_ok(const struct merge_series *ms)
@@ -126,25 +126,43 @@ static int add_group(const struct entry *e, size_t n, struct hist *h, struct int
 		uint64_t len = u64(row, "len_ns"), ops = u64(row, "ops");
 		size_t j;
 
+		uint64_t lo_seen = UINT64_MAX, hi_seen = 0, seen = 0, rmin, rmax;
+
 		r->ops += ops;
 		r->bytes += u64(row, "bytes");
 		r->errors += u64(row, "errors");
 		if (len > r->len_ns)
 			r->len_ns = len;
-		if (ops && (h->count == 0 || u64(lat, "min") < h->min))
-			h->min = u64(lat, "min");
-		if (ops && u64(lat, "max") > h->max)
-			h->max = u64(lat, "max");
 		b = json_object_get(row, "buckets");
 		json_array_foreach(b, j, x) {
-			uint64_t lo = (uint64_t)json_integer_value(json_array_get(x, 0));
-			uint64_t c = (uint64_t)json_integer_value(json_array_get(x, 2));
+			json_t *jl = json_array_get(x, 0), *jh = json_array_get(x, 1);
+			json_t *jc = json_array_get(x, 2);
+			uint64_t lo, hi, c;
 
-			if (lo > HIST_MAX_VALUE)
+			if (!json_is_integer(jl) || !json_is_integer(jh) || !json_is_integer(jc) ||
+			    json_integer_value(jl) < 0 || json_integer_value(jc) < 0 ||
+			    (uint64_t)json_integer_value(jl) > HIST_MAX_VALUE)
 				return -EINVAL;
+			lo = (uint64_t)json_integer_value(jl);
+			hi = (uint64_t)json_integer_value(jh);
+			c = (uint64_t)json_integer_value(jc);
 			h->counts[hist_index(h->sub_bits, lo)] += c;
 			h->count += c;
+			seen += c;
+			if (c && lo < lo_seen)
+				lo_seen = lo;
+			if (c && hi > hi_seen)
+				hi_seen = hi;
 		}
+		if (!seen)
+			continue;
+		/* The row's own min and max, or its buckets' bounds where it has none. */
+		rmin = u64(lat, "min") ? u64(lat, "min") : lo_seen;
+		rmax = u64(lat, "max") ? u64(lat, "max") : hi_seen;
+		if (rmin < h->min)
+			h->min = rmin;
+		if (rmax > h->max)
+			h->max = rmax;
 	}
 	r->p50_ns = hist_percentile(h, 50);
 	r->p99_ns = hist_percentile(h, 99);

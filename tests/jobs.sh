@@ -53,6 +53,13 @@ check_eq "sweep: 100% reads writes nothing" 0 "$(jqv '.summary[0].write_iops')"
 check_eq "sweep: 0% reads reads nothing" 0 "$(jqv '.summary[2].read_iops')"
 check_eq "sweep: 50% does both" true "$(jqv '.summary[1] | .read_iops > 0 and .write_iops > 0')"
 check "sweep: its directory is removed" test ! -e "$EXPORT_DIR/sweep"
+# "--conn" (an abbreviation of --connections) in a sweep: config_parse once pointed the
+# job's word at a string of its own, which the job then freed (crash, found by fuzzing).
+nl --dir sweepconn --conn 2 -q 2 --rw randread --size 1m --runtime 1s --sweep bs=4k,8k \
+	--output-format json "$URL3"
+check_eq "sweep with --conn 2: exit 0" 0 "$RC"
+check_eq "sweep with --conn 2: 2 connections in each run" "2 2" \
+	"$(jqv '[.runs[].report.settings.connections] | join(" ")')"
 
 # --compare: the kernel's client (--engine local on a path) and then nfsload's on the URL,
 # one table. No kernel NFS mount here: the path is the export directory itself, so both
