@@ -34,7 +34,10 @@ capture_start() {
 		-w "$CAP" 2>"$TMP/tshark.err" &
 	TSHARK_PID=$!
 	for ((i = 0; i < 100; i++)); do
-		grep -q "Capturing on" "$TMP/tshark.err" && return 0
+		if grep -q "Capturing on" "$TMP/tshark.err"; then
+			sleep 1	# dumpcap says so a moment before its first packet (seen under load)
+			return 0
+		fi
 		sleep 0.1
 	done
 	t_fail "capture: tshark started" "$(cat "$TMP/tshark.err")"
