@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hdrlog.h"
+
 struct merge_series;
 
 /* Across the merged intervals: their number, IOPS (all op types) and p99 (per op type). */
@@ -33,11 +35,15 @@ int merge_series_add(struct merge_series *ms, json_t *series, uint64_t interval_
 bool merge_series_ok(const struct merge_series *ms);
 /* The inputs' intervals do not line up (--interval differs): no merged series. */
 void merge_series_drop(struct merge_series *ms);
-/*
- * The merged rows, as a run's JSON series rows (with buckets) onto json
- * when not NULL, and the summary. 0, or -errno.
- */
-int merge_series_emit(struct merge_series *ms, uint64_t interval_ns, FILE *json,
-		      const char *(*op_name_of)(int op), struct merge_series_summary *sum);
+/* Where the merged rows go besides the summary; each may be NULL. */
+struct merge_series_out {
+	FILE *json;		/* as a run's JSON series rows, with buckets */
+	FILE *csv;		/* as a run's CSV rows (after its header) */
+	struct hdrlog *hdr;	/* a line per row, tagged with the op (hdrlog.h) */
+};
+/* The merged rows, in interval then op order: 0, or -errno. */
+int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
+		      const struct merge_series_out *to, const char *(*op_name_of)(int op),
+		      struct merge_series_summary *sum);
 
 #endif

@@ -43,7 +43,8 @@ static int write_own(const char *output, const char *buf, size_t len)
 }
 
 /* Rank 0: the ranks' reports merged onto the user's output. The run's status. */
-static int print_merged(const struct config *cfg, char **texts, bool json, int status)
+static int print_merged(const struct config *cfg, char **texts, enum cfg_format fmt,
+			const char *hdr_log, int status)
 {
 	unsigned n = cluster_size();
 	const char **names = calloc(n, sizeof(*names));
@@ -65,7 +66,7 @@ static int print_merged(const struct config *cfg, char **texts, bool json, int s
 		fprintf(stderr, "nfsload: --output: cannot write '%s': %s\n", cfg->output,
 			strerror(errno));
 		status = EXIT_RUNTIME;
-	} else if (merge_reports(names, texts, n, json, out, err, sizeof(err)) < 0) {
+	} else if (merge_reports(names, texts, n, fmt, hdr_log, out, err, sizeof(err)) < 0) {
 		fprintf(stderr, "nfsload: merging the ranks' reports: %s\n", err);
 		status = EXIT_RUNTIME;
 	}
@@ -79,9 +80,9 @@ static int print_merged(const struct config *cfg, char **texts, bool json, int s
 int cluster_run(int argc, char **argv)
 {
 	struct config cfg;
-	char err[512], *buf = NULL, **texts = NULL;
+	char err[512], *buf = NULL, **texts = NULL, hdr_log[CFG_URL_MAX];
+	enum cfg_format fmt;
 	size_t len = 0, n;
-	bool json;
 	FILE *mem;
 	int rc;
 
@@ -95,16 +96,19 @@ int cluster_run(int argc, char **argv)
 			fprintf(stderr, "nfsload: %s\n", err);
 		return EXIT_USAGE;
 	}
-	if (cfg.format == CFG_FORMAT_CSV || cfg.html[0] || cfg.hdr_log[0])
-		return refuse("--output-format csv, --report and --hdr-log are per host and not "
-			      "merged across ranks yet (text and json are)");
+	if (cfg.html[0])
+		return refuse("--report (HTML) is per host and not merged across ranks yet (text, "
+			      "json, csv and --hdr-log are)");
 	n = strlen(cfg.dir);
 	if (snprintf(cfg.dir + n, sizeof(cfg.dir) - n, "-rank%u", cluster_rank()) >=
 	    (int)(sizeof(cfg.dir) - n))
 		return refuse("--dir: too long to add the rank to it");
-	json = cfg.format == CFG_FORMAT_JSON;
+	/* Each rank's own report is JSON with its series' buckets; rank 0 writes what was asked. */
+	fmt = cfg.format;
+	snprintf(hdr_log, sizeof(hdr_log), "%s", cfg.hdr_log);
 	cfg.format = CFG_FORMAT_JSON;
-	cfg.series_buckets = true;	/* rank 0 merges the interval series too */
+	cfg.series_buckets = true;
+	cfg.hdr_log[0] = '\0';
 	if (!(mem = open_memstream(&buf, &len))) {
 		fprintf(stderr, "nfsload: out of memory\n");
 		cluster_start(false);
@@ -133,7 +137,7 @@ int cluster_run(int argc, char **argv)
 	}
 	free(buf);
 	if (texts)
-		rc = print_merged(&cfg, texts, json, rc);
+		rc = print_merged(&cfg, texts, fmt, hdr_log, rc);
 	cluster_free_texts(texts);
 	return cluster_max_status(rc);
 }

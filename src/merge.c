@@ -243,20 +243,25 @@ static const char *name_of(int t)
 	return op_name(t);
 }
 
-/* The merged series: a line of text, or the JSON rows (json not NULL). */
-static int series_out(FILE *out, FILE *json, struct merge_series *ms, uint64_t interval_ns)
+/*
+ * The merged series: with text, a line on out; else the rows to what `to`
+ * names (the JSON report's rows, CSV rows, the HdrHistogram log).
+ */
+static int series_out(FILE *out, const struct merge_series_out *to, struct merge_series *ms,
+		      uint64_t interval_ns)
 {
 	struct merge_series_summary sum;
+	bool text = !to->json && !to->csv;
 	char a[32], b[32], c[32];
 	int rc;
 
 	if (!merge_series_ok(ms)) {
-		if (!json)
+		if (text)
 			fputs("interval series: not merged (every input needs --series-buckets and "
 			      "the same --interval)\n", out);
 		return 0;
 	}
-	if ((rc = merge_series_emit(ms, interval_ns, json, name_of, &sum)) < 0 || json ||
+	if ((rc = merge_series_emit(ms, interval_ns, to, name_of, &sum)) < 0 || !text ||
 	    !sum.intervals)
 		return rc;
 	fprintf(out, "intervals: %u of %s, every input's added: IOPS per interval %.0f lowest, "
@@ -268,8 +273,10 @@ static int series_out(FILE *out, FILE *json, struct merge_series *ms, uint64_t i
 }
 
 static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
-		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms)
+		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms,
+		       struct hdrlog *hdr)
 {
+	const struct merge_series_out to = { .hdr = hdr };
 	struct op_stats tot;
 	char a[32], b[32];
 
@@ -292,7 +299,7 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 		op_stats_destroy(&tot);
 	}
 	fputc('\n', out);
-	if (series_out(out, NULL, ms, in[0].interval_ns) < 0)
+	if (series_out(out, &to, ms, in[0].interval_ns) < 0)
 		fputs("interval series: not merged (out of memory or a bad bucket)\n", out);
 	fprintf(out, "\n%-24s %-16s %-8s %10s %10s %9s %7s %9s %9s  %s\n", "input", "host",
 		"engine", "ops", "IOPS", "MiB/s", "errors", "p50", "p99", "note");
@@ -310,8 +317,10 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 }
 
 static void print_json(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
-		       int64_t start_ns, uint64_t ns, const char *diff, struct merge_series *ms)
+		       int64_t start_ns, uint64_t ns, const char *diff, struct merge_series *ms,
+		       struct hdrlog *hdr)
 {
+	const struct merge_series_out to = { .json = out, .hdr = hdr };
 	uint64_t o = 0, bytes = 0, errors = 0;
 
 	fprintf(out, "{\n\"nfsload_version\": \"%s\",\n\"merged\": {\"files\": %u, \"differ_in\": ",
@@ -358,7 +367,7 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 	fputs(", \"mib_s\": ", out);
 	report_json_num(out, report_mib_s(bytes, ns));
 	fputs("},\n\"series\": [", out);
-	series_out(out, out, ms, in[0].interval_ns);
+	series_out(out, &to, ms, in[0].interval_ns);
 	fprintf(out, "\n],\n\"series_merged\": %s\n}\n", merge_series_ok(ms) ? "true" : "false");
 }
 
@@ -370,9 +379,9 @@ bool merge_wanted(int argc, char **argv)
 	return false;
 }
 
-/* The command line: files, --output-format text|json, --output FILE. 0 or -EINVAL. */
-static int parse(int argc, char **argv, const char **files, unsigned *n, bool *json,
-		 const char **output, char *err, size_t len)
+/* The command line: files, --output-format, --output FILE, --hdr-log FILE. 0 or -EINVAL. */
+static int parse(int argc, char **argv, const char **files, unsigned *n, enum cfg_format *fmt,
+		 const char **output, const char **hdr_log, char *err, size_t len)
 {
 	*n = 0;
 	for (int i = 1; i < argc; i++) {
@@ -380,19 +389,25 @@ static int parse(int argc, char **argv, const char **files, unsigned *n, bool *j
 
 		if (!strcmp(a, "--merge"))
 			continue;
-		if (!strcmp(a, "--output-format") || !strcmp(a, "--output")) {
-			if (i + 1 == argc)
+		if (!strcmp(a, "--output-format") || !strcmp(a, "--output") ||
+		    !strcmp(a, "--hdr-log")) {
+			const char *v = i + 1 < argc ? argv[++i] : NULL;
+
+			if (!v)
 				return fail(err, len, "%s: needs a value", a);
-			if (a[8] == '\0')
-				*output = argv[++i];
-			else if (!strcmp(argv[++i], "json") || !strcmp(argv[i], "text"))
-				*json = argv[i][0] == 'j';
+			if (!strcmp(a, "--output"))
+				*output = v;
+			else if (!strcmp(a, "--hdr-log"))
+				*hdr_log = v;
+			else if (!strcmp(v, "text") || !strcmp(v, "json") || !strcmp(v, "csv"))
+				*fmt = v[0] == 't' ? CFG_FORMAT_TEXT : v[0] == 'j' ? CFG_FORMAT_JSON :
+				       CFG_FORMAT_CSV;
 			else
-				return fail(err, len, "--output-format: '%s' with --merge: text or json",
-					    argv[i]);
+				return fail(err, len, "--output-format: '%s' with --merge: text, json "
+					    "or csv", v);
 		} else if (a[0] == '-' && a[1]) {
 			return fail(err, len, "--merge takes result files and --output-format "
-				    "text|json, --output FILE; not '%s'", a);
+				    "text|json|csv, --output FILE, --hdr-log FILE; not '%s'", a);
 		} else {
 			files[(*n)++] = a;
 		}
@@ -402,9 +417,10 @@ static int parse(int argc, char **argv, const char **files, unsigned *n, bool *j
 	return 0;
 }
 
-int merge_reports(const char *const *names, char *const *texts, unsigned n, bool json,
-		  FILE *out, char *err, size_t len)
+int merge_reports(const char *const *names, char *const *texts, unsigned n,
+		  enum cfg_format fmt, const char *hdr_log, FILE *out, char *err, size_t len)
 {
+	struct hdrlog *hdr = NULL;
 	const char *what = texts ? "MPI ranks' reports" : "result files";
 	struct op_stats ops[OP_NTYPES];
 	struct input *in = calloc(n, sizeof(*in));
@@ -434,11 +450,31 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n, bool
 	differences(in, n, diff, sizeof(diff));
 	if (strstr(diff, "interval"))
 		merge_series_drop(ms);	/* the intervals do not line up */
-	if (json)
-		print_json(out, in, n, ops, start, ns, diff, ms);
-	else
-		print_text(out, in, n, ops, ns, diff, what, ms);
+	/* CSV and the HdrHistogram log are the series: nothing to write without it. */
+	if ((fmt == CFG_FORMAT_CSV || (hdr_log && hdr_log[0])) && !merge_series_ok(ms)) {
+		rc = fail(err, len, "%s: the inputs' interval series cannot be merged (every "
+			  "input needs --series-buckets and the same --interval)",
+			  fmt == CFG_FORMAT_CSV ? "--output-format csv" : "--hdr-log");
+		goto done;
+	}
+	if (hdr_log && hdr_log[0] && (rc = hdrlog_open(hdr_log, start, &hdr)) < 0) {
+		rc = fail(err, len, "--hdr-log: cannot write '%s': %s", hdr_log, strerror(-rc));
+		goto done;
+	}
+	if (fmt == CFG_FORMAT_JSON) {
+		print_json(out, in, n, ops, start, ns, diff, ms, hdr);
+	} else if (fmt == CFG_FORMAT_CSV) {
+		const struct merge_series_out to = { .csv = out, .hdr = hdr };
+
+		report_csv_header(out);
+		series_out(out, &to, ms, in[0].interval_ns);
+	} else {
+		print_text(out, in, n, ops, ns, diff, what, ms, hdr);
+	}
 	rc = 0;
+	if (hdr && hdrlog_close(hdr) < 0)
+		rc = fail(err, len, "--hdr-log: writing '%s' failed", hdr_log);
+	hdr = NULL;
 done:
 	if (rc == -ENOMEM)
 		snprintf(err, len, "--merge: out of memory");
@@ -454,18 +490,19 @@ done:
 
 int merge_main(int argc, char **argv)
 {
-	const char **files = calloc((size_t)argc, sizeof(*files)), *output = NULL;
+	const char **files = calloc((size_t)argc, sizeof(*files)), *output = NULL, *hdr_log = NULL;
 	char err[600] = "--merge: out of memory", *buf = NULL;
+	enum cfg_format fmt = CFG_FORMAT_TEXT;
 	size_t blen = 0;
 	unsigned n = 0;
-	bool json = false;
 	FILE *mem = NULL, *out = stdout;
 	int rc = -ENOMEM;
 
 	/* Into memory first: --output is written only once every input has been read. */
-	if (files && (rc = parse(argc, argv, files, &n, &json, &output, err, sizeof(err))) == 0 &&
+	if (files && (rc = parse(argc, argv, files, &n, &fmt, &output, &hdr_log, err,
+				 sizeof(err))) == 0 &&
 	    (rc = (mem = open_memstream(&buf, &blen)) ? 0 : -ENOMEM) == 0) {
-		rc = merge_reports(files, NULL, n, json, mem, err, sizeof(err));
+		rc = merge_reports(files, NULL, n, fmt, hdr_log, mem, err, sizeof(err));
 		fclose(mem);
 		if (rc == 0 && output && !(out = fopen(output, "w")))
 			rc = fail(err, sizeof(err), "--output: cannot write '%s': %s", output,

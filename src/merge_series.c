@@ -199,8 +199,9 @@ static void json_row(FILE *out, const struct interval_row *r, const char *op,
 	fputs("]}", out);
 }
 
-int merge_series_emit(struct merge_series *ms, uint64_t interval_ns, FILE *json,
-		      const char *(*op_name_of)(int op), struct merge_series_summary *sum)
+int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
+		      const struct merge_series_out *to, const char *(*op_name_of)(int op),
+		      struct merge_series_summary *sum)
 {
 	struct hist h;
 	double iops_sum = 0;
@@ -222,8 +223,14 @@ int merge_series_emit(struct merge_series *ms, uint64_t interval_ns, FILE *json,
 		if ((rc = add_group(&ms->e[i], j - i, &h, &r)) < 0)
 			break;
 		r.start_ns = ms->e[i].idx * interval_ns;
-		if (json)
-			json_row(json, &r, op_name_of(ms->e[i].op), &h, i == 0);
+		r.op = (uint32_t)ms->e[i].op;
+		if (to->json)
+			json_row(to->json, &r, op_name_of(ms->e[i].op), &h, i == 0);
+		if (to->csv)
+			report_csv_row(to->csv, &r);
+		if (to->hdr && (rc = hdrlog_write(to->hdr, op_name_of(ms->e[i].op), r.start_ns,
+						  r.len_ns, &h)) < 0)
+			break;
 		if (ms->e[i].idx != cur) {
 			if (cur != UINT64_MAX)
 				iops_sum += report_per_sec(cur_ops, cur_len);

@@ -19,6 +19,9 @@ run() {
 		--series-buckets --output-format json --output "$TMP/r$n.json" "$@" "$url"
 	check_eq "run $n: exit 0" 0 "$RC"
 }
+nl --dir m4 -c 1 -q 2 --rw randrw --bs 4k --size 1m --nrfiles 1 --runtime 1s \
+	--output-format json --output "$TMP/r4.json" "$URL3"
+check_eq "run 4 (no --series-buckets): exit 0" 0 "$RC"
 run 1 "$URL3" --engine libnfs
 run 2 "$URL3" --engine native
 proxy_start 40 || exit 1	# 40 ms: far past 3x any direct p99, even on a loaded host
@@ -106,6 +109,23 @@ done
 check_match "series: the text says what the intervals did" \
 	"^intervals: [0-9]+ of 1.00 s, every input's added" "$("$NFSLOAD" --merge "${R[@]}" | grep '^intervals')"
 
+# The merged series as CSV and as an HdrHistogram log (read back by tests/hdrlog_decode.py,
+# a decoder written from the format): the same rows, the same operations per interval.
+RC=0
+"$NFSLOAD" --merge "${R[@]}" --output-format csv --hdr-log "$TMP/merged.hlog" >"$TMP/merged.csv" \
+	2>"$ERR" || RC=$?
+check_eq "csv and hdr-log: exit 0" 0 "$RC"
+check_eq "csv: a row per merged series row, the same ops" \
+	"$(jq -r '.series[] | "\(.op) \(.ops)"' "$M")" \
+	"$(tail -n +2 "$TMP/merged.csv" | awk -F, '{ print $3, $4 }')"
+check_eq "hdr-log: a line per merged series row, the same counts" \
+	"$(jq -r '.series[] | "\(.op) \(.ops)"' "$M")" \
+	"$(python3 "$(dirname "$0")/hdrlog_decode.py" "$TMP/merged.hlog" | jq -r '"\(.tag) \(.count)"')"
+RC=0
+"$NFSLOAD" --merge "$TMP/r1.json" "$TMP/r4.json" --output-format csv >"$OUT" 2>"$ERR" || RC=$?
+check_eq "csv without every input's buckets: exit 2" 2 "$RC"
+check_match "csv without every input's buckets: says why" "--series-buckets" "$(cat "$ERR")"
+
 # Merging a merge: (r1 + r2) + r3 is r1 + r2 + r3, bucket for bucket.
 merge two.json "$TMP/r1.json" "$TMP/r2.json"
 check_eq "merge of 2: exit 0" 0 "$RC"
@@ -123,9 +143,7 @@ check_eq "merge of a merge: the same mean to 0.01 ns" true \
 check_eq "merge of a merge: the same series" "$(jq -c '[.series[] | .ops, .lat_ns]' "$M")" \
 	"$(jq -c '[.series[] | .ops, .lat_ns]' "$TMP/again.json")"
 
-# A run without --series-buckets: its totals merge, its series cannot.
-nl --dir m4 -c 1 -q 2 --rw randrw --bs 4k --size 1m --nrfiles 1 --runtime 1s \
-	--output-format json --output "$TMP/r4.json" "$URL3"
+# A run without --series-buckets (made above): its totals merge, its series cannot.
 merge mixed.json "$TMP/r1.json" "$TMP/r4.json"
 check_eq "without --series-buckets: exit 0" 0 "$RC"
 check_eq "without --series-buckets: no merged series" "false 0" \

@@ -3,8 +3,9 @@
 # private nfs-ganesha: one nfsload per rank, each in a work directory of its own, the
 # measured phases started together, one report from rank 0 whose counts are the sum of
 # the ranks' and whose percentiles are those of the ranks' buckets added by hand (jq);
-# 2 and 3 ranks. Without mpirun the MPI build is the single-host tool. What is not merged
-# across ranks yet (--report, --hdr-log, CSV; --job, --merge) is refused in one line.
+# 2 and 3 ranks; CSV and the HdrHistogram log of the merged series. Without mpirun the MPI
+# build is the single-host tool. What is not merged across ranks yet (--report; --job,
+# --merge) is refused in one line.
 # mpirun refuses root unless told (OMPI_ALLOW_RUN_AS_ROOT*): the tests run as root.
 # Needs NFSLOAD_MPI (the MPI build), NFSLOAD, jq, mpirun (openmpi-bin).
 set -uo pipefail
@@ -92,6 +93,18 @@ check_eq "text: a row per rank" 2 "$(grep -c '^rank [01] ' "$OUT")"
 check_eq "text: the ranks' work directories are gone" "" \
 	"$(cd "$EXPORT_DIR" && ls -d mpitext* 2>/dev/null)"
 
+# CSV and the HdrHistogram log: the merged series, rank 0 writes them.
+mpi 2 --engine native --dir mpicsv -c 1 -q 2 --rw randread --bs 4k --size 1m --nrfiles 1 \
+	--runtime 2s --output-format csv --hdr-log "$TMP/mpi.hlog" --output "$TMP/mpi.csv" "$URL3"
+check_eq "csv + hdr-log: exit 0" 0 "$RC"
+check_eq "csv: the ops per interval are the ranks' sums" \
+	"$(jq -s -r '[.[].series[] | {i: ((.start_ns / 1000000000) | round), ops}] | group_by(.i) |
+		map(map(.ops) | add) | .[]' "$TMP/mpi.csv.rank0" "$TMP/mpi.csv.rank1")" \
+	"$(tail -n +2 "$TMP/mpi.csv" | cut -d, -f4)"
+check_eq "hdr-log: the same counts, read back by an independent decoder" \
+	"$(tail -n +2 "$TMP/mpi.csv" | cut -d, -f4)" \
+	"$(python3 "$(dirname "$0")/hdrlog_decode.py" "$TMP/mpi.hlog" | jq -r .count)"
+
 # A rank that cannot start (its work directory is someone else's): the others do not wait
 # for it at the start; they stop and clean up; exit 1, said once.
 mkdir -p "$EXPORT_DIR/fail-rank1"
@@ -107,8 +120,7 @@ check_eq "a rank that cannot start: the foreign directory untouched" "data" \
 	"$(ls "$EXPORT_DIR/fail-rank1")"
 
 # Not merged across ranks yet: refused, one line, exit 2, nothing written.
-for args in "--report $TMP/r.html" "--hdr-log $TMP/h.log" "--output-format csv" \
-	"--job /dev/null"; do
+for args in "--report $TMP/r.html" "--job /dev/null"; do
 	# shellcheck disable=SC2086
 	mpi 2 --engine native --dir refused -c 1 --rw read --size 1m $args "$URL3"
 	check_eq "mpirun with ${args%% *}: exit 2" 2 "$RC"
