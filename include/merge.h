@@ -15,12 +15,18 @@ bool merge_wanted(int argc, char **argv);
 /* The merge's whole life: 0, or EXIT_USAGE with one line on stderr. */
 int merge_main(int argc, char **argv);
 /*
- * n reports merged onto out, as text, JSON or CSV (the merged series): the
- * files names[], or, when texts is not NULL, the MPI ranks' JSON texts[]
- * (names[] then label them); hdr_log (NULL or "": none) gets the merged
- * series as an HdrHistogram log. 0, or -errno with one line in err.
+ * n reports merged as o says (struct merge_out): the files names[], or, when
+ * texts is not NULL, the MPI ranks' JSON texts[] (names[] then label them).
+ * 0, or -errno with one line in err.
  */
+struct merge_out {
+	enum cfg_format fmt;		/* text, json, or csv (the merged series) */
+	FILE *out;
+	const char *hdr_log;		/* the merged series as an HdrHistogram log; NULL or "" */
+	FILE *html;			/* the HTML report, or NULL; needs cfg */
+	const struct config *cfg;	/* the run's settings (under MPI), or NULL */
+};
 int merge_reports(const char *const *names, char *const *texts, unsigned n,
-		  enum cfg_format fmt, const char *hdr_log, FILE *out, char *err, size_t len);
+		  const struct merge_out *o, char *err, size_t len);
 
 #endif

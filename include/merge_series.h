@@ -40,10 +40,12 @@ struct merge_series_out {
 	FILE *json;		/* as a run's JSON series rows, with buckets */
 	FILE *csv;		/* as a run's CSV rows (after its header) */
 	struct hdrlog *hdr;	/* a line per row, tagged with the op (hdrlog.h) */
+	FILE *rows;		/* struct interval_row records, as a run's series keeps them */
+	uint64_t nrows;		/* how many went to rows */
 };
 /* The merged rows, in interval then op order: 0, or -errno. */
 int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
-		      const struct merge_series_out *to, const char *(*op_name_of)(int op),
+		      struct merge_series_out *to, const char *(*op_name_of)(int op),
 		      struct merge_series_summary *sum);
 
 #endif

@@ -44,7 +44,7 @@ static int write_own(const char *output, const char *buf, size_t len)
 
 /* Rank 0: the ranks' reports merged onto the user's output. The run's status. */
 static int print_merged(const struct config *cfg, char **texts, enum cfg_format fmt,
-			const char *hdr_log, int status)
+			const char *hdr_log, const char *html_path, int status)
 {
 	unsigned n = cluster_size();
 	const char **names = calloc(n, sizeof(*names));
@@ -66,9 +66,19 @@ static int print_merged(const struct config *cfg, char **texts, enum cfg_format 
 		fprintf(stderr, "nfsload: --output: cannot write '%s': %s\n", cfg->output,
 			strerror(errno));
 		status = EXIT_RUNTIME;
-	} else if (merge_reports(names, texts, n, fmt, hdr_log, out, err, sizeof(err)) < 0) {
-		fprintf(stderr, "nfsload: merging the ranks' reports: %s\n", err);
-		status = EXIT_RUNTIME;
+	} else {
+		struct merge_out o = { .fmt = fmt, .out = out, .hdr_log = hdr_log, .cfg = cfg };
+
+		if (html_path[0] && !(o.html = fopen(html_path, "w"))) {
+			fprintf(stderr, "nfsload: --report: cannot write '%s': %s\n", html_path,
+				strerror(errno));
+			status = EXIT_RUNTIME;
+		} else if (merge_reports(names, texts, n, &o, err, sizeof(err)) < 0) {
+			fprintf(stderr, "nfsload: merging the ranks' reports: %s\n", err);
+			status = EXIT_RUNTIME;
+		}
+		if (o.html)
+			fclose(o.html);
 	}
 	if (out != stdout)
 		fclose(out);
@@ -80,7 +90,7 @@ static int print_merged(const struct config *cfg, char **texts, enum cfg_format 
 int cluster_run(int argc, char **argv)
 {
 	struct config cfg;
-	char err[512], *buf = NULL, **texts = NULL, hdr_log[CFG_URL_MAX];
+	char err[512], *buf = NULL, **texts = NULL, hdr_log[CFG_URL_MAX], html[CFG_URL_MAX];
 	enum cfg_format fmt;
 	size_t len = 0, n;
 	FILE *mem;
@@ -96,9 +106,6 @@ int cluster_run(int argc, char **argv)
 			fprintf(stderr, "nfsload: %s\n", err);
 		return EXIT_USAGE;
 	}
-	if (cfg.html[0])
-		return refuse("--report (HTML) is per host and not merged across ranks yet (text, "
-			      "json, csv and --hdr-log are)");
 	n = strlen(cfg.dir);
 	if (snprintf(cfg.dir + n, sizeof(cfg.dir) - n, "-rank%u", cluster_rank()) >=
 	    (int)(sizeof(cfg.dir) - n))
@@ -106,9 +113,10 @@ int cluster_run(int argc, char **argv)
 	/* Each rank's own report is JSON with its series' buckets; rank 0 writes what was asked. */
 	fmt = cfg.format;
 	snprintf(hdr_log, sizeof(hdr_log), "%s", cfg.hdr_log);
+	snprintf(html, sizeof(html), "%s", cfg.html);
 	cfg.format = CFG_FORMAT_JSON;
 	cfg.series_buckets = true;
-	cfg.hdr_log[0] = '\0';
+	cfg.hdr_log[0] = cfg.html[0] = '\0';
 	if (!(mem = open_memstream(&buf, &len))) {
 		fprintf(stderr, "nfsload: out of memory\n");
 		cluster_start(false);
@@ -137,7 +145,7 @@ int cluster_run(int argc, char **argv)
 	}
 	free(buf);
 	if (texts)
-		rc = print_merged(&cfg, texts, fmt, hdr_log, rc);
+		rc = print_merged(&cfg, texts, fmt, hdr_log, html, rc);
 	cluster_free_texts(texts);
 	return cluster_max_status(rc);
 }

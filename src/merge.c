@@ -41,6 +41,7 @@ struct input {
 	uint64_t bs;
 	int64_t start_ns;
 	uint64_t duration_ns, interval_ns;
+	double user_s, sys_s;		/* the client's CPU */
 	struct op_stats ops[OP_NTYPES];
 	struct op_stats total;
 	bool slow;
@@ -166,6 +167,8 @@ static int read_input(const char *file, const char *text, struct input *in,
 	in->start_ns = (int64_t)num(root, "start_unix_ns");
 	in->duration_ns = num(root, "duration_ns");
 	in->interval_ns = num(set, "interval_ns");
+	in->user_s = real(json_object_get(root, "cpu"), "user_s");
+	in->sys_s = real(json_object_get(root, "cpu"), "sys_s");
 	if ((rc = merge_series_add(ms, json_object_get(root, "series"), in->interval_ns,
 				   op_from_name)) < 0) {
 		json_decref(root);
@@ -247,7 +250,7 @@ static const char *name_of(int t)
  * The merged series: with text, a line on out; else the rows to what `to`
  * names (the JSON report's rows, CSV rows, the HdrHistogram log).
  */
-static int series_out(FILE *out, const struct merge_series_out *to, struct merge_series *ms,
+static int series_out(FILE *out, struct merge_series_out *to, struct merge_series *ms,
 		      uint64_t interval_ns)
 {
 	struct merge_series_summary sum;
@@ -276,7 +279,7 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms,
 		       struct hdrlog *hdr)
 {
-	const struct merge_series_out to = { .hdr = hdr };
+	struct merge_series_out to = { .hdr = hdr };
 	struct op_stats tot;
 	char a[32], b[32];
 
@@ -320,7 +323,7 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 		       int64_t start_ns, uint64_t ns, const char *diff, struct merge_series *ms,
 		       struct hdrlog *hdr)
 {
-	const struct merge_series_out to = { .json = out, .hdr = hdr };
+	struct merge_series_out to = { .json = out, .hdr = hdr };
 	uint64_t o = 0, bytes = 0, errors = 0;
 
 	fprintf(out, "{\n\"nfsload_version\": \"%s\",\n\"merged\": {\"files\": %u, \"differ_in\": ",
@@ -417,9 +420,56 @@ static int parse(int argc, char **argv, const char **files, unsigned *n, enum cf
 	return 0;
 }
 
-int merge_reports(const char *const *names, char *const *texts, unsigned n,
-		  enum cfg_format fmt, const char *hdr_log, FILE *out, char *err, size_t len)
+/*
+ * The HTML report of the merge, from a report model of its own: the merged
+ * operations and series, the run's settings (cfg), no connections or threads
+ * (they are each rank's). 0 or -errno.
+ */
+static int print_html(const struct merge_out *o, const struct op_stats *ops,
+		      const struct input *in, unsigned n, int64_t start, uint64_t ns,
+		      struct merge_series *ms)
 {
+	uint64_t interval_ns = in[0].interval_ns;
+	static struct report r;	/* large; one at a time */
+	struct merge_series_out to = { .rows = tmpfile() };
+	char note[120];
+	int rc;
+
+	if (!to.rows)
+		return -errno;
+	memset(&r, 0, sizeof(r));
+	r.cfg = o->cfg;
+	r.engine = in[0].engine;
+	for (unsigned i = 0; i < n; i++) {	/* every rank's CPU over every rank's ops */
+		r.user_s += in[i].user_s;
+		r.sys_s += in[i].sys_s;
+	}
+	r.ports = "";
+	snprintf(note, sizeof(note), "%u MPI ranks' reports merged: histograms added exactly; "
+		 "connections and threads are in each rank's own report", n);
+	r.limits_note = note;
+	memcpy(r.ops, ops, sizeof(r.ops));	/* shared buckets: read only here */
+	r.duration_ns = ns;
+	r.start_unix_ns = start;
+	r.interval_ns = interval_ns;
+	if (merge_series_ok(ms) && (rc = merge_series_emit(ms, interval_ns, &to, name_of,
+							  &(struct merge_series_summary){ 0 })) < 0) {
+		fclose(to.rows);
+		return rc;
+	}
+	r.series = to.rows;
+	r.nseries = to.nrows;
+	report_html(o->html, &r);
+	fclose(to.rows);
+	return fflush(o->html) ? -errno : 0;
+}
+
+int merge_reports(const char *const *names, char *const *texts, unsigned n,
+		  const struct merge_out *o, char *err, size_t len)
+{
+	enum cfg_format fmt = o->fmt;
+	const char *hdr_log = o->hdr_log;
+	FILE *out = o->out;
 	struct hdrlog *hdr = NULL;
 	const char *what = texts ? "MPI ranks' reports" : "result files";
 	struct op_stats ops[OP_NTYPES];
@@ -464,7 +514,7 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n,
 	if (fmt == CFG_FORMAT_JSON) {
 		print_json(out, in, n, ops, start, ns, diff, ms, hdr);
 	} else if (fmt == CFG_FORMAT_CSV) {
-		const struct merge_series_out to = { .csv = out, .hdr = hdr };
+		struct merge_series_out to = { .csv = out, .hdr = hdr };
 
 		report_csv_header(out);
 		series_out(out, &to, ms, in[0].interval_ns);
@@ -475,6 +525,9 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n,
 	if (hdr && hdrlog_close(hdr) < 0)
 		rc = fail(err, len, "--hdr-log: writing '%s' failed", hdr_log);
 	hdr = NULL;
+	if (rc == 0 && o->html && o->cfg &&
+	    (rc = print_html(o, ops, in, n, start, ns, ms)) < 0)
+		rc = fail(err, len, "--report: writing the HTML report failed: %s", strerror(-rc));
 done:
 	if (rc == -ENOMEM)
 		snprintf(err, len, "--merge: out of memory");
@@ -502,7 +555,9 @@ int merge_main(int argc, char **argv)
 	if (files && (rc = parse(argc, argv, files, &n, &fmt, &output, &hdr_log, err,
 				 sizeof(err))) == 0 &&
 	    (rc = (mem = open_memstream(&buf, &blen)) ? 0 : -ENOMEM) == 0) {
-		rc = merge_reports(files, NULL, n, fmt, hdr_log, mem, err, sizeof(err));
+		const struct merge_out o = { .fmt = fmt, .out = mem, .hdr_log = hdr_log };
+
+		rc = merge_reports(files, NULL, n, &o, err, sizeof(err));
 		fclose(mem);
 		if (rc == 0 && output && !(out = fopen(output, "w")))
 			rc = fail(err, sizeof(err), "--output: cannot write '%s': %s", output,

@@ -200,7 +200,7 @@ static void json_row(FILE *out, const struct interval_row *r, const char *op,
 }
 
 int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
-		      const struct merge_series_out *to, const char *(*op_name_of)(int op),
+		      struct merge_series_out *to, const char *(*op_name_of)(int op),
 		      struct merge_series_summary *sum)
 {
 	struct hist h;
@@ -228,6 +228,13 @@ int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
 			json_row(to->json, &r, op_name_of(ms->e[i].op), &h, i == 0);
 		if (to->csv)
 			report_csv_row(to->csv, &r);
+		if (to->rows) {
+			if (fwrite(&r, sizeof(r), 1, to->rows) != 1) {
+				rc = -EIO;
+				break;
+			}
+			to->nrows++;
+		}
 		if (to->hdr && (rc = hdrlog_write(to->hdr, op_name_of(ms->e[i].op), r.start_ns,
 						  r.len_ns, &h)) < 0)
 			break;

@@ -3,9 +3,8 @@
 # private nfs-ganesha: one nfsload per rank, each in a work directory of its own, the
 # measured phases started together, one report from rank 0 whose counts are the sum of
 # the ranks' and whose percentiles are those of the ranks' buckets added by hand (jq);
-# 2 and 3 ranks; CSV and the HdrHistogram log of the merged series. Without mpirun the MPI
-# build is the single-host tool. What is not merged across ranks yet (--report; --job,
-# --merge) is refused in one line.
+# 2 and 3 ranks; CSV, the HdrHistogram log and the HTML report of the merged run. Without
+# mpirun the MPI build is the single-host tool. --job and --merge are refused in one line.
 # mpirun refuses root unless told (OMPI_ALLOW_RUN_AS_ROOT*): the tests run as root.
 # Needs NFSLOAD_MPI (the MPI build), NFSLOAD, jq, mpirun (openmpi-bin).
 set -uo pipefail
@@ -93,10 +92,18 @@ check_eq "text: a row per rank" 2 "$(grep -c '^rank [01] ' "$OUT")"
 check_eq "text: the ranks' work directories are gone" "" \
 	"$(cd "$EXPORT_DIR" && ls -d mpitext* 2>/dev/null)"
 
-# CSV and the HdrHistogram log: the merged series, rank 0 writes them.
+# CSV, the HdrHistogram log and the HTML report: the merged run, rank 0 writes them.
 mpi 2 --engine native --dir mpicsv -c 1 -q 2 --rw randread --bs 4k --size 1m --nrfiles 1 \
-	--runtime 2s --output-format csv --hdr-log "$TMP/mpi.hlog" --output "$TMP/mpi.csv" "$URL3"
-check_eq "csv + hdr-log: exit 0" 0 "$RC"
+	--runtime 2s --output-format csv --hdr-log "$TMP/mpi.hlog" --output "$TMP/mpi.csv" \
+	--report "$TMP/mpi.html" "$URL3"
+check_eq "csv + hdr-log + report: exit 0" 0 "$RC"
+check "html: renders in Chromium, not blank" "$(dirname "$0")/check_html.sh" "$TMP/mpi.html" \
+	"$TMP/mpi.png"
+check_match "html: says what it merged" "2 MPI ranks&#39;? reports merged|2 MPI ranks' reports merged" \
+	"$(cat "$TMP/mpi.html")"
+check_eq "html: the reads in its totals are the ranks' sum" \
+	"$(jq -s '[.[].ops.read.ops] | add' "$TMP/mpi.csv.rank0" "$TMP/mpi.csv.rank1")" \
+	"$(grep -o '<th class="l">read</th><td>[0-9]*' "$TMP/mpi.html" | grep -o '[0-9]*$')"
 check_eq "csv: the ops per interval are the ranks' sums" \
 	"$(jq -s -r '[.[].series[] | {i: ((.start_ns / 1000000000) | round), ops}] | group_by(.i) |
 		map(map(.ops) | add) | .[]' "$TMP/mpi.csv.rank0" "$TMP/mpi.csv.rank1")" \
@@ -120,7 +127,7 @@ check_eq "a rank that cannot start: the foreign directory untouched" "data" \
 	"$(ls "$EXPORT_DIR/fail-rank1")"
 
 # Not merged across ranks yet: refused, one line, exit 2, nothing written.
-for args in "--report $TMP/r.html" "--job /dev/null"; do
+for args in "--job /dev/null" "--merge $TMP/np2.json"; do
 	# shellcheck disable=SC2086
 	mpi 2 --engine native --dir refused -c 1 --rw read --size 1m $args "$URL3"
 	check_eq "mpirun with ${args%% *}: exit 2" 2 "$RC"

@@ -37,8 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!(out = open_memstream(&buf, &n)))
 			abort();
 		err[0] = '\0';
-		rc = merge_reports(names, texts, 2, json ? CFG_FORMAT_JSON : CFG_FORMAT_TEXT, NULL, out,
-				   err, sizeof(err));
+		struct merge_out o = { .fmt = json ? CFG_FORMAT_JSON : CFG_FORMAT_TEXT, .out = out };
+
+		rc = merge_reports(names, texts, 2, &o, err, sizeof(err));
 		fclose(out);
 		FUZZ_CHECK(rc == 0 || rc == -EINVAL || rc == -ENOMEM);
 		FUZZ_CHECK(rc == 0 || err[0]);
@@ -50,7 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			if (!o2)
 				abort();
-			rc = merge_reports(names, again, 1, CFG_FORMAT_JSON, NULL, o2, err, sizeof(err));
+			struct merge_out o1 = { .fmt = CFG_FORMAT_JSON, .out = o2 };
+
+			rc = merge_reports(names, again, 1, &o1, err, sizeof(err));
 			fclose(o2);
 			FUZZ_CHECK(rc == 0 || rc == -ENOMEM);
 			free(buf2);
