@@ -244,3 +244,24 @@ t_summary() {
 	fi
 	((failed == 0))
 }
+
+# t_merged_pct OP PCT FILES...: the percentile PCT of OP over the JSON reports FILES, merged
+# by hand (for tests/merge.sh and mpi.sh, against nfsload's own merge): buckets added by
+# their lower bound, the first whose running count reaches ceil(PCT% of all), its
+# midpoint, kept within the smallest min and the largest max of the reports.
+t_merged_pct() {
+	local op=$1 pct=$2
+	shift 2
+	jq -s --arg op "$op" --argjson p "$pct" '
+		. as $in
+		| ([$in[].ops[$op].buckets[]] | group_by(.[0])
+			| map([.[0][0], .[0][1], (map(.[2]) | add)]) | sort_by(.[0])) as $b
+		| ($b | map(.[2]) | add) as $n
+		| ([($p * $n / 100 | ceil), 1] | max) as $rank
+		| ([foreach $b[] as $x (0; . + $x[2]; [., $x])] | map(select(.[0] >= $rank))
+			| first | .[1]) as $hit
+		| ($hit[0] + ((($hit[1] - $hit[0]) / 2) | floor)) as $mid
+		| ([$in[].ops[$op].lat_ns.min] | min) as $lo
+		| ([$in[].ops[$op].lat_ns.max] | max) as $hi
+		| [[$mid, $lo] | max, $hi] | min' "$@"
+}

@@ -37,25 +37,6 @@ merge() {
 	RC=0
 	"$NFSLOAD" --merge "$@" --output-format json --output "$TMP/$out" >"$OUT" 2>"$ERR" || RC=$?
 }
-# The merged percentile PCT of OP from the reports FILES..., by hand: buckets added by
-# their lower bound, the first whose running count reaches ceil(PCT% of all), its
-# midpoint, kept within the smallest min and the largest max of the reports.
-by_hand() {
-	local op=$1 pct=$2
-	shift 2
-	jq -s --arg op "$op" --argjson p "$pct" '
-		. as $in
-		| ([$in[].ops[$op].buckets[]] | group_by(.[0])
-			| map([.[0][0], .[0][1], (map(.[2]) | add)]) | sort_by(.[0])) as $b
-		| ($b | map(.[2]) | add) as $n
-		| ([($p * $n / 100 | ceil), 1] | max) as $rank
-		| ([foreach $b[] as $x (0; . + $x[2]; [., $x])] | map(select(.[0] >= $rank))
-			| first | .[1]) as $hit
-		| ($hit[0] + ((($hit[1] - $hit[0]) / 2) | floor)) as $mid
-		| ([$in[].ops[$op].lat_ns.min] | min) as $lo
-		| ([$in[].ops[$op].lat_ns.max] | max) as $hi
-		| [[$mid, $lo] | max, $hi] | min' "$@"
-}
 sum() { jq -s "[.[] | $1] | add" "${@:2}"; }
 
 R=("$TMP/r1.json" "$TMP/r2.json" "$TMP/r3.json")
@@ -67,7 +48,7 @@ for op in read write; do
 	check_eq "$op: bytes add" "$(sum ".ops.$op.bytes" "${R[@]}")" "$(jq ".ops.$op.bytes" "$M")"
 	check_eq "$op: errors add" "$(sum ".ops.$op.errors" "${R[@]}")" "$(jq ".ops.$op.errors" "$M")"
 	for p in 50:p50 90:p90 99:p99 99.9:p99.9; do
-		check_eq "$op: ${p#*:} from the buckets added by hand" "$(by_hand "$op" "${p%%:*}" "${R[@]}")" \
+		check_eq "$op: ${p#*:} from the buckets added by hand" "$(t_merged_pct "$op" "${p%%:*}" "${R[@]}")" \
 			"$(jq ".ops.$op.lat_ns[\"${p#*:}\"]" "$M")"
 	done
 	check_eq "$op: min of the mins" "$(jq -s "[.[].ops.$op.lat_ns.min] | min" "${R[@]}")" \
@@ -103,7 +84,7 @@ for i in 0 1; do
 			"$r" >"$r.i$i"
 	done
 	check_eq "series: interval $i read p99 from the rows' buckets added by hand" \
-		"$(by_hand read 99 "${R[0]}.i$i" "${R[1]}.i$i" "${R[2]}.i$i")" \
+		"$(t_merged_pct read 99 "${R[0]}.i$i" "${R[1]}.i$i" "${R[2]}.i$i")" \
 		"$(jq "[.series[] | select(.op == \"read\" and ((.start_ns / 1000000000) | round) == $i)][0].lat_ns.p99" "$M")"
 done
 check_match "series: the text says what the intervals did" \

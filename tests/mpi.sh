@@ -29,23 +29,6 @@ mpi() {
 	t_run_bounded 120 mpirun -np "$np" --oversubscribe "$MPI_BIN" --quiet "$@" >"$OUT" 2>"$ERR" ||
 		RC=$?
 }
-# The merged percentile PCT of OP from the reports FILES..., by hand (as tests/merge.sh).
-by_hand() {
-	local op=$1 pct=$2
-	shift 2
-	jq -s --arg op "$op" --argjson p "$pct" '
-		. as $in
-		| ([$in[].ops[$op].buckets[]] | group_by(.[0])
-			| map([.[0][0], .[0][1], (map(.[2]) | add)]) | sort_by(.[0])) as $b
-		| ($b | map(.[2]) | add) as $n
-		| ([($p * $n / 100 | ceil), 1] | max) as $rank
-		| ([foreach $b[] as $x (0; . + $x[2]; [., $x])] | map(select(.[0] >= $rank))
-			| first | .[1]) as $hit
-		| ($hit[0] + ((($hit[1] - $hit[0]) / 2) | floor)) as $mid
-		| ([$in[].ops[$op].lat_ns.min] | min) as $lo
-		| ([$in[].ops[$op].lat_ns.max] | max) as $hi
-		| [[$mid, $lo] | max, $hi] | min' "$@"
-}
 
 for np in 2 3; do
 	name="mpirun -np $np"
@@ -64,7 +47,7 @@ for np in 2 3; do
 			"$(jq -s "[.[].ops.$op.ops] | add" "${ranks[@]}")" "$(jq ".ops.$op.ops" "$M")"
 		for p in 50:p50 99:p99; do
 			check_eq "$name: $op ${p#*:} from the ranks' buckets added by hand" \
-				"$(by_hand "$op" "${p%%:*}" "${ranks[@]}")" \
+				"$(t_merged_pct "$op" "${p%%:*}" "${ranks[@]}")" \
 				"$(jq ".ops.$op.lat_ns[\"${p#*:}\"]" "$M")"
 		done
 	done
