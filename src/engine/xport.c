@@ -2,9 +2,9 @@
  * xport: the native engine's TCP sockets on one libev loop, through an
  * io_uring or through non-blocking sockets on libev (see xport.h). This file
  * owns what both kinds share: the contract's entry points, the sockets and
- * their lists, their send queues, the loop turn and the blocking calls; the
- * ring is xport_uring.c's, the watchers xport_epoll.c's (xport_int.h joins
- * them). It knows nothing of RPC records (the caller reassembles them from
+ * their lists, and the loop turn; the send queues are xport_queue.c's, the
+ * blocking calls xport_sync.c's, the ring xport_uring.c's, the watchers
+ * xport_epoll.c's (xport_int.h joins them). It knows nothing of RPC records (the caller reassembles them from
  * data()).
  *
  * The shape of a loop turn: calls into the module only queue (puts, arms,
@@ -18,20 +18,16 @@
  * blocking control path freely.
  */
 #include <errno.h>
-#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "xport_int.h"
 
-#define XP_CHUNK (64u * 1024)		/* copied bytes are kept in chunks this large */
 #define XP_ROUNDS 8			/* deliver/submit/reap rounds per loop turn */
 
 static void link_init(struct xp_link *l)
@@ -69,132 +65,6 @@ static void link_move(struct xp_link *from, struct xp_link *to)
 	to->next->prev = to;
 	to->prev->next = to;
 	link_init(from);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* ---- the send queue */
-
-struct xp_seg *xp_seg_at(struct xport_sock *s, unsigned i)
-{
-	return &s->seg[(s->seg_head + i) & (s->seg_cap - 1)];
-}
-
-static int seg_push(struct xport_sock *s, const uint8_t *p, size_t n, struct xp_chunk *c)
-{
-	if (s->seg_n == s->seg_cap) {
-		unsigned cap = s->seg_cap ? s->seg_cap * 2 : 16, i;
-		struct xp_seg *seg = malloc(cap * sizeof(*seg));
-
-		if (!seg)
-			return -ENOMEM;
-		for (i = 0; i < s->seg_n; i++)
-			seg[i] = *xp_seg_at(s, i);
-		free(s->seg);
-		s->seg = seg;
-		s->seg_cap = cap;
-		s->seg_head = 0;
-	}
-	*xp_seg_at(s, s->seg_n++) = (struct xp_seg){ p, n, c };
-	return 0;
-}
-
-/* The last segment, if it may still grow (it is not in a sendmsg). */
-static struct xp_seg *seg_open_tail(struct xport_sock *s)
-{
-	if (s->seg_n == 0 || s->seg_n <= s->seg_busy)
-		return NULL;
-	return xp_seg_at(s, s->seg_n - 1);
-}
-
-/* Frees the chunks whose bytes are all sent; the last one is reused. */
-static void chunks_release(struct xport_sock *s)
-{
-	while (s->c_head && s->c_head->done == s->c_head->used) {
-		struct xp_chunk *c = s->c_head;
-
-		if (!c->next) {
-			c->used = c->done = 0;
-			break;
-		}
-		s->c_head = c->next;
-		if (!s->c_spare && c->cap == XP_CHUNK)
-			s->c_spare = c;
-		else
-			free(c);
-	}
-}
-
-void xp_queue_consume(struct xport_sock *s, size_t n)
-{
-	while (n > 0 && s->seg_n > 0) {
-		struct xp_seg *g = xp_seg_at(s, 0);
-		size_t k = n < g->n ? n : g->n;
-
-		g->p += k;
-		g->n -= k;
-		n -= k;
-		if (g->c)
-			g->c->done += k;
-		if (g->n == 0) {
-			s->seg_head = (s->seg_head + 1) & (s->seg_cap - 1);
-			s->seg_n--;
-		}
-	}
-	chunks_release(s);
-}
-
-void xp_chunk_free_list(struct xp_chunk *c)
-{
-	while (c) {
-		struct xp_chunk *next = c->next;
-
-		free(c);
-		c = next;
-	}
-}
-
-static void queue_drop(struct xport_sock *s)
-{
-	xp_chunk_free_list(s->c_head);
-	free(s->c_spare);
-	s->c_head = s->c_tail = s->c_spare = NULL;
-	s->seg_head = s->seg_n = s->seg_busy = 0;
-}
-
-unsigned xp_iov_fill(struct xport_sock *s, unsigned max, size_t *bytes)
-{
-	unsigned n = s->seg_n < max ? s->seg_n : max, i;
-
-	if (n > s->iov_cap) {
-		unsigned cap = s->iov_cap ? s->iov_cap : 8;
-		struct iovec *iov;
-
-		while (cap < n)
-			cap *= 2;
-		iov = realloc(s->iov, cap * sizeof(*iov));
-		if (!iov)
-			n = s->iov_cap;
-		else {
-			s->iov = iov;
-			s->iov_cap = cap;
-		}
-	}
-	*bytes = 0;
-	for (i = 0; i < n; i++) {
-		struct xp_seg *g = xp_seg_at(s, i);
-
-		s->iov[i].iov_base = (void *)g->p;
-		s->iov[i].iov_len = g->n;
-		*bytes += g->n;
-	}
-	return n;
 }
 
 /* ---- sockets on the transport's lists */
@@ -316,7 +186,7 @@ static void sock_close_fd(struct xport_sock *s)
 	close(s->fd);
 	s->fd = -1;
 	s->state = XP_CLOSED;
-	queue_drop(s);
+	xp_queue_drop(s);
 	free(s->stash);
 	s->stash = NULL;
 	s->stash_off = s->stash_len = 0;
@@ -602,216 +472,10 @@ bool xport_is_open(const struct xport_sock *s)
 	return s && s->state != XP_CLOSED;
 }
 
-static void queued(struct xport_sock *s)
-{
-	if (s->x && s->state == XP_OPEN)
-		xp_work(s, XP_W_SEND);
-}
-
-int xport_put(struct xport_sock *s, const void *p, size_t n)
-{
-	struct xp_chunk *c;
-	struct xp_seg *g;
-	uint8_t *dst;
-
-	if (!s || s->state == XP_CLOSED)
-		return -ENOTCONN;
-	if (n == 0)
-		return 0;
-	c = s->c_tail;
-	if (!c || c->cap - c->used < n) {
-		if (s->c_spare && n <= s->c_spare->cap) {
-			c = s->c_spare;
-			s->c_spare = NULL;
-		} else {
-			size_t cap = n > XP_CHUNK ? n : XP_CHUNK;
-
-			c = malloc(sizeof(*c) + cap);
-			if (!c)
-				return -ENOMEM;
-			c->cap = cap;
-		}
-		c->next = NULL;
-		c->used = c->done = 0;
-		if (s->c_tail)
-			s->c_tail->next = c;
-		else
-			s->c_head = c;
-		s->c_tail = c;
-	}
-	dst = c->data + c->used;
-	memcpy(dst, p, n);
-	g = seg_open_tail(s);
-	if (g && g->c == c && g->p + g->n == dst)
-		g->n += n;
-	else if (seg_push(s, dst, n, c) < 0)
-		return -ENOMEM;
-	c->used += n;
-	queued(s);
-	return 0;
-}
-
-int xport_put_ref(struct xport_sock *s, const void *p, size_t n)
-{
-	struct xp_seg *g;
-
-	if (!s || s->state == XP_CLOSED)
-		return -ENOTCONN;
-	if (n == 0)
-		return 0;
-	g = seg_open_tail(s);
-	if (g && !g->c && g->p + g->n == (const uint8_t *)p)
-		g->n += n;
-	else if (seg_push(s, p, n, NULL) < 0)
-		return -ENOMEM;
-	queued(s);
-	return 0;
-}
-
 void xport_flush(struct xport *x)
 {
 	if (x)
 		xp_pump(x, false, false);
-}
-
-/* Waits until fd is ready for ev or the deadline (ms, CLOCK_MONOTONIC; < 0: none). */
-static int wait_fd(int fd, short ev, int64_t deadline)
-{
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = ev };
-		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
-		int r;
-
-		if (deadline >= 0 && left < 0)
-			left = 0;
-		r = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
-		if (r > 0)
-			return 0;
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (errno != EINTR)
-			return -errno;
-	}
-}
-
-static int64_t deadline_of(int timeout_ms)
-{
-	return timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
-}
-
-/* Sends iov[0..cnt) (advanced in place) before the deadline; *sent counts. */
-static int sync_sendv(int fd, struct iovec *iov, int cnt, int64_t deadline, size_t *sent)
-{
-	*sent = 0;
-	while (cnt > 0) {
-		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)(cnt < IOV_MAX ? cnt : IOV_MAX) };
-		ssize_t r;
-		int rc;
-
-		if (iov->iov_len == 0) {
-			iov++;
-			cnt--;
-			continue;
-		}
-		r = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				return -errno;
-			if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0)
-				return rc;
-			continue;
-		}
-		*sent += (size_t)r;
-		while (r > 0) {
-			size_t k = (size_t)r < iov->iov_len ? (size_t)r : iov->iov_len;
-
-			iov->iov_base = (uint8_t *)iov->iov_base + k;
-			iov->iov_len -= k;
-			r -= (ssize_t)k;
-			if (iov->iov_len == 0) {
-				iov++;
-				cnt--;
-			}
-		}
-	}
-	return 0;
-}
-
-int xport_sync_send(struct xport_sock *s, const struct iovec *iov, int iovcnt, int timeout_ms)
-{
-	int64_t deadline = deadline_of(timeout_ms);
-	struct iovec *copy;
-	size_t total = 0, sent;
-	int i, rc;
-
-	if (!s || s->state != XP_OPEN)
-		return -ENOTCONN;
-	if (s->x)
-		return -EBUSY;
-	if (iovcnt < 0)
-		return -EINVAL;
-	while (s->seg_n) {
-		size_t bytes, done;
-		unsigned n = xp_iov_fill(s, IOV_MAX, &bytes);
-
-		if (n == 0)
-			return -ENOMEM;
-		rc = sync_sendv(s->fd, s->iov, (int)n, deadline, &done);
-		xp_queue_consume(s, done);
-		if (rc < 0)
-			return rc;
-	}
-	copy = malloc(((size_t)iovcnt + 1) * sizeof(*copy));
-	if (!copy)
-		return -ENOMEM;
-	for (i = 0; i < iovcnt; i++) {
-		copy[i] = iov[i];
-		total += iov[i].iov_len;
-	}
-	rc = sync_sendv(s->fd, copy, iovcnt, deadline, &sent);
-	free(copy);
-	if (rc < 0)
-		return rc;
-	return total > INT_MAX ? INT_MAX : (int)total;
-}
-
-ssize_t xport_sync_recv(struct xport_sock *s, void *p, size_t n, int timeout_ms)
-{
-	int64_t deadline = deadline_of(timeout_ms);
-
-	if (!s || s->state != XP_OPEN)
-		return -ENOTCONN;
-	if (s->x)
-		return -EBUSY;
-	if (s->stash_len > s->stash_off) {
-		size_t k = s->stash_len - s->stash_off;
-
-		if (k > n)
-			k = n;
-		memcpy(p, s->stash + s->stash_off, k);
-		s->stash_off += k;
-		if (s->stash_off == s->stash_len) {
-			free(s->stash);
-			s->stash = NULL;
-			s->stash_off = s->stash_len = 0;
-		}
-		return (ssize_t)k;
-	}
-	for (;;) {
-		ssize_t r = recv(s->fd, p, n, MSG_DONTWAIT);
-		int rc;
-
-		if (r >= 0)
-			return r;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
-		if ((rc = wait_fd(s->fd, POLLIN, deadline)) < 0)
-			return rc;
-	}
 }
 
 int xport_set_lowat(struct xport_sock *s, int bytes)

@@ -97,12 +97,16 @@ struct xport {
 	struct xport_stats st;
 };
 
-/* xport.c: the send queue, the socket's lists, its callbacks. */
+/* xport_queue.c: the send queue. */
 struct xp_seg *xp_seg_at(struct xport_sock *s, unsigned i);
 void xp_queue_consume(struct xport_sock *s, size_t n);
 /* s->iov[] from the first max segments; the number of entries (0: no memory). */
 unsigned xp_iov_fill(struct xport_sock *s, unsigned max, size_t *bytes);
 void xp_chunk_free_list(struct xp_chunk *c);
+/* Everything queued forgotten, its memory freed (the socket is closing). */
+void xp_queue_drop(struct xport_sock *s);
+
+/* xport.c: the socket's lists, its callbacks. */
 void xp_owe(struct xport_sock *s, unsigned flags);
 void xp_work(struct xport_sock *s, unsigned flags);
 enum xp_cb { XP_CB_CONNECTED, XP_CB_DATA, XP_CB_LOST };
