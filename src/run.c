@@ -266,15 +266,22 @@ static void measure(struct app *a)
 	}
 }
 
+/* Whether the verify pass follows the measured phase (see verify_pass). */
+static bool verify_due(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+
+	return cfg->verify && !cfg->verify_only && wl_mode_read_pct(cfg->rw, cfg->rwmixread) < 100 &&
+	       !control_cut_short(&a->ctl) && control_all_done(&a->ctl) &&
+	       !atomic_load(&a->run.verify_failed);
+}
+
 /* --verify after a phase that wrote: read every block back, unless the run is ending badly. */
 static int verify_pass(struct app *a)
 {
-	const struct config *cfg = a->cfg;
 	uint64_t measure_start = a->run.measure_start_ns;
 
-	if (!cfg->verify || cfg->verify_only || wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100 ||
-	    control_cut_short(&a->ctl) || !control_all_done(&a->ctl) ||
-	    atomic_load(&a->run.verify_failed))
+	if (!verify_due(a))
 		return 0;
 	if (a->ctl.live)
 		fprintf(stderr, "nfsload: reading every block back to check it\n");
@@ -341,6 +348,11 @@ static int run_workload(struct app *a, struct run_result *res)
 	if (a->start_refused)
 		return run_complain(EXIT_RUNTIME, "another MPI rank failed before the measured "
 				    "phase: this one stops too");
+	/* No phase follows: join the workers before reading their connections' figures. An
+	 * idle worker still handles its sockets: a connection lost after the phase (the
+	 * server killed under --on-error stop) would be written while the report reads it. */
+	if (!verify_due(a))
+		control_join(&a->ctl);
 	/* The workers are idle (or joined): the main phase's figures are final. */
 	if ((status = fill_report(a)) || (status = verify_pass(a)))
 		return status;
