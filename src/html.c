@@ -2,9 +2,9 @@
  * html: the run's report as one self-contained HTML page.
  *
  * Owns: the page, its style sheet and its sections, each built from the
- * report (summary with totals, settings and the run's set-up; throughput and
- * latency over time; the percentile spectrum; per-connection p99; outages;
- * verification). The drawing itself is svg.c's.
+ * report (throughput and latency over time; the percentile spectrum;
+ * per-connection p99; outages; verification). The summary section is
+ * html_summary.c's, the drawing itself svg.c's.
  *
  * Inline CSS and SVG only: no script, no font, image or style sheet from the
  * network, so the file can be mailed, archived or opened offline and still
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
+#include "html_int.h"
 #include "report.h"
 #include "report_int.h"
 #include "svg.h"
@@ -69,11 +69,6 @@ static const char css[] =
 	"@media (max-width:1000px){main{padding:8px 10px}section{padding:10px 12px}"
 	".pair{grid-template-columns:minmax(0,1fr)}}\n"
 	"@media (max-width:700px){.two{grid-template-columns:minmax(0,1fr)}}\n";
-
-static bool op_seen(const struct report *r, int t)
-{
-	return r->ops[t].ops || r->ops[t].errors;
-}
 
 /* ---- interval series ---- */
 
@@ -161,7 +156,7 @@ static void time_charts(FILE *out, const struct report *r)
 	if (tl)
 		timeline_load(r, tl, unit_s);
 	for (int t = 0; tl && t < OP_NTYPES; t++) {
-		if (!tl->n[t] || !op_seen(r, t))
+		if (!tl->n[t] || !html_op_seen(r, t))
 			continue;
 		for (int m = 0; m < 2; m++)
 			tput[m][nt] = (struct svg_line){ op_name(t), op_colors[t], NULL, tl->n[t],
@@ -349,170 +344,6 @@ static void connections(FILE *out, const struct report *r)
 	fputs("</section>\n", out);
 }
 
-/* ---- summary ---- */
-
-/* A row of a key-value table, both escaped; cls: the key's class, or NULL. */
-static void kv(FILE *out, const char *cls, const char *k, const char *v)
-{
-	fprintf(out, "<tr><th%s%s%s>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-	svg_esc(out, k);
-	fputs("</th><td>", out);
-	svg_esc(out, v);
-	fputs("</td></tr>\n", out);
-}
-
-/* The settings table every rendering walks: the rows worth showing, in its order. */
-static void settings(FILE *out, const struct report *r)
-{
-	struct setting set[REPORT_SETTINGS_MAX];
-	unsigned n = report_settings(r, set);
-	char v[CFG_URL_MAX];
-
-	fputs("<div><h3>Settings</h3><table class=\"kv\" id=\"settings\">\n", out);
-	for (unsigned i = 0; i < n; i++)
-		if (set[i].shown && set[i].label)
-			kv(out, NULL, set[i].label, report_setting_text(&set[i], v, sizeof(v)));
-	fputs("</table></div>\n", out);
-}
-
-/* What came before the measured window: the server reached, set-up, layout; who did I/O. */
-static void run(FILE *out, const struct report *r)
-{
-	const struct setup_times *t = &r->setup;
-	unsigned busy = 0;
-	char v[256], a[32], b[32];
-
-	fputs("<h3>Run</h3><table class=\"kv\" id=\"run\">\n", out);
-	if (r->cfg->engine && r->cfg->engine->takes_path)
-		snprintf(v, sizeof(v), "none: %.150s (engine %s%s%s)", r->cfg->path,
-			 r->engine ? r->engine : "?", r->ports && r->ports[0] ? ", " : "",
-			 r->ports ? r->ports : "");
-	else if (!r->cfg->url[0])
-		snprintf(v, sizeof(v), "none (engine %s)", r->engine ? r->engine : "?");
-	else if (r->ports && r->ports[0])
-		snprintf(v, sizeof(v), "%s: %s", r->engine ? r->engine : "?", r->ports);
-	else
-		snprintf(v, sizeof(v), "%s", r->engine ? r->engine : "?");
-	kv(out, NULL, "server", v);
-	snprintf(v, sizeof(v), "%u connection%s up in %s", r->nconns, r->nconns == 1 ? "" : "s",
-		 units_format_duration(r->connect_ns, a, sizeof(a)));
-	kv(out, NULL, "set-up", v);
-	for (unsigned i = 0; t->names && t->names[i] && i < SETUP_STEPS_MAX; i++) {
-		if (!t->steps[i].count)
-			continue;
-		snprintf(v, sizeof(v), "p50 %s, p99 %s",
-			 units_format_duration(hist_percentile(&t->steps[i], 50), a, sizeof(a)),
-			 units_format_duration(hist_percentile(&t->steps[i], 99), b, sizeof(b)));
-		kv(out, "sub", t->names[i], v);
-	}
-	if (r->layout_ran)
-		snprintf(v, sizeof(v), "%s written in %s (%.1f MiB/s), %" PRIu64 " error%s",
-			 units_format_size(r->layout.bytes, a, sizeof(a)),
-			 units_format_duration(r->layout_ns, b, sizeof(b)),
-			 report_mib_s(r->layout.bytes, r->layout_ns), r->layout.errors,
-			 r->layout.errors == 1 ? "" : "s");
-	else
-		snprintf(v, sizeof(v), "not needed (files already at size) or skipped");
-	kv(out, NULL, "layout", v);
-	for (unsigned i = 0; i < r->nconns; i++)
-		busy += r->conns[i].ops > 0;
-	snprintf(v, sizeof(v), "%u of %u", busy, r->nconns);
-	kv(out, NULL, "connections with I/O", v);
-	fputs("</table>\n", out);
-}
-
-static void totals_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
-{
-	uint64_t lat[REPORT_NPCTS + 3] = { s->lat.min, (uint64_t)hist_mean(&s->lat) };
-	char v[32];
-
-	for (int i = 0; i < REPORT_NPCTS; i++)
-		lat[2 + i] = hist_percentile(&s->lat, report_pcts[i].pct);
-	lat[REPORT_NPCTS + 2] = s->lat.max;
-	fprintf(out, "<tr><th class=\"l\">%s</th><td>%" PRIu64 "</td><td>%.0f</td><td>%.1f</td><td>%"
-		PRIu64 "</td>", name, s->ops, report_per_sec(s->ops, ns), report_mib_s(s->bytes, ns),
-		s->errors);
-	for (int i = 0; i < REPORT_NPCTS + 3; i++)
-		fprintf(out, "<td>%s</td>", s->ops ? units_format_duration(lat[i], v, sizeof(v)) : "-");
-	fputs("</tr>\n", out);
-}
-
-static void totals(FILE *out, const struct report *r)
-{
-	fputs("<h3>Totals</h3><div class=\"wide\"><table class=\"totals\" id=\"totals\"><tr>"
-	      "<th class=\"l\">op</th><th>count</th><th>IOPS</th><th>MiB/s</th><th>errors</th>"
-	      "<th>min</th><th>mean</th>", out);
-	for (int i = 0; i < REPORT_NPCTS; i++)
-		fprintf(out, "<th>%s</th>", report_pcts[i].key);
-	fputs("<th>max</th></tr>\n", out);
-	for (int t = 0; t < OP_NTYPES; t++)
-		if (op_seen(r, t))
-			totals_row(out, op_name(t), &r->ops[t], r->duration_ns);
-	if (!op_seen(r, OP_READ) && !op_seen(r, OP_WRITE))
-		fprintf(out, "<tr><td class=\"l none\" colspan=\"%d\">no operations</td></tr>\n",
-			REPORT_NPCTS + 8);
-	fputs("</table></div>\n", out);
-}
-
-static void cpu(FILE *out, const struct report *r)
-{
-	fprintf(out, "<h3>Client CPU</h3><table class=\"kv\"><tr><th>user</th><td>%.2f s</td></tr>"
-		"<tr><th>system</th><td>%.2f s</td></tr><tr><th>per operation</th><td>%.2f us</td>"
-		"</tr><tr><th>threads busy</th><td>", r->user_s, r->sys_s, report_us_per_op(r));
-	for (unsigned i = 0; i < r->nthreads; i++)
-		fprintf(out, "%s%.0f%%", i ? ", " : "", r->threads[i].busy_pct);
-	fputs("</td></tr></table>\n", out);
-}
-
-static void notes(FILE *out, const struct report *r)
-{
-	unsigned failed = 0;
-	char lag[32];
-
-	for (unsigned i = 0; i < r->nconns; i++)
-		failed += r->conns[i].error[0] != '\0';
-	if (r->limits_note && r->limits_note[0]) {
-		fputs("<p class=\"info\">note: ", out);
-		svg_esc(out, r->limits_note);
-		fputs("</p>\n", out);
-	}
-	if (r->interrupted)
-		fputs("<p class=\"warn\">The run was interrupted: the figures cover part of it.</p>\n", out);
-	if (!report_total_ops(r))
-		fputs("<p class=\"warn\">No operation completed.</p>\n", out);
-	if (failed)
-		fprintf(out, "<p class=\"warn\">%u of %u connections failed.</p>\n", failed, r->nconns);
-	if (report_client_bound(r))
-		fprintf(out, "<p class=\"warn\">Client-bound: a worker thread was busy at least %.0f%% "
-			"of the time, so these figures describe nfsload, not the server (add --threads "
-			"or cores).</p>\n", BUSY_WARN_PCT);
-	if (r->steady.valid) {
-		fprintf(out, "<p class=\"%s\">Steady state over %u intervals: ",
-			r->steady.steady ? "info" : "warn", r->steady.intervals);
-		svg_esc(out, r->steady.verdict ? r->steady.verdict : "");	/* it carries the figures */
-		fputs("</p>\n", out);
-	}
-	if (r->rate > 0)
-		fprintf(out, "<p class=\"%s\">Open loop: %.0f ops/s requested, %.0f achieved; "
-			"backlog at the end %" PRIu64 " operations; worst issue lag %s. Latencies run "
-			"from each operation's scheduled time.</p>\n",
-			r->achieved_rate < 0.95 * r->rate ? "warn" : "info", r->rate, r->achieved_rate,
-			r->backlog_ops, svg_fmt_lat((double)r->max_lag_ns, lag, sizeof(lag)));
-}
-
-static void summary(FILE *out, const struct report *r)
-{
-	fputs("<section id=\"summary\"><h2>Summary</h2>\n", out);
-	totals(out, r);
-	fputs("<div class=\"two\">\n", out);
-	settings(out, r);
-	fputs("<div>", out);
-	run(out, r);
-	cpu(out, r);
-	notes(out, r);
-	fputs("</div></div></section>\n", out);
-}
-
 /* Lost connections and how they came back (see SERVER FAULTS in nfsload(1)). */
 static void outages(FILE *out, const struct report *r)
 {
@@ -601,7 +432,7 @@ void report_html(FILE *out, const struct report *r)
 		"nfsload %s</div></header>\n", when,
 		units_format_duration(r->duration_ns, dur, sizeof(dur)),
 		r->interrupted ? " (interrupted)" : "", NFSLOAD_VERSION);
-	summary(out, r);
+	html_summary(out, r);
 	time_charts(out, r);
 	spectrum(out, r);
 	connections(out, r);

@@ -1,0 +1,24 @@
+/*
+ * The HTML report's private header, shared by its files and nothing else:
+ * html.c (the page, its style sheet, the charts and the later sections) and
+ * html_summary.c (the summary section). Other modules use report_html()
+ * from include/report.h.
+ */
+#ifndef NFSLOAD_HTML_INT_H
+#define NFSLOAD_HTML_INT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report.h"
+
+/* An operation type that completed or failed at least once: it gets a row and a line. */
+static inline bool html_op_seen(const struct report *r, int t)
+{
+	return r->ops[t].ops || r->ops[t].errors;
+}
+
+/* The summary section (totals, settings, run, client CPU, notes), in a <section>. */
+void html_summary(FILE *out, const struct report *r);
+
+#endif
