@@ -1,8 +1,10 @@
 /*
- * xport_int: what the transport's three files share, for them only (no other
- * module includes it). xport.c owns the sockets' bookkeeping, their send
- * queues, the loop turn and the blocking calls; xport_uring.c the ring (its
- * struct is private there, so liburing stays behind that one file);
+ * xport_int: what the transport's files share, for them only (no other
+ * module includes it). xport.c owns the sockets' bookkeeping and the loop
+ * turn; xport_queue.c the send queues; xport_sync.c the blocking calls;
+ * xport_uring.c the io_uring kind's requests, completions and wakes, and
+ * xport_ring.c its ring, provided buffers and socket table (the ring's struct
+ * is in xport_ring.h, for those two only, so liburing stays behind them);
  * xport_epoll.c the libev watchers. Everything runs on the loop's thread
  * unless xport.h says otherwise.
  */
@@ -120,7 +122,8 @@ void xp_peer_fill(struct xport_sock *s);
  * a callback. */
 bool xp_pump(struct xport *x, bool calls, bool events);
 
-/* xport_uring.c. The calls that take x do nothing (false) while x has no ring. */
+/* xport_uring.c (xp_ring_start, xp_ring_destroy: xport_ring.c). The calls that
+ * take x do nothing (false) while x has no ring. */
 /* In xport_new: the XPORT_URING kind when want_uring and io_uring can be used. */
 void xp_ring_setup(struct xport *x, bool want_uring);
 /* Watches the ring (its fd, and after each poll) while the ring kind has a ring

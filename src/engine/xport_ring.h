@@ -1,0 +1,63 @@
+/*
+ * xport_ring: the ring of the io_uring kind of transport, for its two files
+ * only (no other module includes it): xport_ring.c makes the ring, keeps what
+ * is registered with it (provided receive buffers, the socket table and its
+ * fixed files) and tears it down; xport_uring.c drives it (requests,
+ * completions, the loop's wakes). This header is where liburing comes in, so
+ * it stays behind those two files. Everything runs on the ring's thread
+ * unless said otherwise.
+ */
+#ifndef NFSLOAD_XPORT_RING_H
+#define NFSLOAD_XPORT_RING_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <liburing.h>
+
+#include "xport_int.h"
+
+#define XP_BUFSZ (64u * 1024)		/* bytes per provided buffer */
+#define XP_BGID 0
+
+struct xp_ent {
+	struct xport_sock *s;
+	uint32_t gen;
+};
+
+struct xp_ring {
+	pthread_t owner;
+	struct io_uring uring;
+	unsigned sq_pending;
+	struct io_uring_buf_ring *br;
+	size_t br_len;
+	uint8_t *bufs;
+	unsigned nbufs;			/* buffers in use: the first nbufs */
+	unsigned nfiles;
+	struct xp_ent *tab;
+	unsigned ntab, tab_cap;
+	unsigned *free_ids;
+	unsigned nfree;
+	struct io_uring_cqe *bl;	/* reaped completions not yet handled */
+	unsigned bl_pos, bl_n, bl_cap;
+	struct xp_chunk *orphans;	/* queues a cancel could not settle */
+};
+
+/* Whether x has a ring and this is the thread that made it. Any thread. */
+bool xp_ring_owner(const struct xport *x);
+
+/* Gives buffer bid (bytes at r->bufs + bid * XP_BUFSZ) back for receives. */
+void xp_buf_put(struct xp_ring *r, unsigned bid);
+/* Puts more buffers in use, up to want of them (at most XP_NBUFS, xport_ring.c). */
+void xp_bufs_grow(struct xp_ring *r, unsigned want);
+
+/* Gives s an entry in the table (s->id, s->gen) and a fixed file if its index
+ * is below the ring's nfiles; two buffers in use per socket. 0 or -ENOMEM. */
+int xp_sock_register(struct xport *x, struct xport_sock *s);
+/* Takes s (s->id may be -1) out of the table. owner: on the ring's thread;
+ * otherwise its entry and fixed file are not reused. */
+void xp_sock_unregister(struct xport *x, struct xport_sock *s, bool owner);
+
+#endif
