@@ -61,6 +61,7 @@ struct config {
 	bool sync;			/* stable writes: files opened O_SYNC (FILE_SYNC) */
 	bool direct;			/* --direct: O_DIRECT (local engine only) */
 	bool series_buckets;		/* JSON series rows carry their histogram buckets */
+	bool wire_time;			/* --wire-time: wire time beside client time */
 	enum cfg_on_error on_error;	/* default: continue if time based, else stop */
 	/* --verify: blocks carry a header and a checksum, reads check them */
 	bool verify;

@@ -48,6 +48,7 @@ struct engine_req {
 	enum engine_setattr setattr;
 	const void *data;	/* in done(): what a READ returned, valid inside done() only */
 	void *priv[2];		/* the engine's, from queue() to done() */
+	uint64_t wire_ns;	/* in done(): the reply's wire time (--wire-time), 0: none */
 	int stage;		/* the engine's */
 };
 
@@ -102,6 +103,7 @@ struct engine_ops {
 	const char *name;
 	const char *about;		/* for --version: what it was built with */
 	bool needs_url;			/* false: talks to no server (no URL allowed) */
+	bool wire_time;			/* sets engine_req.wire_ns (--wire-time) */
 	bool takes_path;		/* a local directory instead of a URL (cfg->path) */
 	/* Set-up steps step() reports, NULL-terminated, at most SETUP_STEPS_MAX (setup.h). */
 	const char *const *steps;

@@ -25,6 +25,15 @@ struct op_stats {
 	 * corrected, as wrk2 does).
 	 */
 	struct hist lat_unc;
+	/*
+	 * Wire time (engines that measure it, --wire-time), made on first use:
+	 * from the request's last byte leaving this host to its reply's last
+	 * byte arriving (kernel timestamps), and the client's share, the
+	 * actual issue to completion minus that. wire_missed: successful
+	 * operations the kernel's timestamps could not be matched to.
+	 */
+	struct hist wire, client;
+	uint64_t wire_missed;
 };
 
 /* 0 or -ENOMEM. With open_loop, lat_unc is allocated too. */
@@ -47,6 +56,14 @@ static inline void op_stats_record(struct op_stats *s, int status, uint64_t lat_
 	hist_record(&s->lat, lat_ns);
 	if (s->lat_unc.counts)
 		hist_record(&s->lat_unc, unc_ns);
+}
+
+/* A successful operation's wire time (ns), or 0: none could be taken.
+ * unc_ns: its latency from the actual issue. */
+void op_stats_wire(struct op_stats *s, uint64_t wire_ns, uint64_t unc_ns);
+static inline bool op_stats_has_wire(const struct op_stats *s)
+{
+	return s->wire.counts || s->wire_missed;
 }
 
 /* The same for an array of OP_NTYPES. */

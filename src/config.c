@@ -30,7 +30,7 @@ enum {
 	OPT_HDR_LOG, OPT_REPORT, OPT_SYNC, OPT_COMMIT_EVERY, OPT_MIX, OPT_DIRS,
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
-	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT, OPT_SERIES_BUCKETS,
+	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT, OPT_SERIES_BUCKETS, OPT_WIRE_TIME,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +62,7 @@ static const struct option long_opts[] = {
 	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "direct", no_argument, NULL, OPT_DIRECT },
 	{ "series-buckets", no_argument, NULL, OPT_SERIES_BUCKETS },
+	{ "wire-time", no_argument, NULL, OPT_WIRE_TIME },
 	{ "commit-every", required_argument, NULL, OPT_COMMIT_EVERY },
 	{ "mix", required_argument, NULL, OPT_MIX },
 	{ "dirs", required_argument, NULL, OPT_DIRS },
@@ -404,6 +405,9 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			break;
 		case OPT_SERIES_BUCKETS:
 			cfg->series_buckets = true;
+			break;
+		case OPT_WIRE_TIME:
+			cfg->wire_time = true;
 			break;
 		case OPT_COMMIT_EVERY:
 			rc = parse_count("--commit-every", arg, 1000000, &cfg->commit_every, err, len);

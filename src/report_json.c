@@ -45,6 +45,25 @@ static void json_lat(FILE *out, const struct hist *h)
 	fprintf(out, ", \"max\": %" PRIu64 "}", h->max);
 }
 
+/* , "key": [[lo, hi, count], ...]: the histogram's non-empty buckets. */
+static void json_buckets(FILE *out, const char *key, const struct hist *h)
+{
+	bool first = true;
+
+	fprintf(out, ", \"%s\": [", key);
+	for (int i = 0; i < h->nbuckets; i++) {
+		uint64_t lo, hi;
+
+		if (!h->counts[i])
+			continue;
+		hist_bucket_range(h, i, &lo, &hi);
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", lo, hi,
+			h->counts[i]);
+		first = false;
+	}
+	fputc(']', out);
+}
+
 void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc)
 {
 	bool buckets = proc != NULL;
@@ -66,21 +85,23 @@ void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 		fputs(", \"lat_ns_uncorrected\": ", out);
 		json_lat(out, &s->lat_unc);
 	}
-	if (buckets) {
-		bool first = true;
+	if (buckets)
+		json_buckets(out, "buckets", &s->lat);
+	if (op_stats_has_wire(s)) {
+		const struct hist *w = &s->wire, *c = &s->client;
 
-		fputs(", \"buckets\": [", out);
-		for (int i = 0; i < s->lat.nbuckets; i++) {
-			uint64_t lo, hi;
-
-			if (!s->lat.counts[i])
-				continue;
-			hist_bucket_range(&s->lat, i, &lo, &hi);
-			fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", lo,
-				hi, s->lat.counts[i]);
-			first = false;
+		fprintf(out, ", \"wire_count\": %" PRIu64 ", \"wire_missed\": %" PRIu64,
+			w->count, s->wire_missed);
+		if (w->counts) {
+			fputs(", \"wire_lat_ns\": ", out);
+			json_lat(out, w);
+			fputs(", \"client_lat_ns\": ", out);
+			json_lat(out, c);
+			if (buckets) {
+				json_buckets(out, "wire_buckets", w);
+				json_buckets(out, "client_buckets", c);
+			}
 		}
-		fputc(']', out);
 	}
 	fputc('}', out);
 }

@@ -36,6 +36,67 @@ void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, u
 	fputc('\n', out);
 }
 
+/* A wire time row under an op's row: "  wire" or "  client", count in the ops column. */
+static void text_hist_row(FILE *out, const char *name, const struct hist *h)
+{
+	fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", name, h->count, "", "", "");
+	text_lat(out, h->min);
+	text_lat(out, (uint64_t)hist_mean(h));
+	for (size_t i = 0; i < REPORT_NPCTS; i++)
+		text_lat(out, hist_percentile(h, report_pcts[i].pct));
+	text_lat(out, h->max);
+	fputc('\n', out);
+}
+
+static void text_op(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
+{
+	report_text_op_row(out, name, s, ns);
+	if (s->ops && s->wire.counts && s->wire.count) {
+		text_hist_row(out, "wire", &s->wire);
+		text_hist_row(out, "client", &s->client);
+	}
+}
+
+/* The client's share of p50 and p99 per op, and the replies left out. */
+static void text_wire(FILE *out, const struct report *r, const struct op_stats *tot)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (r->cfg->wire_time && !r->cfg->engine->wire_time) {
+		fprintf(out, "wire time: not available with the %s engine (it reads its sockets "
+			"itself)\n", r->cfg->engine->name);
+		return;
+	}
+	if (!tot || !op_stats_has_wire(tot))
+		return;
+	for (int t = 0; t <= OP_NTYPES; t++) {
+		const struct op_stats *s = t < OP_NTYPES ? &r->ops[t] : tot;
+		const struct hist *base = s->lat_unc.counts ? &s->lat_unc : &s->lat;
+		uint64_t p50, p99, w50, w99;
+
+		if (!s->ops || !op_stats_has_wire(s))
+			continue;
+		fprintf(out, "wire time %-6s", t < OP_NTYPES ? op_name(t) : "total");
+		if (s->wire.counts && s->wire.count) {
+			p50 = hist_percentile(base, 50);
+			p99 = hist_percentile(base, 99);
+			w50 = hist_percentile(&s->wire, 50);
+			w99 = hist_percentile(&s->wire, 99);
+			fprintf(out, " client's share: %.0f%% of p50 (%s of %s), %.0f%% of p99 (%s of %s)",
+				p50 > w50 ? 100.0 * (double)(p50 - w50) / (double)p50 : 0.0,
+				units_format_duration(p50 > w50 ? p50 - w50 : 0, a, sizeof(a)),
+				units_format_duration(p50, b, sizeof(b)),
+				p99 > w99 ? 100.0 * (double)(p99 - w99) / (double)p99 : 0.0,
+				units_format_duration(p99 > w99 ? p99 - w99 : 0, c, sizeof(c)),
+				units_format_duration(p99, d, sizeof(d)));
+		}
+		if (s->wire_missed)
+			fprintf(out, "%s%" PRIu64 " of %" PRIu64 " left out (no exact timestamp)",
+				s->wire.count ? "; " : " ", s->wire_missed, s->ops);
+		fputc('\n', out);
+	}
+}
+
 /* One row per outage; times since the measured window began (negative: before it). */
 static void text_outages(FILE *out, const struct report *r)
 {
@@ -362,13 +423,16 @@ void report_text(FILE *out, const struct report *r)
 		"max");
 	for (int t = 0; t < OP_NTYPES; t++)
 		if (r->ops[t].ops || r->ops[t].errors)
-			report_text_op_row(out, op_name(t), &r->ops[t], r->duration_ns);
+			text_op(out, op_name(t), &r->ops[t], r->duration_ns);
 	tot = calloc(1, sizeof(*tot));
 	if (tot && op_stats_init(tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
 			op_stats_add(tot, &r->ops[t]);
-		report_text_op_row(out, "total", tot, r->duration_ns);
+		text_op(out, "total", tot, r->duration_ns);
+		text_wire(out, r, tot);
 		op_stats_destroy(tot);
+	} else {
+		text_wire(out, r, NULL);
 	}
 	free(tot);
 

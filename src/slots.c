@@ -286,10 +286,15 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 	 * must say what the tree on the server holds.
 	 */
 	if (!w->stopping &&
-	    (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns))
+	    (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns)) {
 		op_stats_record(&w->ival[s->type], status, lat, unc);
+		if (w->wire && status >= 0)
+			op_stats_wire(&w->ival[s->type], s->req.wire_ns, unc);
+	}
 	if ((!w->stopping || w->meta) && s->start_ns >= w->run->measure_start_ns) {
 		op_stats_record(&w->total[s->type], status, lat, unc);
+		if (w->wire && status >= 0)
+			op_stats_wire(&w->total[s->type], s->req.wire_ns, unc);
 		op_stats_record(&wc->stats, status, lat, unc);
 		if (status < 0)
 			slots_count_error(wc, status);

@@ -5,8 +5,8 @@
 
 int op_stats_init(struct op_stats *s, int sub_bits, bool open_loop)
 {
-	s->ops = s->bytes = s->errors = 0;
-	s->lat_unc = (struct hist){ 0 };
+	s->ops = s->bytes = s->errors = s->wire_missed = 0;
+	s->lat_unc = s->wire = s->client = (struct hist){ 0 };
 	if (hist_init(&s->lat, sub_bits))
 		return -ENOMEM;
 	if (open_loop && hist_init(&s->lat_unc, sub_bits)) {
@@ -20,14 +20,44 @@ void op_stats_destroy(struct op_stats *s)
 {
 	hist_destroy(&s->lat);
 	hist_destroy(&s->lat_unc);
+	hist_destroy(&s->wire);
+	hist_destroy(&s->client);
 }
 
 void op_stats_reset(struct op_stats *s)
 {
-	s->ops = s->bytes = s->errors = 0;
+	s->ops = s->bytes = s->errors = s->wire_missed = 0;
 	hist_reset(&s->lat);
 	if (s->lat_unc.counts)
 		hist_reset(&s->lat_unc);
+	if (s->wire.counts) {
+		hist_reset(&s->wire);
+		hist_reset(&s->client);
+	}
+}
+
+/* The wire histograms, made on first use like the source's (false: no memory). */
+static bool wire_ready(struct op_stats *s, int sub_bits)
+{
+	if (s->wire.counts)
+		return true;
+	if (hist_init(&s->wire, sub_bits))
+		return false;
+	if (hist_init(&s->client, sub_bits)) {
+		hist_destroy(&s->wire);
+		return false;
+	}
+	return true;
+}
+
+void op_stats_wire(struct op_stats *s, uint64_t w, uint64_t unc_ns)
+{
+	if (w == 0 || !wire_ready(s, s->lat.sub_bits)) {
+		s->wire_missed++;
+		return;
+	}
+	hist_record(&s->wire, w);
+	hist_record(&s->client, unc_ns > w ? unc_ns - w : 0);
 }
 
 void op_stats_add(struct op_stats *dst, const struct op_stats *src)
@@ -38,6 +68,11 @@ void op_stats_add(struct op_stats *dst, const struct op_stats *src)
 	hist_add(&dst->lat, &src->lat);
 	if (dst->lat_unc.counts && src->lat_unc.counts)
 		hist_add(&dst->lat_unc, &src->lat_unc);
+	dst->wire_missed += src->wire_missed;
+	if (src->wire.counts && wire_ready(dst, src->wire.sub_bits)) {
+		hist_add(&dst->wire, &src->wire);
+		hist_add(&dst->client, &src->client);
+	}
 }
 
 int op_stats_init_all(struct op_stats *s, int sub_bits, bool open_loop)

@@ -64,6 +64,8 @@ void config_usage(FILE *out)
 	      "      --connections-per-session N  NFSv4.1, native engine: N connections share\n"
 	      "                         one session and its slots (trunking; default 1)\n"
 	      "      --uid N, --gid N   AUTH_SYS user and group (native engine; default 0)\n"
+	      "      --wire-time        native engine: each reply's wire time (kernel timestamps:\n"
+	      "                         request out, reply in) beside the client's own share\n"
 	      "      --max-load K       stress mode: each connection wakes once per K replies\n"
 	      "                         (SO_RCVLOWAT); latencies are then upper bounds\n"
 	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"

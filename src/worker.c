@@ -305,6 +305,7 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	w->id = id;
 	w->run = run;
 	w->engine = run->cfg->engine;
+	w->wire = run->cfg->wire_time && w->engine->wire_time;
 	w->nconns = nconns;
 	w->sched.fd = -1;
 	if (ival_box_init(&w->box))

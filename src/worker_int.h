@@ -90,6 +90,7 @@ struct worker {
 	bool ramp_pending;	/* the ramp has not ended yet in this thread */
 	unsigned commit_every;	/* this phase's --commit-every, 0 = none */
 	bool meta;		/* this phase runs the --mix metadata workload */
+	bool wire;		/* --wire-time with an engine that measures it */
 	struct schedule sched;	/* open loop */
 	uint64_t stop_ns;
 	uint64_t max_lag_ns;	/* open loop: worst issue time past the schedule */

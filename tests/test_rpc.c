@@ -445,6 +445,7 @@ struct stream {
 	size_t len;
 	const uint8_t *rec[GOT_MAX];	/* the records, as expected */
 	size_t rec_len[GOT_MAX];
+	size_t rec_end[GOT_MAX];	/* stream offset just past the record */
 	unsigned n;
 };
 
@@ -469,6 +470,7 @@ static void add_record(struct stream *s, const uint8_t *data, size_t len, const 
 		at += frags[i];
 	}
 	assert_int_equal(at, len);
+	s->rec_end[s->n - 1] = s->len;
 }
 
 struct got {
@@ -477,6 +479,8 @@ struct got {
 	unsigned n, in_place, misaligned;
 	uintptr_t lo, hi;	/* the chunk being fed */
 	unsigned stop_at;	/* return 42 from this call (1-based), 0: never */
+	const struct rpc_rec *r;	/* set: rest[] records r->rest at each call */
+	size_t rest[GOT_MAX];
 };
 
 static int collect(void *arg, const uint8_t *rec, size_t len)
@@ -488,6 +492,8 @@ static int collect(void *arg, const uint8_t *rec, size_t len)
 		g->in_place++;
 	if (p & 3)
 		g->misaligned++;
+	if (g->r && g->n < GOT_MAX)
+		g->rest[g->n] = g->r->rest;
 	if (g->n < GOT_MAX && g->used + len <= sizeof(g->data)) {
 		memcpy(g->data + g->used, rec, len);
 		g->used += len;
@@ -586,6 +592,37 @@ static void test_rec_split_two(void **state)
 		feed_cut(&r, &g, &s, &cut, 1, ctx);
 		check_got(&g, &s, ctx);
 		check_u(r.len + r.mark_have + r.frag_left, 0, "%s: left over", ctx);
+	}
+	rpc_rec_destroy(&r);
+	done();
+}
+
+/*
+ * Wire time takes a receive's time for the record that ends the receive only:
+ * rest says how many bytes of the chunk came after the record, for records
+ * whole in a chunk and gathered across chunks, at every cut of the stream.
+ */
+static void test_rec_rest(void **state)
+{
+	struct stream s;
+	struct rpc_rec r;
+	struct got g;
+	char ctx[64];
+
+	(void)state;
+	mixed_stream(&s);
+	rpc_rec_init(&r, RPC_RECORD_MAX);
+	for (size_t cut = 0; cut <= s.len; cut++) {
+		memset(&g, 0, sizeof(g));
+		g.r = &r;
+		snprintf(ctx, sizeof(ctx), "cut at %zu of %zu", cut, s.len);
+		feed_cut(&r, &g, &s, &cut, 1, ctx);
+		check_got(&g, &s, ctx);
+		for (unsigned i = 0; i < s.n && i < g.n; i++) {
+			size_t chunk_end = s.rec_end[i] <= cut ? cut : s.len;
+
+			check_u(g.rest[i], chunk_end - s.rec_end[i], "%s: record %u: rest", ctx, i);
+		}
 	}
 	rpc_rec_destroy(&r);
 	done();
@@ -919,6 +956,7 @@ int main(void)
 		cmocka_unit_test_setup(test_peek_xid, setup),
 		cmocka_unit_test_setup(test_rec_split_two, setup),
 		cmocka_unit_test_setup(test_rec_split_three, setup),
+		cmocka_unit_test_setup(test_rec_rest, setup),
 		cmocka_unit_test_setup(test_rec_byte_at_a_time, setup),
 		cmocka_unit_test_setup(test_rec_in_place, setup),
 		cmocka_unit_test_setup(test_rec_misaligned_chunk, setup),

@@ -55,6 +55,7 @@ struct nat_call {
 	uint16_t slot;			/* v4.1: the session slot it holds */
 	uint32_t arg;			/* the kind's: a file index */
 	uint64_t deadline_ns;
+	uint64_t tx_end;		/* the stream offset just past its last byte */
 	struct engine_req *req;		/* NK_REQ */
 };
 

@@ -100,6 +100,7 @@ int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const vo
 		nat_call_free(c, call);
 		return rc;
 	}
+	call->tx_end = xport_out_end(c->sock);
 	c->last_send_ns = now_ns();
 	call->deadline_ns = c->last_send_ns + c->cfg->timeout_ns;
 	c->inflight++;
@@ -113,6 +114,20 @@ void nat_call_free(struct engine_conn *c, struct nat_call *call)
 	call->xid = 0;
 	call->req = NULL;
 	c->free_calls[c->nfree++] = (uint32_t)(call - c->calls);
+}
+
+/*
+ * A reply's wire time: from its call's last byte leaving to its own last byte
+ * arriving, or 0 where the kernel's timestamps cannot say it exactly: a reply
+ * that other bytes followed in the same receive would get their (later) time.
+ */
+static uint64_t wire_ns(struct engine_conn *c, const struct nat_call *call)
+{
+	uint64_t rx = xport_rx_time(c->sock), tx;
+
+	if (!rx || c->rec.rest || xport_tx_time(c->sock, call->tx_end, &tx) < 0 || rx <= tx)
+		return 0;
+	return rx - tx;
 }
 
 static int on_record(void *arg, const uint8_t *rec, size_t len)
@@ -134,6 +149,8 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 	if (rc == 0)
 		rc = rpc_reply_errno(&r);
 	c->inflight--;
+	if (call->req)
+		call->req->wire_ns = wire_ns(c, call);
 	nat_reply(c, call, &x, rc);
 	xdr_destroy(&x);
 	/* The reply may have dropped or failed the connection. */

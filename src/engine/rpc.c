@@ -271,6 +271,7 @@ int rpc_rec_feed(struct rpc_rec *r, const uint8_t *p, size_t n,
 			rec = p + RPC_MARK_LEN;
 			p = rec + whole;
 			n -= RPC_MARK_LEN + (size_t)whole;
+			r->rest = n;
 			rc = fn(arg, rec, whole);
 			if (rc)
 				return rc;
@@ -310,6 +311,7 @@ int rpc_rec_feed(struct rpc_rec *r, const uint8_t *p, size_t n,
 			len = r->len;
 			r->len = 0;
 			r->last = false;
+			r->rest = n;
 			rc = fn(arg, rec, len);
 			if (rc)
 				return rc;

@@ -85,6 +85,7 @@ struct rpc_rec {
 	uint8_t mark[4];	/* a mark split across chunks */
 	unsigned mark_have;	/* 0..3 bytes of it so far; 4: in a fragment */
 	bool last;		/* the current fragment is the record's last */
+	size_t rest;		/* in fn: bytes of the chunk fed after the record's end */
 	size_t max;		/* records larger than this are an error */
 };
 

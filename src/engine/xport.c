@@ -187,6 +187,7 @@ static void sock_close_fd(struct xport_sock *s)
 	s->fd = -1;
 	s->state = XP_CLOSED;
 	xp_queue_drop(s);
+	xp_stamp_off(s);
 	free(s->stash);
 	s->stash = NULL;
 	s->stash_off = s->stash_len = 0;
@@ -227,6 +228,7 @@ static bool deliver(struct xport *x)
 
 			s->stash = NULL;
 			s->stash_off = s->stash_len = 0;
+			s->rx_ns = 0;
 			gone = xp_sock_call(s, XP_CB_DATA, 0, b + off, len - off);
 			free(b);
 			if (gone || s->x != x)

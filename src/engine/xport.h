@@ -103,6 +103,21 @@ ssize_t xport_sync_recv(struct xport_sock *s, void *p, size_t n, int timeout_ms)
  * on both kinds. Fewer bytes than that never wake it: keep bytes <= what is sure
  * to come (one reply). */
 int xport_set_lowat(struct xport_sock *s, int bytes);
+/*
+ * Wire time (--wire-time): the kernel's software timestamps (SO_TIMESTAMPING)
+ * of what s sends and receives from now on, on a connected socket. depth:
+ * requests in flight at most. 0, or -errno (this kernel cannot).
+ */
+int xport_stamp_on(struct xport_sock *s, unsigned depth);
+/* The stream offset just past the last byte queued on s since it connected. */
+uint64_t xport_out_end(const struct xport_sock *s);
+/* When every byte before stream offset end had left this host (ns,
+ * CLOCK_REALTIME): 0, or -ENOENT (stamping off, or not known). */
+int xport_tx_time(struct xport_sock *s, uint64_t end, uint64_t *ns);
+/* Inside data(): when the newest of the bytes given arrived (ns,
+ * CLOCK_REALTIME); 0: not known. */
+uint64_t xport_rx_time(const struct xport_sock *s);
+
 /* The local and peer port, for messages ("127.0.0.1:2049 (local port 40312)"). */
 const char *xport_peer(const struct xport_sock *s);
 

@@ -70,7 +70,7 @@ static void ep_rd_cb(struct ev_loop *loop, ev_io *w, int revents)
 		return;
 	}
 	for (i = 0; i < XP_READS; i++) {
-		ssize_t n = recv(s->fd, x->rbuf, XP_RBUF, MSG_DONTWAIT);
+		ssize_t n = xp_stamp_recv(s, x->rbuf, XP_RBUF);
 
 		if (n > 0) {
 			if (xp_sock_call(s, XP_CB_DATA, 0, x->rbuf, (size_t)n) || s->x != x ||
@@ -86,6 +86,8 @@ static void ep_rd_cb(struct ev_loop *loop, ev_io *w, int revents)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			xp_sock_fail(s, -errno);
+		else if (s->stamp)
+			xp_stamp_drain(s);	/* a send timestamp woke it: epoll is level-triggered */
 		return;
 	}
 }

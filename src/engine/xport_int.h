@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stamp.h"
 #include "xport.h"
 
 #define XP_OF(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
@@ -65,6 +66,14 @@ struct xport_sock {
 	/* bytes a ring received before a detach, for data() after the next attach */
 	uint8_t *stash;
 	size_t stash_off, stash_len;
+
+	/* wire time (xport_stamp.c) */
+	bool stamp;			/* timestamps on */
+	bool recv_msg;			/* the ring's receive is a recvmsg (carries them) */
+	uint64_t out_end, sent_end;	/* bytes queued, bytes the kernel took, since connect */
+	uint64_t rx_ns;			/* during data(): when its bytes arrived, 0: unknown */
+	struct stamp_tx tx;
+	struct msghdr rmsg;		/* the ring's recvmsg: room for the control message */
 
 	/* io_uring */
 	int id;				/* in the ring's table (and fixed file if fixed), or -1 */
@@ -145,6 +154,14 @@ bool xp_ring_reap(struct xport *x);
 bool xp_ring_more(struct xport *x);
 /* In xport_free, its sockets gone: the ring and its watcher. */
 void xp_ring_destroy(struct xport *x);
+
+/* xport_stamp.c */
+/* Timestamps off, the stream's counts back to 0 (the socket closed). */
+void xp_stamp_off(struct xport_sock *s);
+/* Reads the send timestamps waiting in the error queue. */
+void xp_stamp_drain(struct xport_sock *s);
+/* recv (MSG_DONTWAIT), with the receive's time in s->rx_ns when timestamps are on. */
+ssize_t xp_stamp_recv(struct xport_sock *s, void *p, size_t n);
 
 /* xport_epoll.c */
 void xp_ep_sock_init(struct xport_sock *s);

@@ -64,6 +64,9 @@ static void chunks_release(struct xport_sock *s)
 
 void xp_queue_consume(struct xport_sock *s, size_t n)
 {
+	s->sent_end += n;
+	if (s->stamp && n)
+		stamp_tx_sent(&s->tx, s->sent_end);
 	while (n > 0 && s->seg_n > 0) {
 		struct xp_seg *g = xp_seg_at(s, 0);
 		size_t k = n < g->n ? n : g->n;
@@ -173,6 +176,7 @@ int xport_put(struct xport_sock *s, const void *p, size_t n)
 	else if (seg_push(s, dst, n, c) < 0)
 		return -ENOMEM;
 	c->used += n;
+	s->out_end += n;
 	queued(s);
 	return 0;
 }
@@ -190,6 +194,7 @@ int xport_put_ref(struct xport_sock *s, const void *p, size_t n)
 		g->n += n;
 	else if (seg_push(s, p, n, NULL) < 0)
 		return -ENOMEM;
+	s->out_end += n;
 	queued(s);
 	return 0;
 }

@@ -117,6 +117,10 @@ int xport_sync_send(struct xport_sock *s, const struct iovec *iov, int iovcnt, i
 		total += iov[i].iov_len;
 	}
 	rc = sync_sendv(s->fd, copy, iovcnt, deadline, &sent);
+	s->out_end += sent;
+	s->sent_end += sent;
+	if (s->stamp && sent)
+		stamp_tx_sent(&s->tx, s->sent_end);
 	free(copy);
 	if (rc < 0)
 		return rc;

@@ -129,6 +129,33 @@ static bool ring_reap(struct xport *x)
 	return i > 0;
 }
 
+/* A receive's bytes in buffer bid: all res of them (recv), or a recvmsg's
+ * payload, with the receive's time in *ns (0: none). *n 0: a recvmsg's end
+ * of stream, or (NULL) a malformed buffer. */
+static const uint8_t *rx_bytes(const struct xp_ring *r, const struct xport_sock *s,
+			       unsigned bid, int res, size_t *n, uint64_t *ns)
+{
+	uint8_t *b = r->bufs + (size_t)bid * XP_BUFSZ;
+	struct io_uring_recvmsg_out *o;
+	struct msghdr m;
+
+	*ns = 0;
+	if (!s->recv_msg) {
+		*n = (size_t)res;
+		return b;
+	}
+	*n = 0;
+	o = io_uring_recvmsg_validate(b, res, (struct msghdr *)&s->rmsg);
+	if (!o)
+		return NULL;
+	memset(&m, 0, sizeof(m));
+	m.msg_control = (uint8_t *)(o + 1) + s->rmsg.msg_namelen;
+	m.msg_controllen = o->controllen;
+	*ns = stamp_rx_cmsg(&m);
+	*n = o->payloadlen;
+	return io_uring_recvmsg_payload(o, (struct msghdr *)&s->rmsg);
+}
+
 static int stash_add(struct xport_sock *s, const uint8_t *p, size_t n)
 {
 	uint8_t *b = realloc(s->stash, s->stash_len + n);
@@ -156,10 +183,14 @@ static void ring_settle(struct xport *x, struct xport_sock *s, bool keep)
 			continue;
 		if (c->flags & IORING_CQE_F_BUFFER) {
 			unsigned bid = c->flags >> IORING_CQE_BUFFER_SHIFT;
+			const uint8_t *p = NULL;
+			uint64_t ns;
+			size_t n = 0;
 
-			if (op == XP_OP_RECV && c->res > 0 && keep &&
-			    stash_add(s, r->bufs + (size_t)bid * XP_BUFSZ, (size_t)c->res) == 0)
-				x->st.stashed += (size_t)c->res;
+			if (op == XP_OP_RECV && c->res > 0 && keep)
+				p = rx_bytes(r, s, bid, c->res, &n, &ns);
+			if (n && stash_add(s, p, n) == 0)
+				x->st.stashed += n;
 			xp_buf_put(r, bid);
 		}
 		if (op == XP_OP_RECV && !(c->flags & IORING_CQE_F_MORE))
@@ -280,7 +311,16 @@ void xp_ring_build(struct xport *x, struct xport_sock *s, unsigned f)
 			xp_work(s, f);
 			return;
 		}
-		io_uring_prep_recv_multishot(sqe, s->fd, NULL, 0, 0);
+		/* With timestamps on, a recvmsg: each buffer then starts with a header
+		 * and the control message that carries the receive's time. */
+		s->recv_msg = s->stamp;
+		if (s->recv_msg) {
+			memset(&s->rmsg, 0, sizeof(s->rmsg));
+			s->rmsg.msg_controllen = STAMP_CMSG_SPACE;
+			io_uring_prep_recvmsg_multishot(sqe, s->fd, &s->rmsg, 0);
+		} else {
+			io_uring_prep_recv_multishot(sqe, s->fd, NULL, 0, 0);
+		}
 		sqe_target(sqe, s);
 		/* Poll first: a recv tried at once would take bytes below SO_RCVLOWAT. */
 		sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
@@ -332,9 +372,16 @@ static bool ring_cqe(struct xport *x, const struct io_uring_cqe *c)
 		if (!(c->flags & IORING_CQE_F_MORE))
 			s->recv_on = false;
 		if (res > 0 && buf) {
-			bool gone = xp_sock_call(s, XP_CB_DATA, 0, r->bufs + (size_t)bid * XP_BUFSZ,
-						 (size_t)res);
+			size_t n;
+			const uint8_t *p = rx_bytes(r, s, bid, res, &n, &s->rx_ns);
+			bool gone;
 
+			if (n == 0) {
+				xp_buf_put(r, bid);
+				xp_sock_fail(s, p ? 0 : -EBADMSG);	/* a recvmsg's end of stream */
+				return false;
+			}
+			gone = xp_sock_call(s, XP_CB_DATA, 0, p, n);
 			xp_buf_put(r, bid);
 			if (gone)
 				return true;
