@@ -31,6 +31,9 @@ static int check(const struct config *cfg, char *err, size_t len)
 			    cfg->meta ? "--mix" : "--small-files");
 	if (cfg->max_load)
 		return config_fail(err, len, "--max-load: the local engine has no sockets to wake");
+	if (cfg->wire_time)
+		return config_fail(err, len, "--wire-time: the local engine has no wire (use "
+			    "--engine native on the URL)");
 	if (cfg->conns_per_session > 1)
 		return config_fail(err, len, "--connections-per-session: NFSv4.1 sessions (native "
 			    "engine), not --engine local");

@@ -48,6 +48,8 @@ static int check(const struct config *cfg, char *err, size_t len)
 		return config_fail(err, len, "--engine null: moves no data, nothing to --verify");
 	if (cfg->max_load)
 		return config_fail(err, len, "--max-load: the null engine has no sockets to wake");
+	if (cfg->wire_time)
+		return config_fail(err, len, "--wire-time: the null engine has no wire");
 	return 0;
 }
 
