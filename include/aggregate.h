@@ -90,6 +90,12 @@ void aggregate_verify(struct worker *const *w, unsigned n, struct verify_counts 
  * r->threads, r->conns (allocated), outlier and stuck flags, the open
  * loop's lateness and backlog. 0 or -ENOMEM.
  */
+/* Several servers: r->servers[k].st += each worker's phase figures of server k
+ * (made on first use; every connection and outage figure comes with aggregate_servers_end). */
+int aggregate_servers(struct worker *const *w, unsigned n, struct report *r);
+/* Their connections, outages, connections down and outlier flags, after aggregate_conns. */
+void aggregate_servers_end(struct report *r);
+void aggregate_servers_free(struct report *r);
 int aggregate_conns(struct worker *const *w, unsigned n, struct report *r);
 /*
  * The exit status of a run that got as far as a report (signal: the one

@@ -23,8 +23,20 @@ enum cfg_live { CFG_LIVE_AUTO, CFG_LIVE_ON, CFG_LIVE_OFF };
 enum cfg_on_error { CFG_ON_ERROR_CONTINUE, CFG_ON_ERROR_STOP };
 
 #define CFG_URL_MAX 1024
+#define CFG_SERVERS_MAX 16		/* URLs in one run */
+#define CFG_CYCLE_MAX 256		/* their weights' sum, at most */
 
 struct engine_ops;
+
+/* One server of the run (servers.c): the first is also in config's url, host, ports. */
+struct cfg_server {
+	char url[CFG_URL_MAX];		/* as given, without its #weight */
+	char host[256];
+	char canon_url[CFG_URL_MAX];
+	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+	unsigned weight;		/* #weight=N, default 1 */
+	unsigned conns;			/* connections it carries */
+};
 
 struct config {
 	const struct engine_ops *engine;	/* --engine (engine.h) */
@@ -40,6 +52,12 @@ struct config {
 	unsigned uid, gid;		/* AUTH_SYS credential (native engine) */
 	unsigned conns_per_session;	/* NFSv4.1 trunking (native engine), 1 = none */
 	unsigned max_load;		/* stress mode: wake once per this many replies, 0 = off */
+	/* Several URLs (servers.c): connections spread by weight, in session groups. */
+	unsigned nservers;		/* 1 with one URL (0: no server) */
+	bool shared_namespace;		/* --shared-namespace: every server serves one tree */
+	struct cfg_server server[CFG_SERVERS_MAX];
+	unsigned char cycle[CFG_CYCLE_MAX];	/* server of each group of connections, in turn */
+	unsigned ncycle;
 
 	unsigned threads;
 	unsigned connections;
@@ -99,6 +117,15 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t errl
 /* An engine on a local directory (engine_ops.takes_path): argv[0..argc) holds its path
  * (cfg->path; also cfg->url and canon_url, for reports and jobs). 0 or -EINVAL. */
 int config_parse_path(struct config *cfg, int argc, char **argv, char *err, size_t len);
+
+/* servers.c: the URLs argv[0..argc) and those of file (NULL: none) as the run's
+ * servers, the first also into cfg's url, host and ports. 0 or -EINVAL. */
+int config_add_servers(struct config *cfg, int argc, char **argv, const char *file, char *err,
+		       size_t len);
+/* Once every option is known: weights, --shared-namespace, each server's connections. */
+int config_servers_validate(struct config *cfg, char *err, size_t len);
+/* The server (index) connection conn goes to. */
+unsigned config_server_of(const struct config *cfg, unsigned conn);
 
 void config_usage(FILE *out);
 /* In a copy of argv's pointers: an abbreviation of --connections (6 letters or more,

@@ -1,7 +1,7 @@
 /*
  * merge_series: several reports' interval series as one, interval by
  * interval, histograms added exactly (rows need --series-buckets; see
- * src/merge_series.c).
+ * src/merge_series.c), wire time included when the rows carry it.
  */
 #ifndef NFSLOAD_MERGE_SERIES_H
 #define NFSLOAD_MERGE_SERIES_H
@@ -22,8 +22,25 @@ struct merge_series_summary {
 	uint64_t p99_min_ns, p99_max_ns;
 };
 
+/*
+ * A report's buckets, [[lo, hi, count], ...] (a JSON array), added into h
+ * by each lower bound's index, counts and h->count only. The lowest lo and
+ * highest hi of the non-empty ones lower *lo and raise *hi (NULL: not
+ * wanted). Also merge.c's, for the whole run's histograms. 0, or -EINVAL
+ * for anything else than such buckets, or a lo past HIST_MAX_VALUE.
+ */
+int merge_buckets_add(json_t *b, struct hist *h, uint64_t *lo, uint64_t *hi);
+/*
+ * An empty h made whole from a report: the buckets b as above, then what
+ * buckets cannot hold from lat ({min, max, mean, stdev}): min, max, the sum
+ * and the sum of squares. 0 or -EINVAL.
+ */
+int merge_hist_read(json_t *b, json_t *lat, struct hist *h);
+
 struct merge_series *merge_series_new(unsigned inputs);
 void merge_series_free(struct merge_series *ms);
+/* Whether an input's rows carried wire time (--wire-time). */
+bool merge_series_wire(const struct merge_series *ms);
 /*
  * One input's "series" array (kept referenced until free): its rows by
  * interval (start_ns / interval_ns, rounded) and op type (op_of: the name's
@@ -37,9 +54,11 @@ bool merge_series_ok(const struct merge_series *ms);
 void merge_series_drop(struct merge_series *ms);
 /* Where the merged rows go besides the summary; each may be NULL. */
 struct merge_series_out {
-	FILE *json;		/* as a run's JSON series rows, with buckets */
+	FILE *json;		/* as a run's JSON series rows, with buckets (and wire
+				 * time, when the inputs' rows carry it) */
 	FILE *csv;		/* as a run's CSV rows (after its header) */
-	struct hdrlog *hdr;	/* a line per row, tagged with the op (hdrlog.h) */
+	struct hdrlog *hdr;	/* a line per row, tagged with the op (hdrlog.h), and one
+				 * tagged <op>-wire for a row with wire time */
 	FILE *rows;		/* struct interval_row records, as a run's series keeps them */
 	uint64_t nrows;		/* how many went to rows */
 };

@@ -27,6 +27,15 @@ struct interval_row {
 	uint64_t min_ns;
 	uint64_t buckets_at;		/* --series-buckets: its first in the buckets file */
 	uint64_t nbuckets;		/* its non-empty buckets there */
+	/*
+	 * Wire time (--wire-time), 0 when the interval has none: beside p50 and
+	 * p99 a client falling behind shows as a widening gap. min, max and the
+	 * wire histogram's buckets (--series-buckets) are what merging the
+	 * series exactly needs.
+	 */
+	uint64_t wire_p50_ns, wire_p99_ns;
+	uint64_t wire_min_ns, wire_max_ns;
+	uint64_t wire_buckets_at, wire_nbuckets;
 };
 
 /* --series-buckets: one non-empty bucket of an interval row's histogram. */
@@ -45,6 +54,16 @@ struct steady_state {
 	const char *verdict;		/* one line, e.g. "steady" or "bursting: ..." */
 };
 
+/* Several servers (--servers, or several URLs): one per server. */
+struct server_report {
+	const char *url;		/* as given */
+	unsigned conns;			/* connections it carries */
+	struct op_stats st;		/* every op type, the measured window, exact */
+	uint64_t outages;		/* its connections' outages */
+	unsigned down;			/* its connections not connected at the end */
+	bool outlier;			/* p99 > 3x the median of the other servers' p99 */
+};
+
 struct report {
 	const struct config *cfg;
 	const char *engine;		/* its name */
@@ -55,6 +74,9 @@ struct report {
 	bool layout_ran;
 	uint64_t layout_ns;
 	struct op_stats layout;		/* the layout phase's writes */
+	uint64_t layout_retried;	/* its writes re-issued after their link was lost */
+	unsigned nservers;		/* 0 with one server */
+	struct server_report *servers;
 	uint64_t duration_ns;		/* measured window of the main phase */
 	uint64_t pass_ns[OP_NTYPES];	/* small-file test: each pass's time, by op type */
 	bool interrupted;
@@ -166,8 +188,9 @@ void report_outages(const struct report *r, struct outage_summary *s);
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
 /* The interval series as CSV: a header line, then one row per interval and op type. */
-void report_csv_header(FILE *out);
-void report_csv_row(FILE *out, const struct interval_row *row);
+/* wire: the run has wire time (--wire-time): two more columns. */
+void report_csv_header(FILE *out, bool wire);
+void report_csv_row(FILE *out, const struct interval_row *row, bool wire);
 /*
  * One self-contained HTML page (inline SVG and CSS, no script, no network):
  * throughput and IOPS over time, p50/p99/p99.9 over time, the percentile

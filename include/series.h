@@ -25,6 +25,7 @@ struct series {
 	FILE *buckets;		/* --series-buckets: struct series_bucket records, else NULL */
 	uint64_t nbuckets;
 	FILE *csv;		/* or NULL */
+	bool wire;		/* the run has wire time: the CSV's two last columns */
 	struct hdrlog *hdr;	/* or NULL */
 	bool used[OP_NTYPES];	/* op types the workload issues: a row each per interval */
 	uint64_t interval_ns;
@@ -40,12 +41,16 @@ struct series {
  * rows. 0 or -errno with a one-line reason in err.
  */
 int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,
-		const char *hdr_path, char *err, size_t len);
+		bool wire, const char *hdr_path, char *err, size_t len);
 /* --series-buckets: every row keeps its histogram's non-empty buckets too. 0 or -errno. */
 int series_keep_buckets(struct series *s);
 /* The measured window begins (CLOCK_MONOTONIC ns): rows count from here. */
 void series_begin(struct series *s, uint64_t measure_start_ns);
-/* One interval [start_ns, end_ns) on CLOCK_MONOTONIC, with its stats. */
+/*
+ * One interval [start_ns, end_ns) on CLOCK_MONOTONIC, with its stats. An op
+ * with wire time (--wire-time) also has its wire and client histograms in the
+ * HdrHistogram log, tagged <op>-wire and <op>-client after its own line.
+ */
 int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 	       const struct op_stats ival[OP_NTYPES]);
 /*

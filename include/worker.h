@@ -64,6 +64,7 @@ struct worker_figures {
 	uint64_t phase_start_ns, last_done_ns;
 	uint64_t cpu_ns;		/* thread CPU used in the phase */
 	uint64_t max_lag_ns;		/* open loop: worst issue past the schedule */
+	uint64_t rewrites;		/* layout: writes re-issued after their link was lost */
 };
 
 struct worker;
@@ -93,6 +94,8 @@ void worker_join(struct worker *w);
 void worker_figures(const struct worker *w, struct worker_figures *f);
 /* ops[] += the phase's totals by op type (exact). */
 void worker_add_totals(const struct worker *w, struct op_stats *ops);
+/* Several servers: dst += the phase's figures of server k. */
+void worker_add_server_total(const struct worker *w, unsigned k, struct op_stats *dst);
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r);
 const struct verify_counts *worker_verify(const struct worker *w);
 

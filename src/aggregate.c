@@ -105,6 +105,68 @@ int aggregate_conns(struct worker *const *w, unsigned n, struct report *r)
 	return 0;
 }
 
+int aggregate_servers(struct worker *const *w, unsigned n, struct report *r)
+{
+	const struct config *cfg = r->cfg;
+
+	if (cfg->nservers <= 1)
+		return 0;
+	if (!r->servers) {
+		r->servers = calloc(cfg->nservers, sizeof(*r->servers));
+		if (!r->servers)
+			return -ENOMEM;
+		r->nservers = cfg->nservers;
+		for (unsigned k = 0; k < r->nservers; k++) {
+			r->servers[k].url = cfg->server[k].url;
+			r->servers[k].conns = cfg->server[k].conns;
+			if (op_stats_init(&r->servers[k].st, HIST_PRECISE_BITS, false))
+				return -ENOMEM;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < r->nservers; k++)
+			worker_add_server_total(w[i], k, &r->servers[k].st);
+	return 0;
+}
+
+/* A server is an outlier when its p99 is over 3x the median of the others' p99: with
+ * two servers, 3x the other's (the connections' rule, median of all, needs three). */
+void aggregate_servers_end(struct report *r)
+{
+	uint64_t *p99 = calloc(r->nservers + 1, sizeof(*p99));
+
+	for (unsigned i = 0; i < r->nconns; i++) {
+		struct server_report *s;
+
+		if (!r->servers)
+			break;
+		s = &r->servers[config_server_of(r->cfg, r->conns[i].id)];
+		s->outages += r->conns[i].noutages;
+		s->down += r->conns[i].down;
+	}
+	for (unsigned k = 0; p99 && k < r->nservers; k++) {
+		unsigned m = 0;
+		uint64_t mine = hist_percentile(&r->servers[k].st.lat, 99);
+
+		for (unsigned j = 0; j < r->nservers; j++)
+			if (j != k && r->servers[j].st.ops)
+				p99[m++] = hist_percentile(&r->servers[j].st.lat, 99);
+		qsort(p99, m, sizeof(*p99), cmp_u64);
+		r->servers[k].outlier = m && r->servers[k].st.ops &&
+					mine > 3 * (m % 2 ? p99[m / 2] : (p99[m / 2 - 1] + p99[m / 2]) / 2);
+	}
+	free(p99);
+}
+
+void aggregate_servers_free(struct report *r)
+{
+	for (unsigned k = 0; r->servers && k < r->nservers; k++)
+		op_stats_destroy(&r->servers[k].st);
+	free(r->servers);
+	r->servers = NULL;
+	r->nservers = 0;
+}
+
 /* The first bad blocks in detail, and a hint when the files were not written by --verify. */
 static void verify_lines(const struct report *r)
 {

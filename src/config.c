@@ -31,6 +31,7 @@ enum {
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
 	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT, OPT_SERIES_BUCKETS, OPT_WIRE_TIME,
+	OPT_SERVERS, OPT_SHARED_NS,
 };
 
 static const struct option long_opts[] = {
@@ -63,6 +64,8 @@ static const struct option long_opts[] = {
 	{ "direct", no_argument, NULL, OPT_DIRECT },
 	{ "series-buckets", no_argument, NULL, OPT_SERIES_BUCKETS },
 	{ "wire-time", no_argument, NULL, OPT_WIRE_TIME },
+	{ "servers", required_argument, NULL, OPT_SERVERS },
+	{ "shared-namespace", no_argument, NULL, OPT_SHARED_NS },
 	{ "commit-every", required_argument, NULL, OPT_COMMIT_EVERY },
 	{ "mix", required_argument, NULL, OPT_MIX },
 	{ "dirs", required_argument, NULL, OPT_DIRS },
@@ -333,6 +336,7 @@ void config_expand_abbrev(int argc, char **argv)
 static int parse_args(struct config *cfg, int argc, char **argv, char *err, size_t len)
 {
 	bool threads_set = false, arrival_set = false, on_error_set = false;
+	const char *servers_file = NULL;
 	uint64_t v;
 	int c, rc = 0;
 
@@ -408,6 +412,12 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			break;
 		case OPT_WIRE_TIME:
 			cfg->wire_time = true;
+			break;
+		case OPT_SERVERS:
+			servers_file = arg;
+			break;
+		case OPT_SHARED_NS:
+			cfg->shared_namespace = true;
 			break;
 		case OPT_COMMIT_EVERY:
 			rc = parse_count("--commit-every", arg, 1000000, &cfg->commit_every, err, len);
@@ -541,18 +551,18 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 	if (!cfg->engine->needs_url && !cfg->engine->takes_path && optind < argc)
 		return config_fail(err, len, "--engine %s: talks to no server, no URL wanted (got '%s')",
 			    cfg->engine->name, argv[optind]);
-	if (cfg->engine->needs_url && optind == argc)
-		return config_fail(err, len, "no URL given (nfsload [options] nfs://server/export)");
-	if (optind + 1 < argc)
-		return config_fail(err, len, "one URL expected, also got '%s'", argv[optind + 1]);
-	if (cfg->engine->needs_url && !strstr(argv[optind], "://"))
-		return config_fail(err, len, "'%s' is a path, not an nfs:// URL (a local directory "
-			    "or kernel NFS mount: --engine local)", argv[optind]);
+	if (!cfg->engine->needs_url && servers_file)
+		return config_fail(err, len, "--servers: --engine %s talks to no NFS server",
+			    cfg->engine->name);
+	if (cfg->engine->takes_path && optind + 1 < argc)
+		return config_fail(err, len, "one path expected, also got '%s'", argv[optind + 1]);
 	if (cfg->engine->needs_url)
-		rc = config_parse_url(cfg, argv[optind], err, len);
+		rc = config_add_servers(cfg, argc - optind, argv + optind, servers_file, err, len);
 	if (rc == 0 && !on_error_set)
 		cfg->on_error = cfg->runtime_ns ? CFG_ON_ERROR_CONTINUE : CFG_ON_ERROR_STOP;
-	return rc ? rc : validate(cfg, threads_set, arrival_set, err, len);
+	if (rc == 0)
+		rc = validate(cfg, threads_set, arrival_set, err, len);
+	return rc ? rc : config_servers_validate(cfg, err, len);
 }
 
 int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t len)

@@ -180,41 +180,60 @@ static void time_charts(FILE *out, const struct report *r)
 	free(tl);
 }
 
+/* Line k of the spectrum: op t's latency (c 0), from the issue (1), wire time (2), client (3). */
+static const struct hist *spectrum_hist(const struct report *r, int k, int *t, int *c)
+{
+	const struct op_stats *s;
+
+	/* every op's latency, then from the issue, as pages had them; then each op's wire, client */
+	*t = k < 2 * OP_NTYPES ? k % OP_NTYPES : (k - 2 * OP_NTYPES) / 2;
+	*c = k < 2 * OP_NTYPES ? k / OP_NTYPES : 2 + k % 2;
+	s = &r->ops[*t];
+	return *c == 0 ? &s->lat : *c == 1 ? &s->lat_unc : *c == 2 ? &s->wire : &s->client;
+}
+
 /*
  * Latency at 1/(1-p) log-spaced from 1 (p = 0) to SPECTRUM_MAX (p = 99.999%).
  * Open loop adds, dashed, the latency from the actual issue: the gap to the
- * solid line is what coordinated omission would have hidden.
+ * solid line is what coordinated omission would have hidden. Wire time adds
+ * an op's wire curve (dotted) and the client's share (dash-dot): where the
+ * solid line leaves the wire curve behind, the time was the client's.
  */
 static void spectrum(FILE *out, const struct report *r)
 {
-	char unc_name[OP_NTYPES][40];
-	double x[SPECTRUM_POINTS], y[2 * OP_NTYPES][SPECTRUM_POINTS];
-	struct svg_line s[2 * OP_NTYPES];
+	static const char *const kind[4] = { "", ", from issue", " wire", " client" };
+	static const char *const dash[4] = { NULL, "7 4", "2 3", "9 3 2 3" };
+	char name[4 * OP_NTYPES][40];
+	double x[SPECTRUM_POINTS], y[4 * OP_NTYPES][SPECTRUM_POINTS];
+	struct svg_line s[4 * OP_NTYPES];
 	struct svg_chart c = { 1160, 300, "percentile", "latency (log scale)",
 			       { .log = true, .fixed = true, .fmt = SVG_TICK_PCT, .lo = 1,
 				 .hi = SPECTRUM_MAX },
 			       { .log = true, .fmt = SVG_TICK_LAT } };
-	int n = 0;
+	int n = 0, wire = 0;
 
 	for (int i = 0; i < SPECTRUM_POINTS; i++)
 		x[i] = pow(SPECTRUM_MAX, (double)i / (SPECTRUM_POINTS - 1));
-	for (int k = 0; k < 2 * OP_NTYPES; k++) {
-		int t = k % OP_NTYPES;
-		const struct hist *h = k < OP_NTYPES ? &r->ops[t].lat : &r->ops[t].lat_unc;
+	for (int k = 0, t, kd; k < 4 * OP_NTYPES; k++) {
+		const struct hist *h = spectrum_hist(r, k, &t, &kd);
 
 		if (!h->count || !h->counts)
 			continue;
 		/* p = 0 is not a percentile: the smallest positive one gives the minimum */
 		for (int i = 0; i < SPECTRUM_POINTS; i++)
 			y[n][i] = (double)hist_percentile(h, fmax(100.0 * (1.0 - 1.0 / x[i]), 1e-9));
-		snprintf(unc_name[t], sizeof(unc_name[t]), "%s, from issue", op_name(t));
-		s[n] = (struct svg_line){ k < OP_NTYPES ? op_name(t) : unc_name[t], op_colors[t],
-					  k < OP_NTYPES ? NULL : "7 4", SPECTRUM_POINTS, x, y[n] };
+		snprintf(name[n], sizeof(name[n]), "%s%s", op_name(t), kind[kd]);
+		s[n] = (struct svg_line){ name[n], op_colors[t], dash[kd], SPECTRUM_POINTS, x, y[n] };
 		n++;
+		wire += kd >= 2;
 	}
 	fputs("<section id=\"spectrum\"><h2>Latency percentile spectrum</h2>\n", out);
 	chart_or_none(out, "Latency at or below which each fraction of operations completed", &c, s,
 		      n, "No operation completed.");
+	if (wire)
+		fputs("<p class=\"meta\">wire: from the request&#39;s last byte out to the reply&#39;s "
+		      "last byte in (kernel timestamps, --wire-time); client: the rest of each "
+		      "operation&#39;s latency from its issue.</p>\n", out);
 	fputs("</section>\n", out);
 }
 

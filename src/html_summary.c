@@ -85,20 +85,39 @@ static void run(FILE *out, const struct report *r)
 	fputs("</table>\n", out);
 }
 
-static void totals_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
+/* min, mean, the percentiles and max of h as cells ("-" each when not shown). */
+static void lat_cells(FILE *out, const struct hist *h, bool shown)
 {
-	uint64_t lat[REPORT_NPCTS + 3] = { s->lat.min, (uint64_t)hist_mean(&s->lat) };
+	uint64_t lat[REPORT_NPCTS + 3] = { h->min, (uint64_t)hist_mean(h) };
 	char v[32];
 
 	for (int i = 0; i < REPORT_NPCTS; i++)
-		lat[2 + i] = hist_percentile(&s->lat, report_pcts[i].pct);
-	lat[REPORT_NPCTS + 2] = s->lat.max;
+		lat[2 + i] = hist_percentile(h, report_pcts[i].pct);
+	lat[REPORT_NPCTS + 2] = h->max;
+	for (int i = 0; i < REPORT_NPCTS + 3; i++)
+		fprintf(out, "<td>%s</td>", shown ? units_format_duration(lat[i], v, sizeof(v)) : "-");
+}
+
+static void totals_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
+{
 	fprintf(out, "<tr><th class=\"l\">%s</th><td>%" PRIu64 "</td><td>%.0f</td><td>%.1f</td><td>%"
 		PRIu64 "</td>", name, s->ops, report_per_sec(s->ops, ns), report_mib_s(s->bytes, ns),
 		s->errors);
-	for (int i = 0; i < REPORT_NPCTS + 3; i++)
-		fprintf(out, "<td>%s</td>", s->ops ? units_format_duration(lat[i], v, sizeof(v)) : "-");
+	lat_cells(out, &s->lat, s->ops != 0);
 	fputs("</tr>\n", out);
+}
+
+/* Under an op's row, its wire time and the client's share (--wire-time), counted, no rates. */
+static void wire_rows(FILE *out, const char *name, const struct op_stats *s)
+{
+	for (int k = 0; k < 2 && s->ops && s->wire.counts && s->wire.count; k++) {
+		const struct hist *h = k ? &s->client : &s->wire;
+
+		fprintf(out, "<tr><th class=\"l\">%s %s</th><td>%" PRIu64 "</td><td></td><td></td>"
+			"<td></td>", name, k ? "client" : "wire", h->count);
+		lat_cells(out, h, true);
+		fputs("</tr>\n", out);
+	}
 }
 
 static void totals(FILE *out, const struct report *r)
@@ -109,9 +128,12 @@ static void totals(FILE *out, const struct report *r)
 	for (int i = 0; i < REPORT_NPCTS; i++)
 		fprintf(out, "<th>%s</th>", report_pcts[i].key);
 	fputs("<th>max</th></tr>\n", out);
-	for (int t = 0; t < OP_NTYPES; t++)
-		if (html_op_seen(r, t))
+	for (int t = 0; t < OP_NTYPES; t++) {
+		if (html_op_seen(r, t)) {
 			totals_row(out, op_name(t), &r->ops[t], r->duration_ns);
+			wire_rows(out, op_name(t), &r->ops[t]);
+		}
+	}
 	if (!html_op_seen(r, OP_READ) && !html_op_seen(r, OP_WRITE))
 		fprintf(out, "<tr><td class=\"l none\" colspan=\"%d\">no operations</td></tr>\n",
 			REPORT_NPCTS + 8);
@@ -131,10 +153,13 @@ static void cpu(FILE *out, const struct report *r)
 static void notes(FILE *out, const struct report *r)
 {
 	unsigned failed = 0;
+	uint64_t missed = 0;
 	char lag[32];
 
 	for (unsigned i = 0; i < r->nconns; i++)
 		failed += r->conns[i].error[0] != '\0';
+	for (int t = 0; t < OP_NTYPES; t++)
+		missed += r->ops[t].wire_missed;
 	if (r->limits_note && r->limits_note[0]) {
 		fputs("<p class=\"info\">note: ", out);
 		svg_esc(out, r->limits_note);
@@ -146,6 +171,9 @@ static void notes(FILE *out, const struct report *r)
 		fputs("<p class=\"warn\">No operation completed.</p>\n", out);
 	if (failed)
 		fprintf(out, "<p class=\"warn\">%u of %u connections failed.</p>\n", failed, r->nconns);
+	if (missed)
+		fprintf(out, "<p class=\"info\">Wire time: %" PRIu64 " of %" PRIu64 " operations "
+			"left out (no exact kernel timestamp).</p>\n", missed, report_total_ops(r));
 	if (report_client_bound(r))
 		fprintf(out, "<p class=\"warn\">Client-bound: a worker thread was busy at least %.0f%% "
 			"of the time, so these figures describe nfsload, not the server (add --threads "

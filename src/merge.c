@@ -8,7 +8,8 @@
  * bound gives its index back, so the merged percentiles are those one process
  * would have reported for every operation of every run. min and max carry
  * over, the mean and standard deviation pool from each run's count, mean and
- * stdev. A merged report is itself a report --merge reads.
+ * stdev. Wire time (--wire-time) adds the same way, from each operation's
+ * wire and client buckets. A merged report is itself a report --merge reads.
  *
  * The runs are taken as concurrent: rates are the sum of operations over the
  * longest run's measured time. One row per input names its host and shows a
@@ -76,51 +77,42 @@ static double real(json_t *o, const char *key)
 }
 
 /*
- * One operation's JSON ({ops, bytes, errors, lat_ns, buckets}) into s: the
- * buckets bucket by bucket, then what the buckets cannot hold (min, max, the
- * sum and the sum of squares, from the count, mean and stdev). 0 or -EINVAL.
+ * Wire time (--wire-time), where the entry has it: the replies left out and,
+ * made as the run made them (on first use), the wire and client histograms,
+ * wire_count values each. 0, -EINVAL or -ENOMEM.
+ */
+static int read_wire(json_t *o, struct op_stats *s)
+{
+	json_t *wb = json_object_get(o, "wire_buckets"), *cb = json_object_get(o, "client_buckets");
+
+	s->wire_missed = num(o, "wire_missed");
+	if (!wb && !cb)
+		return 0;
+	if (hist_init(&s->wire, s->lat.sub_bits) < 0 || hist_init(&s->client, s->lat.sub_bits) < 0)
+		return -ENOMEM;
+	if (merge_hist_read(wb, json_object_get(o, "wire_lat_ns"), &s->wire) < 0 ||
+	    merge_hist_read(cb, json_object_get(o, "client_lat_ns"), &s->client) < 0 ||
+	    s->wire.count != num(o, "wire_count") || s->client.count != s->wire.count)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * One operation's JSON ({ops, bytes, errors, lat_ns, buckets}, and its wire
+ * time if any) into s. 0, -EINVAL or -ENOMEM.
  */
 static int read_op(json_t *o, struct op_stats *s)
 {
-	json_t *lat = json_object_get(o, "lat_ns"), *b = json_object_get(o, "buckets"), *e;
-	uint64_t n = 0;
-	double mean, sd;
-	size_t i;
+	json_t *lat = json_object_get(o, "lat_ns"), *b = json_object_get(o, "buckets");
 
 	if (!json_is_object(lat) || !json_is_array(b))
 		return -EINVAL;
 	s->ops = num(o, "ops");
 	s->bytes = num(o, "bytes");
 	s->errors = num(o, "errors");
-	json_array_foreach(b, i, e) {
-		uint64_t lo, c;
-		int idx;
-
-		if (!json_is_array(e) || json_array_size(e) != 3 ||
-		    !json_is_integer(json_array_get(e, 0)) || !json_is_integer(json_array_get(e, 2)) ||
-		    json_integer_value(json_array_get(e, 0)) < 0 ||
-		    json_integer_value(json_array_get(e, 2)) < 0)
-			return -EINVAL;
-		lo = (uint64_t)json_integer_value(json_array_get(e, 0));
-		c = (uint64_t)json_integer_value(json_array_get(e, 2));
-		if (lo > HIST_MAX_VALUE)
-			return -EINVAL;
-		idx = hist_index(s->lat.sub_bits, lo);
-		s->lat.counts[idx] += c;
-		n += c;
-	}
-	if (n != s->ops)
+	if (merge_hist_read(b, lat, &s->lat) < 0 || s->lat.count != s->ops)
 		return -EINVAL;	/* the buckets hold every successful operation */
-	s->lat.count = n;
-	if (!n)
-		return 0;
-	mean = real(lat, "mean");
-	sd = real(lat, "stdev");
-	s->lat.min = num(lat, "min");
-	s->lat.max = num(lat, "max");
-	s->lat.sum = (uint64_t)llround(mean * (double)n);
-	s->lat.sumsq = (double)n * (sd * sd + mean * mean);
-	return 0;
+	return read_wire(o, s);
 }
 
 /* The op type reported under name, or -1. */
@@ -178,9 +170,11 @@ static int read_input(const char *file, const char *text, struct input *in,
 	json_object_foreach(ops, key, o) {
 		int t = op_from_name(key);
 
-		if (t < 0 || read_op(o, &in->ops[t]) < 0) {
-			rc = fail(err, len, "--merge: %s: ops.%s: not an operation nfsload reports "
-				  "(ops, bytes, errors, lat_ns and buckets)", file, key);
+		if (t < 0 || (rc = read_op(o, &in->ops[t])) < 0) {
+			if (rc != -ENOMEM)
+				rc = fail(err, len, "--merge: %s: ops.%s: not an operation nfsload "
+					  "reports (ops, bytes, errors, lat_ns and buckets; with wire "
+					  "time, wire_count and its buckets)", file, key);
 			break;
 		}
 		op_stats_add(&in->total, &in->ops[t]);
@@ -275,6 +269,24 @@ static int series_out(FILE *out, struct merge_series_out *to, struct merge_serie
 	return 0;
 }
 
+/* Under an op's row, its wire time as a run's text report shows it (whose rows are private). */
+static void text_wire(FILE *out, const struct op_stats *s)
+{
+	const struct hist *h[2] = { &s->wire, &s->client };
+	char v[32];
+
+	for (int k = 0; k < 2 && s->ops && s->wire.counts && s->wire.count; k++) {
+		fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", k ? "client" : "wire", h[k]->count,
+			"", "", "");
+		fprintf(out, " %9s", units_format_duration(h[k]->min, v, sizeof(v)));
+		fprintf(out, " %9s", units_format_duration((uint64_t)hist_mean(h[k]), v, sizeof(v)));
+		for (size_t i = 0; i < REPORT_NPCTS; i++)
+			fprintf(out, " %9s", units_format_duration(hist_percentile(h[k],
+					report_pcts[i].pct), v, sizeof(v)));
+		fprintf(out, " %9s\n", units_format_duration(h[k]->max, v, sizeof(v)));
+	}
+}
+
 static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
 		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms,
 		       struct hdrlog *hdr)
@@ -292,13 +304,17 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 	fprintf(out, "\n%-6s %10s %10s %9s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "op", "ops",
 		"IOPS", "MiB/s", "errors", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99",
 		"max");
-	for (int t = 0; t < OP_NTYPES; t++)
-		if (ops[t].ops || ops[t].errors)
+	for (int t = 0; t < OP_NTYPES; t++) {
+		if (ops[t].ops || ops[t].errors) {
 			report_text_op_row(out, op_name(t), &ops[t], ns);
+			text_wire(out, &ops[t]);
+		}
+	}
 	if (op_stats_init(&tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
 			op_stats_add(&tot, &ops[t]);
 		report_text_op_row(out, "total", &tot, ns);
+		text_wire(out, &tot);
 		op_stats_destroy(&tot);
 	}
 	fputc('\n', out);
@@ -516,7 +532,7 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n,
 	} else if (fmt == CFG_FORMAT_CSV) {
 		struct merge_series_out to = { .csv = out, .hdr = hdr };
 
-		report_csv_header(out);
+		report_csv_header(out, merge_series_wire(ms));
 		series_out(out, &to, ms, in[0].interval_ns);
 	} else {
 		print_text(out, in, n, ops, ns, diff, what, ms, hdr);

@@ -6,6 +6,14 @@
  * added buckets, as for the whole run (merge.c). Under MPI the ranks start
  * their measured phases together, so interval i is the same stretch of
  * time on every rank.
+ *
+ * Wire time merges the same way from the rows' wire buckets, min and max:
+ * the merged rows' wire p50 and p99 are exact, and the HdrHistogram log
+ * gets the <op>-wire lines a run writes. Not its <op>-client lines: the rows
+ * carry no client buckets.
+ *
+ * Also here, for merge.c too: a report's buckets and figures read back into
+ * a struct hist.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +36,7 @@ struct merge_series {
 	json_t **held;			/* the inputs' series arrays, referenced */
 	size_t nheld;
 	bool unmergeable;		/* an input has rows without buckets */
+	bool wire;			/* an input's rows carry wire time */
 };
 
 struct merge_series *merge_series_new(unsigned inputs)
@@ -41,6 +50,11 @@ struct merge_series *merge_series_new(unsigned inputs)
 	return ms;
 }
 
+bool merge_series_wire(const struct merge_series *ms)
+{
+	return ms && ms->wire;
+}
+
 void merge_series_free(struct merge_series *ms)
 {
 	if (!ms)
@@ -52,11 +66,60 @@ void merge_series_free(struct merge_series *ms)
 	free(ms);
 }
 
+int merge_buckets_add(json_t *b, struct hist *h, uint64_t *lo_seen, uint64_t *hi_seen)
+{
+	json_t *x;
+	size_t j;
+
+	if (!json_is_array(b))
+		return -EINVAL;
+	json_array_foreach(b, j, x) {
+		json_t *jl = json_array_get(x, 0), *jh = json_array_get(x, 1);
+		json_t *jc = json_array_get(x, 2);
+		uint64_t lo, hi, c;
+
+		if (json_array_size(x) != 3 || !json_is_integer(jl) || !json_is_integer(jh) ||
+		    !json_is_integer(jc) || json_integer_value(jl) < 0 ||
+		    json_integer_value(jc) < 0 || (uint64_t)json_integer_value(jl) > HIST_MAX_VALUE)
+			return -EINVAL;
+		lo = (uint64_t)json_integer_value(jl);
+		hi = (uint64_t)json_integer_value(jh);
+		c = (uint64_t)json_integer_value(jc);
+		h->counts[hist_index(h->sub_bits, lo)] += c;
+		h->count += c;
+		if (c && lo_seen && lo < *lo_seen)
+			*lo_seen = lo;
+		if (c && hi_seen && hi > *hi_seen)
+			*hi_seen = hi;
+	}
+	return 0;
+}
+
 static uint64_t u64(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
 	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+int merge_hist_read(json_t *b, json_t *lat, struct hist *h)
+{
+	double mean, sd, n;
+
+	if (merge_buckets_add(b, h, NULL, NULL) < 0)
+		return -EINVAL;
+	if (!h->count)
+		return 0;
+	if (!json_is_object(lat))
+		return -EINVAL;
+	n = (double)h->count;
+	mean = json_number_value(json_object_get(lat, "mean"));
+	sd = json_number_value(json_object_get(lat, "stdev"));
+	h->min = u64(lat, "min");
+	h->max = u64(lat, "max");
+	h->sum = (uint64_t)llround(mean * n);
+	h->sumsq = n * (sd * sd + mean * mean);
+	return 0;
 }
 
 bool merge_series_ok(const struct merge_series *ms)
@@ -85,6 +148,7 @@ int merge_series_add(struct merge_series *ms, json_t *series, uint64_t interval_
 
 		if (op < 0)
 			return -EINVAL;
+		ms->wire |= json_object_get(row, "wire_p50_ns") != NULL;
 		if (!json_is_array(b)) {
 			ms->unmergeable = true;
 			continue;
@@ -116,67 +180,90 @@ static int by_interval(const void *a, const void *b)
 	return x->op - y->op;
 }
 
-/* One group's rows added into h and the figures; -EINVAL for a bucket that cannot be. */
-static int add_group(const struct entry *e, size_t n, struct hist *h, struct interval_row *r)
+/*
+ * key's buckets of a row added into h, and the row's min and max (its
+ * buckets' bounds where it has none) into h's. 0 or -EINVAL.
+ */
+static int add_row_hist(json_t *row, const char *key, uint64_t min, uint64_t max,
+			struct hist *h)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, before = h->count;
+
+	if (merge_buckets_add(json_object_get(row, key), h, &lo, &hi) < 0)
+		return -EINVAL;
+	if (h->count == before)
+		return 0;
+	min = min ? min : lo;
+	max = max ? max : hi;
+	if (min < h->min)
+		h->min = min;
+	if (max > h->max)
+		h->max = max;
+	return 0;
+}
+
+/*
+ * One group's rows added into h (w: their wire buckets) and the figures;
+ * -EINVAL for a bucket that cannot be.
+ */
+static int add_group(const struct entry *e, size_t n, struct hist *h, struct hist *w,
+		     struct interval_row *r)
 {
 	memset(r, 0, sizeof(*r));
 	hist_reset(h);
+	hist_reset(w);
 	for (size_t k = 0; k < n; k++) {
-		json_t *row = e[k].row, *lat = json_object_get(row, "lat_ns"), *b, *x;
-		uint64_t len = u64(row, "len_ns"), ops = u64(row, "ops");
-		size_t j;
+		json_t *row = e[k].row, *lat = json_object_get(row, "lat_ns");
+		uint64_t len = u64(row, "len_ns");
 
-		uint64_t lo_seen = UINT64_MAX, hi_seen = 0, seen = 0, rmin, rmax;
-
-		r->ops += ops;
+		r->ops += u64(row, "ops");
 		r->bytes += u64(row, "bytes");
 		r->errors += u64(row, "errors");
 		if (len > r->len_ns)
 			r->len_ns = len;
-		b = json_object_get(row, "buckets");
-		json_array_foreach(b, j, x) {
-			json_t *jl = json_array_get(x, 0), *jh = json_array_get(x, 1);
-			json_t *jc = json_array_get(x, 2);
-			uint64_t lo, hi, c;
-
-			if (!json_is_integer(jl) || !json_is_integer(jh) || !json_is_integer(jc) ||
-			    json_integer_value(jl) < 0 || json_integer_value(jc) < 0 ||
-			    (uint64_t)json_integer_value(jl) > HIST_MAX_VALUE)
-				return -EINVAL;
-			lo = (uint64_t)json_integer_value(jl);
-			hi = (uint64_t)json_integer_value(jh);
-			c = (uint64_t)json_integer_value(jc);
-			h->counts[hist_index(h->sub_bits, lo)] += c;
-			h->count += c;
-			seen += c;
-			if (c && lo < lo_seen)
-				lo_seen = lo;
-			if (c && hi > hi_seen)
-				hi_seen = hi;
-		}
-		if (!seen)
-			continue;
-		/* The row's own min and max, or its buckets' bounds where it has none. */
-		rmin = u64(lat, "min") ? u64(lat, "min") : lo_seen;
-		rmax = u64(lat, "max") ? u64(lat, "max") : hi_seen;
-		if (rmin < h->min)
-			h->min = rmin;
-		if (rmax > h->max)
-			h->max = rmax;
+		if (add_row_hist(row, "buckets", u64(lat, "min"), u64(lat, "max"), h) < 0 ||
+		    (json_object_get(row, "wire_buckets") &&
+		     add_row_hist(row, "wire_buckets", u64(row, "wire_min_ns"),
+				  u64(row, "wire_max_ns"), w) < 0))
+			return -EINVAL;
 	}
 	r->p50_ns = hist_percentile(h, 50);
 	r->p99_ns = hist_percentile(h, 99);
 	r->p999_ns = hist_percentile(h, 99.9);
 	r->min_ns = h->count ? h->min : 0;
 	r->max_ns = h->count ? h->max : 0;
+	if (w->count) {
+		r->wire_p50_ns = hist_percentile(w, 50);
+		r->wire_p99_ns = hist_percentile(w, 99);
+		r->wire_min_ns = w->min;
+		r->wire_max_ns = w->max;
+	}
 	return 0;
 }
 
-static void json_row(FILE *out, const struct interval_row *r, const char *op,
-		     const struct hist *h, bool first)
+/* , "key": [[lo, hi, count], ...]: h's non-empty buckets. */
+static void json_buckets(FILE *out, const char *key, const struct hist *h)
 {
-	bool bfirst = true;
+	bool first = true;
 
+	fprintf(out, ", \"%s\": [", key);
+	for (int i = 0; i < h->nbuckets && h->count; i++) {
+		uint64_t lo, hi;
+
+		if (!h->counts[i])
+			continue;
+		hist_bucket_range(h, i, &lo, &hi);
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", lo, hi,
+			h->counts[i]);
+		first = false;
+	}
+	fputc(']', out);
+}
+
+/* A merged row as a run with --series-buckets writes it (wire: as one with --wire-time). */
+static void json_row(FILE *out, const struct interval_row *r, const char *op,
+		     const struct hist *h, const struct hist *w, bool wire, bool first)
+{
 	fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64 ", \"op\": \"%s\", "
 		"\"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"iops\": ",
 		first ? "" : ",", r->start_ns, r->len_ns, op, r->ops, r->bytes, r->errors);
@@ -184,26 +271,36 @@ static void json_row(FILE *out, const struct interval_row *r, const char *op,
 	fputs(", \"mib_s\": ", out);
 	report_json_num(out, report_mib_s(r->bytes, r->len_ns));
 	fprintf(out, ", \"lat_ns\": {\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64
-		", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "}, \"buckets\": [", r->min_ns, r->p50_ns,
-		r->p99_ns, r->p999_ns, r->max_ns);
-	for (int i = 0; i < h->nbuckets && h->count; i++) {
-		uint64_t lo, hi;
-
-		if (!h->counts[i])
-			continue;
-		hist_bucket_range(h, i, &lo, &hi);
-		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", bfirst ? "" : ", ", lo, hi,
-			h->counts[i]);
-		bfirst = false;
+		", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "}", r->min_ns, r->p50_ns, r->p99_ns,
+		r->p999_ns, r->max_ns);
+	json_buckets(out, "buckets", h);
+	if (wire) {
+		fprintf(out, ", \"wire_p50_ns\": %" PRIu64 ", \"wire_p99_ns\": %" PRIu64
+			", \"wire_min_ns\": %" PRIu64 ", \"wire_max_ns\": %" PRIu64, r->wire_p50_ns,
+			r->wire_p99_ns, r->wire_min_ns, r->wire_max_ns);
+		json_buckets(out, "wire_buckets", w);
 	}
-	fputs("]}", out);
+	fputc('}', out);
+}
+
+/* The group's lines in the HdrHistogram log: the op's, and <op>-wire when it has some. */
+static int hdr_rows(struct hdrlog *hdr, const char *op, const struct interval_row *r,
+		    const struct hist *h, const struct hist *w)
+{
+	char tag[32];
+	int rc;
+
+	if ((rc = hdrlog_write(hdr, op, r->start_ns, r->len_ns, h)) < 0 || !w->count)
+		return rc;
+	snprintf(tag, sizeof(tag), "%s-wire", op);
+	return hdrlog_write(hdr, tag, r->start_ns, r->len_ns, w);
 }
 
 int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
 		      struct merge_series_out *to, const char *(*op_name_of)(int op),
 		      struct merge_series_summary *sum)
 {
-	struct hist h;
+	struct hist h, w;
 	double iops_sum = 0;
 	uint64_t cur = UINT64_MAX, cur_ops = 0, cur_len = 0;
 	int rc = 0;
@@ -213,6 +310,10 @@ int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
 		return 0;
 	if (hist_init(&h, HIST_PRECISE_BITS) < 0)
 		return -ENOMEM;
+	if (hist_init(&w, HIST_PRECISE_BITS) < 0) {
+		hist_destroy(&h);
+		return -ENOMEM;
+	}
 	qsort(ms->e, ms->n, sizeof(*ms->e), by_interval);
 	for (size_t i = 0, j; i < ms->n && rc == 0; i = j) {
 		struct interval_row r;
@@ -220,14 +321,14 @@ int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
 		for (j = i + 1; j < ms->n && ms->e[j].idx == ms->e[i].idx && ms->e[j].op == ms->e[i].op;
 		     j++)
 			;
-		if ((rc = add_group(&ms->e[i], j - i, &h, &r)) < 0)
+		if ((rc = add_group(&ms->e[i], j - i, &h, &w, &r)) < 0)
 			break;
 		r.start_ns = ms->e[i].idx * interval_ns;
 		r.op = (uint32_t)ms->e[i].op;
 		if (to->json)
-			json_row(to->json, &r, op_name_of(ms->e[i].op), &h, i == 0);
+			json_row(to->json, &r, op_name_of(ms->e[i].op), &h, &w, ms->wire, i == 0);
 		if (to->csv)
-			report_csv_row(to->csv, &r);
+			report_csv_row(to->csv, &r, ms->wire);
 		if (to->rows) {
 			if (fwrite(&r, sizeof(r), 1, to->rows) != 1) {
 				rc = -EIO;
@@ -235,8 +336,7 @@ int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
 			}
 			to->nrows++;
 		}
-		if (to->hdr && (rc = hdrlog_write(to->hdr, op_name_of(ms->e[i].op), r.start_ns,
-						  r.len_ns, &h)) < 0)
+		if (to->hdr && (rc = hdr_rows(to->hdr, op_name_of(ms->e[i].op), &r, &h, &w)) < 0)
 			break;
 		if (ms->e[i].idx != cur) {
 			if (cur != UINT64_MAX)
@@ -266,5 +366,6 @@ int merge_series_emit(struct merge_series *ms, uint64_t interval_ns,
 		iops_sum += report_per_sec(cur_ops, cur_len);
 	sum->iops_mean = sum->intervals ? iops_sum / sum->intervals : 0;
 	hist_destroy(&h);
+	hist_destroy(&w);
 	return rc;
 }

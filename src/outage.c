@@ -7,8 +7,11 @@
  * connection is dropped and connected again in the background on the
  * worker's loop: at once, then after 0.1 s doubling up to 1 s, each attempt
  * abandoned after --timeout. A time-based run keeps trying to its end; a
- * size-based phase gives up after 12 x --timeout. The first success after
- * the loss closes the record. The other connections never wait.
+ * size-based phase gives up after 12 x --timeout without a success, whether
+ * the attempts fail or the link, made again, is lost again before anything
+ * succeeded on it (then the next attempt waits as after a failed one: the
+ * layout's lost writes are sent again on it, see slots.c). The first success
+ * after the loss closes the record. The other connections never wait.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,19 +52,24 @@ static bool give_up(const struct wconn *wc, uint64_t t)
 	return wc->outage && t - (uint64_t)wc->outage->detected_ns > 12 * run->cfg->timeout_ns;
 }
 
-static void retry_later(struct wconn *wc)
+/* Ends the connection's phase if it should give up by now; true if it did. */
+static bool gave_up(struct wconn *wc, uint64_t t)
 {
 	const char *why = wc->w->engine->error(wc->conn);
-	uint64_t t = now_ns();
 
-	if (give_up(wc, t)) {
-		snprintf(wc->down_error, sizeof(wc->down_error), "gave up reconnecting after %.0f s%s%s",
-			 (double)(t - (uint64_t)wc->outage->detected_ns) / 1e9, why[0] ? ": " : "",
-			 why);
-		wc->done_issuing = true;
-		wconn_finish(wc);
+	if (!give_up(wc, t))
+		return false;
+	snprintf(wc->down_error, sizeof(wc->down_error), "gave up reconnecting after %.0f s%s%s",
+		 (double)(t - (uint64_t)wc->outage->detected_ns) / 1e9, why[0] ? ": " : "", why);
+	wc->done_issuing = true;
+	wconn_finish(wc);
+	return true;
+}
+
+static void retry_later(struct wconn *wc)
+{
+	if (gave_up(wc, now_ns()))
 		return;
-	}
 	/* 0.1 s, doubling up to 1 s: a restarted server is found within a second. */
 	wc->backoff_ns = wc->backoff_ns ? wc->backoff_ns * 2 : UINT64_C(100000000);
 	if (wc->backoff_ns > UINT64_C(1000000000))
@@ -74,6 +82,7 @@ void outage_link_lost(struct wconn *wc)
 {
 	struct worker *w = wc->w;
 	uint64_t t = now_ns();
+	bool again = wc->outage != NULL;	/* made again, lost again, nothing done between */
 
 	w->engine->drop(wc->conn);	/* no callback from it from here on */
 	slots_fail_inflight(wc);
@@ -89,6 +98,11 @@ void outage_link_lost(struct wconn *wc)
 		wc->done_issuing = true;
 		worker_abort_run(w);
 		wconn_finish(wc);
+		return;
+	}
+	/* Backs off and gives up in time: writes sent again after each loss would never end. */
+	if (again) {
+		retry_later(wc);
 		return;
 	}
 	wc->backoff_ns = 0;

@@ -42,20 +42,25 @@ int report_series_bucket(const struct report *r, const struct interval_row *row,
 	return 0;
 }
 
-void report_csv_header(FILE *out)
+/* The wire columns (--wire-time) come last: a reader's column numbers stay. */
+void report_csv_header(FILE *out, bool wire)
 {
-	fputs("start_s,length_s,op,ops,iops,mib_s,errors,p50_ns,p99_ns,p99.9_ns,max_ns\n", out);
+	fputs("start_s,length_s,op,ops,iops,mib_s,errors,p50_ns,p99_ns,p99.9_ns,max_ns", out);
+	fputs(wire ? ",wire_p50_ns,wire_p99_ns\n" : "\n", out);
 }
 
-void report_csv_row(FILE *out, const struct interval_row *row)
+void report_csv_row(FILE *out, const struct interval_row *row, bool wire)
 {
 	double secs = (double)row->len_ns / 1e9;
 
 	fprintf(out, "%.3f,%.3f,%s,%" PRIu64 ",%.1f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-		PRIu64 ",%" PRIu64 "\n", (double)row->start_ns / 1e9, secs, op_name(row->op),
-		row->ops, secs > 0 ? (double)row->ops / secs : 0.,
+		PRIu64 ",%" PRIu64, (double)row->start_ns / 1e9, secs, op_name(row->op), row->ops,
+		secs > 0 ? (double)row->ops / secs : 0.,
 		secs > 0 ? (double)row->bytes / secs / 1048576.0 : 0., row->errors, row->p50_ns,
 		row->p99_ns, row->p999_ns, row->max_ns);
+	if (wire)
+		fprintf(out, ",%" PRIu64 ",%" PRIu64, row->wire_p50_ns, row->wire_p99_ns);
+	fputc('\n', out);
 }
 
 uint64_t report_total_ops(const struct report *r)
@@ -213,6 +218,10 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	      cfg->conns_per_session > 1, true);
 	count(s, &n, "max_load", "max-load (replies per wake)", cfg->max_load, cfg->max_load > 0,
 	      true);
+	text(s, &n, "wire_time", "wire time", !cfg->wire_time ? "off" :
+	     cfg->engine && cfg->engine->wire_time ? "on" : "not available with this engine",
+	     cfg->wire_time, true);
+	count(s, &n, "servers", "servers", cfg->nservers, cfg->nservers > 1, true);
 	text(s, &n, "rw", "rw", wl_mode_name(cfg->rw), files, true);
 	count(s, &n, "rwmixread", "rwmixread %", cfg->rwmixread, files && mixed, true);
 	size(s, &n, "bs", "bs", cfg->bs, files, true);

@@ -38,6 +38,11 @@ void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, u
 /* One operation as JSON; proc: its NFS procedure name, with the histogram buckets
  * ([lo, hi, count], the non-empty ones); NULL for neither. */
 void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc);
+/* report_servers.c: the per-server table and JSON "servers" (several servers only). */
+void report_text_servers(FILE *out, const struct report *r);
+/* The header's line: how the connections went over the servers. */
+void report_text_server_shares(FILE *out, const struct report *r);
+void report_json_servers(FILE *out, const struct report *r);
 
 /* A JSON string (quoted, escaped) and number (finite, 3 decimals). */
 void report_json_str(FILE *out, const char *s);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "engine.h"
 #include "report.h"
 #include "report_int.h"
 #include "version.h"
@@ -207,8 +208,28 @@ static void json_verify(FILE *out, const struct report *r)
 	fputs("]},\n", out);
 }
 
+/* , "key": [[lo, hi, count], ...]: n buckets of the series' buckets file from at. */
+static void json_series_buckets(FILE *out, const struct report *r, const char *key,
+				uint64_t at, uint64_t n)
+{
+	struct interval_row span = { .buckets_at = at, .nbuckets = n };
+	struct series_bucket b;
+
+	fprintf(out, ", \"%s\": [", key);
+	for (uint64_t k = 0; report_series_bucket(r, &span, k, &b) == 0; k++)
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", k ? ", " : "", b.lo, b.hi,
+			b.count);
+	fputc(']', out);
+}
+
+/*
+ * Rows of a run with wire time carry it (0 in an interval without); with
+ * buckets also its min, max and buckets, for --merge. Other runs' rows are
+ * as they were before wire time.
+ */
 static void json_series(FILE *out, const struct report *r)
 {
+	bool wire = r->cfg && r->cfg->wire_time && r->cfg->engine && r->cfg->engine->wire_time;
 	struct interval_row row;
 
 	fputs("\"series\": [", out);
@@ -223,14 +244,16 @@ static void json_series(FILE *out, const struct report *r)
 		fprintf(out, ", \"lat_ns\": {\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %"
 			PRIu64 ", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "}", row.min_ns, row.p50_ns,
 			row.p99_ns, row.p999_ns, row.max_ns);
-		if (r->series_buckets) {
-			struct series_bucket b;
-
-			fputs(", \"buckets\": [", out);
-			for (uint64_t k = 0; report_series_bucket(r, &row, k, &b) == 0; k++)
-				fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", k ? ", " : "",
-					b.lo, b.hi, b.count);
-			fputc(']', out);
+		if (r->series_buckets)
+			json_series_buckets(out, r, "buckets", row.buckets_at, row.nbuckets);
+		if (wire)
+			fprintf(out, ", \"wire_p50_ns\": %" PRIu64 ", \"wire_p99_ns\": %" PRIu64,
+				row.wire_p50_ns, row.wire_p99_ns);
+		if (wire && r->series_buckets) {
+			fprintf(out, ", \"wire_min_ns\": %" PRIu64 ", \"wire_max_ns\": %" PRIu64,
+				row.wire_min_ns, row.wire_max_ns);
+			json_series_buckets(out, r, "wire_buckets", row.wire_buckets_at,
+					    row.wire_nbuckets);
 		}
 		fputc('}', out);
 	}
@@ -335,8 +358,9 @@ void report_json(FILE *out, const struct report *r)
 	report_json_str(out, r->limits_note);
 	fputs(",\n", out);
 	json_setup(out, r);
-	fprintf(out, "\"layout\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"stats\": ",
-		r->layout_ran ? "true" : "false", r->layout_ns);
+	fprintf(out, "\"layout\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"retried\": %"
+		PRIu64 ", \"stats\": ", r->layout_ran ? "true" : "false", r->layout_ns,
+		r->layout_retried);
 	report_json_op(out, &r->layout, r->layout_ns, NULL);
 	fprintf(out, "},\n\"duration_ns\": %" PRIu64 ",\n\"interrupted\": %s,\n\"ops\": {",
 		r->duration_ns, r->interrupted ? "true" : "false");
@@ -386,6 +410,7 @@ void report_json(FILE *out, const struct report *r)
 			", \"reconnects\": %" PRIu64 "},\n", s.count, s.connections, s.failed_ops,
 			s.max_stall_ns, s.max_reconnect_ns, s.unrecovered, s.reconnects);
 	}
+	report_json_servers(out, r);
 	json_connections(out, r);
 	fputs("}\n", out);
 }

@@ -405,13 +405,18 @@ void report_text(FILE *out, const struct report *r)
 	for (unsigned i = 0; i < r->nthreads; i++)
 		fprintf(out, "%s%u", i ? "+" : "", r->threads[i].connections);
 	fprintf(out, "), all up in %s\n", units_format_duration(r->connect_ns, a, sizeof(a)));
-	if (r->layout_ran)
-		fprintf(out, "layout: %s written in %s (%.1f MiB/s), %" PRIu64 " errors\n",
+	report_text_server_shares(out, r);
+	if (r->layout_ran) {
+		fprintf(out, "layout: %s written in %s (%.1f MiB/s), %" PRIu64 " errors",
 			units_format_size(r->layout.bytes, a, sizeof(a)),
 			units_format_duration(r->layout_ns, b, sizeof(b)),
 			report_mib_s(r->layout.bytes, r->layout_ns), r->layout.errors);
-	else
+		if (r->layout_retried)
+			fprintf(out, ", %" PRIu64 " writes re-issued after outages", r->layout_retried);
+		fputc('\n', out);
+	} else {
 		fprintf(out, "layout: not needed (files already at size) or skipped\n");
+	}
 	text_settings(out, r);
 	fprintf(out, "measured: %s%s%s%s\n\n", units_format_duration(r->duration_ns, a, sizeof(a)),
 		cfg->ramp_ns ? " after a ramp of " : "",
@@ -447,6 +452,7 @@ void report_text(FILE *out, const struct report *r)
 
 	text_verify(out, r);
 	text_connections(out, r);
+	report_text_servers(out, r);
 	text_outages(out, r);
 	{
 		char list[256];

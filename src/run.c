@@ -4,6 +4,7 @@
  * every way out goes through the cleanup at the end.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ struct app {
 	struct verify_params verify;
 	struct worker **workers;
 	unsigned nworkers;
+	int servers_rc;			/* aggregate_servers failed (no memory) */
 	struct control ctl;
 	struct report rep;
 	bool start_refused;		/* under mpirun: another rank failed before the start */
@@ -223,18 +225,32 @@ static int collect_one(struct app *a, enum op_type type, struct op_stats *into)
 static int layout(struct app *a)
 {
 	const struct config *cfg = a->cfg;
+	struct report *r = &a->rep;
 	char size[32];
+	int rc;
 
 	for (uint32_t i = 0; i < a->fs.n && !cfg->skip_layout; i++)
-		a->rep.layout_ran |= a->fs.size[i] < cfg->size;
-	if (!a->rep.layout_ran)
+		r->layout_ran |= a->fs.size[i] < cfg->size;
+	if (!r->layout_ran)
 		return 0;
 	if (a->ctl.live)
 		fprintf(stderr, "nfsload: laying out %u file%s of %s\n", cfg->nrfiles,
 			cfg->nrfiles == 1 ? "" : "s", units_format_size(cfg->size, size, sizeof(size)));
-	a->rep.layout_ns = control_run_phase(&a->ctl, PHASE_LAYOUT);
+	r->layout_ns = control_run_phase(&a->ctl, PHASE_LAYOUT);
 	control_settle(&a->ctl);
-	return collect_one(a, OP_WRITE, &a->rep.layout);
+	for (unsigned i = 0; i < a->nworkers; i++) {
+		struct worker_figures f;
+
+		worker_figures(a->workers[i], &f);
+		r->layout_retried += f.rewrites;
+	}
+	rc = collect_one(a, OP_WRITE, &r->layout);
+	/* Each failure is followed by one re-issue or none (an answer from the server, a
+	 * connection that gave up): the difference is what was never written. */
+	if (rc == 0 && r->layout.errors > r->layout_retried)
+		fprintf(stderr, "nfsload: %" PRIu64 " layout writes failed and were not written again: "
+			"the files may have holes\n", r->layout.errors - r->layout_retried);
+	return rc;
 }
 
 /* The measured phase, or the small-file test's four passes, each timed on its own. */
@@ -254,6 +270,7 @@ static void measure(struct app *a)
 		r->duration_ns = control_run_phase(&a->ctl, PHASE_MAIN);
 		control_settle(&a->ctl);
 		aggregate_ops(a->workers, a->nworkers, r->ops);
+		a->servers_rc = aggregate_servers(a->workers, a->nworkers, r);
 		return;
 	}
 	for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]) && !control_cut_short(&a->ctl);
@@ -263,6 +280,7 @@ static void measure(struct app *a)
 		control_settle(&a->ctl);
 		r->duration_ns += r->pass_ns[passes[p]];
 		aggregate_ops(a->workers, a->nworkers, r->ops);
+		a->servers_rc |= aggregate_servers(a->workers, a->nworkers, r);
 	}
 }
 
@@ -305,8 +323,9 @@ static int fill_report(struct app *a)
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
 	r->rate = a->cfg->rate;
-	if (aggregate_conns(a->workers, a->nworkers, r))
+	if (aggregate_conns(a->workers, a->nworkers, r) || a->servers_rc)
 		return run_complain(EXIT_RUNTIME, "out of memory");
+	aggregate_servers_end(r);
 	r->series = a->series.rows;
 	r->nseries = a->series.nrows;
 	r->series_buckets = a->series.buckets;
@@ -410,6 +429,7 @@ static void app_destroy(struct app *a)
 	verify_map_free(a->run.written);
 	free(r->threads);
 	free(r->conns);
+	aggregate_servers_free(r);
 	free((void *)a->run.pattern);
 }
 
@@ -448,7 +468,8 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 		goto out;
 	}
 	if (series_init(&a->series, cfg->interval_ns, used,
-			cfg->format == CFG_FORMAT_CSV ? out : NULL, cfg->hdr_log, a->err,
+			cfg->format == CFG_FORMAT_CSV ? out : NULL,
+			cfg->wire_time && cfg->engine->wire_time, cfg->hdr_log, a->err,
 			sizeof(a->err))) {
 		status = run_complain(EXIT_USAGE, "%s", a->err);
 		goto out;

@@ -12,7 +12,7 @@
 
 
 int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,
-		const char *hdr_path, char *err, size_t len)
+		bool wire, const char *hdr_path, char *err, size_t len)
 {
 	struct timespec ts;
 	int rc;
@@ -36,8 +36,9 @@ int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPE
 			return rc;
 		}
 	}
+	s->wire = wire;
 	if (csv)
-		report_csv_header(csv);
+		report_csv_header(csv, wire);
 	return 0;
 }
 
@@ -48,10 +49,10 @@ int series_keep_buckets(struct series *s)
 	return 0;
 }
 
-/* A row's non-empty buckets to the buckets file. 0 or -EIO. */
-static int add_buckets(struct series *s, struct interval_row *row, const struct hist *h)
+/* A histogram's non-empty buckets to the buckets file: where they start, how many. 0 or -EIO. */
+static int add_buckets(struct series *s, const struct hist *h, uint64_t *at, uint64_t *n)
 {
-	row->buckets_at = s->nbuckets;
+	*at = s->nbuckets;
 	for (int i = 0; i < h->nbuckets && h->count; i++) {
 		struct series_bucket b = { .count = h->counts[i] };
 
@@ -60,10 +61,44 @@ static int add_buckets(struct series *s, struct interval_row *row, const struct 
 		hist_bucket_range(h, i, &b.lo, &b.hi);
 		if (fwrite(&b, sizeof(b), 1, s->buckets) != 1)
 			return -EIO;
-		row->nbuckets++;
+		(*n)++;
 		s->nbuckets++;
 	}
 	return 0;
+}
+
+/* The wire time of an interval's op, when it has some: its figures and buckets. 0 or -EIO. */
+static int add_wire(struct series *s, struct interval_row *row, const struct op_stats *st)
+{
+	const struct hist *w = &st->wire;
+
+	if (!w->counts || !w->count)
+		return 0;
+	row->wire_p50_ns = hist_percentile(w, 50);
+	row->wire_p99_ns = hist_percentile(w, 99);
+	row->wire_min_ns = w->min;
+	row->wire_max_ns = w->max;
+	return s->buckets ? add_buckets(s, w, &row->wire_buckets_at, &row->wire_nbuckets) : 0;
+}
+
+/*
+ * The op's histograms as log lines: its latency, and when it has wire time
+ * the wire and client histograms tagged <op>-wire and <op>-client. 0 or -errno.
+ */
+static int log_op(struct series *s, int t, uint64_t start_ns, uint64_t len_ns,
+		  const struct op_stats *st)
+{
+	char tag[32];
+	int rc;
+
+	if ((rc = hdrlog_write(s->hdr, op_name(t), start_ns, len_ns, &st->lat)) ||
+	    !st->wire.counts || !st->wire.count)
+		return rc;
+	snprintf(tag, sizeof(tag), "%s-wire", op_name(t));
+	if ((rc = hdrlog_write(s->hdr, tag, start_ns, len_ns, &st->wire)))
+		return rc;
+	snprintf(tag, sizeof(tag), "%s-client", op_name(t));
+	return hdrlog_write(s->hdr, tag, start_ns, len_ns, &st->client);
 }
 
 void series_begin(struct series *s, uint64_t measure_start_ns)
@@ -93,14 +128,15 @@ int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 		row.p999_ns = hist_percentile(h, 99.9);
 		row.max_ns = h->count ? h->max : 0;
 		row.min_ns = h->count ? h->min : 0;
-		if (s->buckets && add_buckets(s, &row, h))
+		if ((s->buckets && add_buckets(s, h, &row.buckets_at, &row.nbuckets)) ||
+		    add_wire(s, &row, &ival[t]))
 			return -EIO;
 		if (fwrite(&row, sizeof(row), 1, s->rows) != 1)
 			return -EIO;
 		s->nrows++;
 		if (s->csv)
-			report_csv_row(s->csv, &row);
-		if (s->hdr && hdrlog_write(s->hdr, op_name(t), start_ns - s->log_start_ns, row.len_ns, h))
+			report_csv_row(s->csv, &row, s->wire);
+		if (s->hdr && log_op(s, t, start_ns - s->log_start_ns, row.len_ns, &ival[t]))
 			return -EIO;
 	}
 	return 0;

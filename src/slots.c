@@ -2,7 +2,8 @@
  * slots: a connection's operation slots. Issuing (closed loop: keep every
  * slot busy; open loop: what the schedule says is due), the engine's
  * completions, their latency and errors, --commit-every, --mix and the
- * small-file passes, --verify fill and check.
+ * small-file passes, --verify fill and check, layout writes lost with their
+ * link and sent again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,33 @@ void slots_count_error(struct wconn *wc, int status)
 	e->err_other++;
 }
 
+/* Statuses that say a request went down with its link, not what the server made of it. */
+static bool lost_with_link(int status)
+{
+	return status == -ECONNABORTED || status == -ECONNRESET || status == -ENOTCONN ||
+	       status == -ETIMEDOUT;
+}
+
+/*
+ * A layout write lost with its link is sent again once the link is back,
+ * or the file keeps a hole: its data is a function of file and offset
+ * only, so a write the server did after all is written twice, the same.
+ * Measured writes stay errors: the figures say what the server did. At
+ * most iodepth are queued: each came from a busy slot, and nothing new is
+ * issued while one waits.
+ */
+static void redo_later(struct wconn *wc, const struct slot *s)
+{
+	struct worker *w = wc->w;
+
+	if (w->run->phase == PHASE_MAIN || s->type != OP_WRITE || w->stopping ||
+	    wc->nredo >= w->run->cfg->iodepth)
+		return;
+	wc->redo[wc->nredo++] = (struct wl_op){ .type = s->type, .range = s->range,
+						.file = s->file, .offset = s->offset,
+						.len = s->len };
+}
+
 /*
  * The engine refused a request (rc): it counts as an error of its kind, and
  * the connection issues nothing more this phase, its reason in the report.
@@ -43,6 +71,7 @@ static void refused(struct wconn *wc, struct slot *s, int rc, uint64_t t)
 	wc->free_slots[wc->nfree++] = s;
 	wc->done_issuing = true;
 	wc->ncommits_due = 0;
+	wc->nredo = 0;
 	w->ival[s->type].errors++;
 	if (!wc->down_error[0])
 		snprintf(wc->down_error, sizeof(wc->down_error), "%s", why && *why ? why :
@@ -202,6 +231,13 @@ void slots_refill(struct wconn *wc, uint64_t t)
 					break;
 				continue;
 			}
+			if (wc->nredo) {
+				op = wc->redo[--wc->nredo];
+				if (!issue(wc, &op, t, t))
+					break;
+				w->rewrites++;
+				continue;
+			}
 			if (wc->done_issuing)
 				break;
 			if (w->open_loop) {
@@ -225,7 +261,9 @@ void slots_refill(struct wconn *wc, uint64_t t)
 		}
 	}
 	w->engine->commit(wc->conn);
-	if (wc->inflight == 0 && (w->stopping || (wc->done_issuing && !wc->ncommits_due)))
+	/* Not done while a lost write waits: the layout ends when every file is whole. */
+	if (wc->inflight == 0 &&
+	    (w->stopping || (wc->done_issuing && !wc->ncommits_due && !wc->nredo)))
 		wconn_finish(wc);
 }
 
@@ -296,6 +334,8 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 		if (w->wire && status >= 0)
 			op_stats_wire(&w->total[s->type], s->req.wire_ns, unc);
 		op_stats_record(&wc->stats, status, lat, unc);
+		if (w->srv)
+			op_stats_record(&w->srv[wc->srv], status, lat, unc);
 		if (status < 0)
 			slots_count_error(wc, status);
 		else
@@ -373,6 +413,8 @@ void slots_done(void *owner, struct engine_req *req, int status)
 		wc->errors_since_ok = 0;
 	} else {
 		wc->errors_since_ok++;
+		if (lost_with_link(status))
+			redo_later(wc, s);
 		if (status != -ETIMEDOUT)
 			wc->last_reply_ns = t;	/* the server answered, if with an error */
 		else if (t - wc->last_reply_ns >= w->run->cfg->timeout_ns)
@@ -405,6 +447,7 @@ void slots_fail_inflight(struct wconn *wc)
 		if (!s->busy)
 			continue;
 		s->busy = false;
+		redo_later(wc, s);
 		if (w->meta)
 			meta_done(&wc->tree, &s->tg, false);
 		w->ival[s->type].errors++;

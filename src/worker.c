@@ -64,6 +64,7 @@ static void wconn_begin(struct wconn *wc, enum worker_phase phase, uint64_t t)
 	wc->finished = false;
 	wc->done_issuing = false;
 	wc->ncommits_due = 0;
+	wc->nredo = 0;
 	wc->pass_next = 0;
 	memset(wc->writes_since_commit, 0,
 	       wc->main_stream.nranges * sizeof(*wc->writes_since_commit));
@@ -87,11 +88,14 @@ static void start_phase(struct worker *w)
 			wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100));
 	w->ramp_pending = w->run->measure_start_ns > t;
 	w->max_lag_ns = 0;
+	w->rewrites = 0;
 	w->active = w->nconns;
 	w->phase_start_ns = t;
 	w->last_done_ns = t;
 	w->cpu_start_ns = thread_cpu_ns();
 	op_stats_reset_all(w->total);
+	for (unsigned k = 0; w->srv && k < cfg->nservers; k++)
+		op_stats_reset(&w->srv[k]);
 	op_stats_reset_all(w->ival);
 	ival_box_reset(&w->box);
 	for (unsigned i = 0; i < w->nconns; i++) {
@@ -176,6 +180,7 @@ static void wconn_destroy(struct worker *w, struct wconn *wc)
 	free(wc->free_slots);
 	free(wc->writes_since_commit);
 	free(wc->commit_due);
+	free(wc->redo);
 	meta_tree_destroy(&wc->tree);
 	if (wc->conn)
 		w->engine->free(wc->conn);
@@ -244,7 +249,9 @@ static int slots_init(struct worker *w, struct wconn *wc)
 	wc->free_slots = calloc(cfg->iodepth, sizeof(*wc->free_slots));
 	wc->writes_since_commit = calloc(wc->main_stream.nranges + 1, sizeof(uint32_t));
 	wc->commit_due = calloc(wc->main_stream.nranges + 1, sizeof(bool));
-	if (!wc->slots || !wc->free_slots || !wc->writes_since_commit || !wc->commit_due)
+	wc->redo = calloc(cfg->iodepth, sizeof(*wc->redo));
+	if (!wc->slots || !wc->free_slots || !wc->writes_since_commit || !wc->commit_due ||
+	    !wc->redo)
 		return -ENOMEM;
 	for (unsigned k = 0; k < cfg->iodepth; k++) {
 		wc->free_slots[k] = &wc->slots[k];
@@ -265,6 +272,7 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned
 	wc->w = w;
 	wc->idx = idx;
 	wc->id = id;
+	wc->srv = config_server_of(cfg, id);
 	wc->link = LINK_UP;
 	rc = streams_init(w, wc);
 	if (rc == 0)
@@ -290,6 +298,30 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned
 	if (rc)
 		wc->conn = NULL;
 	return rc;
+}
+
+/* Several servers: the measured window per server too (NULL otherwise). */
+static int servers_init(struct worker *w)
+{
+	unsigned n = w->run->cfg->nservers;
+
+	if (n <= 1)
+		return 0;
+	w->srv = calloc(n, sizeof(*w->srv));
+	if (!w->srv)
+		return -ENOMEM;
+	for (unsigned k = 0; k < n; k++)
+		if (op_stats_init(&w->srv[k], HIST_PRECISE_BITS, false))
+			return -ENOMEM;	/* servers_destroy frees what was made */
+	return 0;
+}
+
+static void servers_destroy(struct worker *w)
+{
+	for (unsigned k = 0; w->srv && k < w->run->cfg->nservers; k++)
+		op_stats_destroy(&w->srv[k]);
+	free(w->srv);
+	w->srv = NULL;
 }
 
 int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
@@ -318,7 +350,7 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 		goto fail_sched;
 	rc = -ENOMEM;
 	if (op_stats_init_all(w->total, HIST_PRECISE_BITS, run->cfg->rate > 0) ||
-	    op_stats_init_all(w->ival, HIST_PRECISE_BITS, false))
+	    op_stats_init_all(w->ival, HIST_PRECISE_BITS, false) || servers_init(w))
 		goto fail_stats;
 	for (; made < nconns; made++) {
 		rc = wconn_init(w, &w->conns[made], made, first_id + made);
@@ -336,6 +368,7 @@ fail_conns:
 fail_stats:
 	op_stats_destroy_all(w->total);
 	op_stats_destroy_all(w->ival);
+	servers_destroy(w);
 fail_sched:
 	schedule_destroy(&w->sched);
 fail_arrays:
@@ -433,12 +466,19 @@ void worker_figures(const struct worker *w, struct worker_figures *f)
 	*f = (struct worker_figures){
 		.nconns = w->nconns, .phase_start_ns = w->phase_start_ns,
 		.last_done_ns = w->last_done_ns, .cpu_ns = w->cpu_ns, .max_lag_ns = w->max_lag_ns,
+		.rewrites = w->rewrites,
 	};
 }
 
 void worker_add_totals(const struct worker *w, struct op_stats *ops)
 {
 	op_stats_add_all(ops, w->total);
+}
+
+void worker_add_server_total(const struct worker *w, unsigned k, struct op_stats *dst)
+{
+	if (w->srv)
+		op_stats_add(dst, &w->srv[k]);
 }
 
 const struct verify_counts *worker_verify(const struct worker *w)
@@ -510,6 +550,7 @@ void worker_free(struct worker *w, bool close_files)
 	schedule_destroy(&w->sched);
 	op_stats_destroy_all(w->total);
 	op_stats_destroy_all(w->ival);
+	servers_destroy(w);
 	ival_box_destroy(&w->box);
 	if (w->eng)
 		w->engine->thread_free(w->eng);

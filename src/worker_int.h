@@ -35,6 +35,7 @@ struct wconn {
 	struct worker *w;
 	unsigned idx;		/* in the worker */
 	unsigned id;		/* in the run */
+	unsigned srv;		/* its server (config_server_of) */
 	struct engine_conn *conn;
 	struct wl_stream main_stream, layout_stream, verify_stream, *stream;
 	struct slot *slots;
@@ -66,6 +67,10 @@ struct wconn {
 	uint32_t *writes_since_commit;
 	bool *commit_due;
 	unsigned ncommits_due;
+
+	/* Layout writes lost with the link, sent again before anything new (iodepth of room). */
+	struct wl_op *redo;
+	unsigned nredo;
 };
 
 struct worker {
@@ -99,8 +104,10 @@ struct worker {
 	unsigned ndeferred;
 
 	struct op_stats total[OP_NTYPES];	/* this phase, measured window */
+	struct op_stats *srv;		/* the same per server (several servers), all op types */
 	struct op_stats ival[OP_NTYPES];	/* since the last hand-over */
 
+	uint64_t rewrites;	/* this phase: writes re-issued after their link was lost */
 	bool checking;		/* this phase's reads are verified */
 	struct verify_counts verify;	/* over the run */
 

@@ -270,4 +270,58 @@ check_eq "hang: the stall covers the 4 s the server was stopped" true \
 	"$(jqv '[.connections[].outages[0].stall_ns >= 3900000000] | all')"
 report_adds_up "hang"
 
+# g) The server is killed (kill -9) during the layout, once 64 MiB are on disk, and
+# restarted 1 s later: the layout's writes lost with their connections are sent again
+# once the connections are back, so every file is whole: at size, and a --verify-only
+# read of every block is clean. (--verify: a hole would read as a block without its
+# header. Sanitizer builds lay out a quarter of it.)
+ensure_server
+per_file=256m kill_at=$((64 << 20))
+if [[ -n ${SAN:-} ]]; then
+	per_file=64m kill_at=$((16 << 20))
+fi
+size=$(numfmt --from=iec "${per_file^^}")
+laid_out() { stat -c %s "$EXPORT_DIR"/lay3/file.* 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+rm -f "$TMP/run.done"
+: >"$TMP/chaos"
+(
+	for ((i = 0; i < 3000; i++)); do
+		[[ -e $TMP/run.done ]] && exit 0
+		(($(laid_out) >= kill_at)) && break
+		sleep 0.02
+	done
+	if [[ $(cat "/proc/$GANESHA_PID/comm" 2>/dev/null) != ganesha.nfsd ]]; then
+		t_fail "layout chaos" "pid $GANESHA_PID is not ganesha.nfsd"
+		exit 1
+	fi
+	kill -KILL "$GANESHA_PID"
+	echo "kill $EPOCHREALTIME" >>"$TMP/chaos"
+	echo "at $(laid_out)" >>"$TMP/chaos"
+	sleep 1
+	t_restart_server >/dev/null && echo "up $EPOCHREALTIME" >>"$TMP/chaos"
+) &
+CHAOS_PID=$!
+run 180 -t 2 -c 4 -q 4 --rw read --size "$per_file" --nrfiles 4 --runtime 1s --verify --keep \
+	--dir lay3 --output-format json "$URL3"
+chaos_wait
+at=$(sed -n 's/^at //p' "$TMP/chaos")
+check_match "layout outage: the server was killed and came back" '^[0-9.]+ [0-9.]+$' "$T_KILL $T_UP"
+check_le "layout outage: killed before the layout was done" $((4 * size - 1)) "${at:-$((4 * size))}"
+echo "# layout outage: killed with $((${at:-0} >> 20)) MiB on disk, $(secs "$T_BEGIN" "${T_KILL:-0}") s" \
+	"after nfsload started, up again at $(secs "$T_BEGIN" "${T_UP:-0}") s, ended at" \
+	"$(secs "$T_BEGIN" "$T_END") s; layout $(jqv '.layout | {retried, errors: .stats.errors} | tostring')"
+check_eq "layout outage: exit 0" 0 "$RC"
+check_eq "layout outage: the layout ran" true "$(jqv .layout.ran)"
+check_ge "layout outage: writes re-issued" 1 "$(jqv .layout.retried)"
+check_eq "layout outage: every failed write re-issued" 0 "$(jqv '.layout.stats.errors - .layout.retried')"
+check_eq "layout outage: every outage recovered" true "$(jqv '[.connections[].outages[].recovered] | all')"
+check_eq "layout outage: every file at size" "$size $size $size $size" \
+	"$(stat -c %s "$EXPORT_DIR"/lay3/file.* 2>/dev/null | paste -sd " ")"
+check_eq "layout outage: no mismatch in the measured reads" 0 "$(jqv .verify.mismatches)"
+run 120 -t 2 -c 4 --size "$per_file" --nrfiles 4 --verify-only --dir lay3 --output-format json "$URL3"
+check_eq "layout outage: --verify-only is clean (exit 0)" 0 "$RC"
+check_eq "layout outage: --verify-only checked every block" $((4 * size / 4096)) "$(jqv .verify.blocks_checked)"
+check_eq "layout outage: --verify-only found no mismatch" 0 "$(jqv .verify.mismatches)"
+rm -rf "$EXPORT_DIR/lay3"
+
 t_summary

@@ -17,6 +17,8 @@
 # STATEDIR/rpcbind.pid; stop leaves it running (other servers may need it): whoever owns
 # the STATEDIRs (scripts/demo.sh, tests/lib.sh) runs stop-rpcbind once all are stopped.
 # GANESHA_FSAL=MEM uses FSAL_MEM (keeps only the first 2 MiB of each file) instead of VFS.
+# GANESHA_EXPORT=DIR exports DIR instead of STATEDIR/export (two servers on one tree: one
+# namespace through two nodes); kept for restarts of the same STATEDIR.
 # GANESHA_MAX_CONNECTIONS=N sets RPC_Max_Connections (default 4096; ganesha allows up to 10000).
 # Needs root, nfs-ganesha, nfs-ganesha-vfs (or -mem), rpcbind, libnfs-utils, python3.
 set -euo pipefail
@@ -159,7 +161,7 @@ NFS_KRB5 {
 }
 EXPORT {
 	Export_Id = 1;
-	Path = "$STATE/export";
+	Path = "$EXPORT";
 	Pseudo = /export;
 	Access_Type = RW;
 	Squash = No_Root_Squash;
@@ -192,7 +194,7 @@ answers() {
 try_start() {
 	local nfs_port=$1 mnt_port=$2 pid deadline=$((SECONDS + 10))
 	rm -rf "$STATE/recovery"
-	mkdir -p "$STATE/export" "$STATE/recovery" "$STATE/ccache"
+	mkdir -p "$EXPORT" "$STATE/recovery" "$STATE/ccache"
 	write_conf "$nfs_port" "$mnt_port"
 	rm -f "$STATE/ganesha.pid"
 	echo "=== start $(date '+%F %T') ports $nfs_port/$mnt_port" >>"$STATE/ganesha.log"
@@ -227,7 +229,7 @@ write_env() {
 	cat >"$STATE/env" <<EOF
 NFS_PORT=$nfs_port
 MNT_PORT=$mnt_port
-EXPORT_DIR=$STATE/export
+EXPORT_DIR=$EXPORT
 GANESHA_PID=$GANESHA_PID
 URL3=$base?version=3&nfsport=$nfs_port&mountport=$mnt_port
 URL4=$base?version=4&nfsport=$nfs_port
@@ -300,6 +302,13 @@ if [[ $1 == stop* && ! -d $2 ]]; then
 fi
 mkdir -p "$2"
 STATE=$(cd "$2" && pwd -P)
+if [[ $1 == start && -n ${GANESHA_EXPORT:-} ]]; then
+	mkdir -p "$GANESHA_EXPORT"
+	(cd "$GANESHA_EXPORT" && pwd -P) >"$STATE/export_dir"
+elif [[ $1 == start ]]; then
+	rm -f "$STATE/export_dir"
+fi
+EXPORT=$(cat "$STATE/export_dir" 2>/dev/null || echo "$STATE/export")
 
 case $1 in
 start) start ;;

@@ -3,7 +3,8 @@
 # into one result. Counts add; the percentiles are those of the buckets added by hand
 # (jq, below, with hist.c's nearest-rank and midpoint rule); a merged report merges again
 # to the same result as merging every run at once; a run through a 40 ms delay proxy is
-# the one flagged slow; bad input is one line and exit 2.
+# the one flagged slow; wire time (--wire-time) merges the same way, totals and series;
+# bad input is one line and exit 2.
 # Needs NFSLOAD, HELPERS (helper_proxy), jq.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -131,6 +132,73 @@ check_eq "without --series-buckets: no merged series" "false 0" \
 	"$(jq -r '"\(.series_merged) \(.series | length)"' "$TMP/mixed.json")"
 check_match "without --series-buckets: the text says so" "interval series: not merged" \
 	"$("$NFSLOAD" --merge "$TMP/r1.json" "$TMP/r4.json")"
+
+# Wire time (--wire-time, native engine): the wire and client histograms add like the
+# latency's, totals and series; rows of runs without it carry no wire keys.
+run 5 "$URL3" --engine native --wire-time
+run 6 "$URL3" --engine native --wire-time
+W=("$TMP/r5.json" "$TMP/r6.json")
+merge wire.json "${W[@]}"
+check_eq "wire: merge exit 0" 0 "$RC"
+MW=$TMP/wire.json
+check_eq "wire: both runs measured wire time" true \
+	"$(jq -s '[.[].ops.read.wire_count > 0, .[].ops.write.wire_count > 0] | all' "${W[@]}")"
+# wire_hist FILE KIND: FILE's ops with KIND's (wire, client) buckets and figures as theirs.
+wire_hist() {
+	jq "{ops: (.ops | map_values({buckets: .$2_buckets, lat_ns: .$2_lat_ns}))}" "$1" >"$1.$2"
+}
+for r in "${W[@]}"; do
+	wire_hist "$r" wire
+	wire_hist "$r" client
+done
+for op in read write; do
+	check_eq "wire $op: wire_count adds" "$(sum ".ops.$op.wire_count" "${W[@]}")" \
+		"$(jq ".ops.$op.wire_count" "$MW")"
+	check_eq "wire $op: wire_missed adds" "$(sum ".ops.$op.wire_missed" "${W[@]}")" \
+		"$(jq ".ops.$op.wire_missed" "$MW")"
+	check_eq "wire $op: p50 between the inputs' p50s" true \
+		"$(jq -s --arg op "$op" '[.[:2][].ops[$op].wire_lat_ns.p50] as $p |
+			.[2].ops[$op].wire_lat_ns.p50 | . >= ($p | min) and . <= ($p | max)' "${W[@]}" "$MW")"
+	for kind in wire client; do
+		for p in 50:p50 99:p99 99.9:p99.9; do
+			check_eq "wire $op: $kind ${p#*:} from the buckets added by hand" \
+				"$(t_merged_pct "$op" "${p%%:*}" "${W[0]}.$kind" "${W[1]}.$kind")" \
+				"$(jq ".ops.$op.${kind}_lat_ns[\"${p#*:}\"]" "$MW")"
+		done
+	done
+done
+check_eq "wire series: every row carries wire p50 and p99" true \
+	"$(jq '[.series[] | has("wire_p50_ns") and has("wire_p99_ns")] | all' "$MW")"
+for r in "${W[@]}"; do
+	jq "{ops: {read: (.series | map(select(.op == \"read\" and
+		((.start_ns / 1000000000) | round) == 0)) | .[0] |
+		{buckets: .wire_buckets, lat_ns: {min: .wire_min_ns, max: .wire_max_ns}})}}" "$r" >"$r.w0"
+done
+check_eq "wire series: interval 0 read wire p99 from the rows' wire buckets added by hand" \
+	"$(t_merged_pct read 99 "${W[0]}.w0" "${W[1]}.w0")" \
+	"$(jq '[.series[] | select(.op == "read" and ((.start_ns / 1000000000) | round) == 0)][0].wire_p99_ns' "$MW")"
+check_eq "without --wire-time: no wire keys in a run's or a merge's rows" false \
+	"$(jq -s '[.[].series[] | has("wire_p50_ns")] | any' "$TMP/r1.json" "$M")"
+RC=0
+"$NFSLOAD" --merge "${W[@]}" --output-format csv --hdr-log "$TMP/wire.hlog" >"$TMP/wire.csv" \
+	2>"$ERR" || RC=$?
+check_eq "wire csv and hdr-log: exit 0" 0 "$RC"
+check_eq "wire csv: the merged rows' wire p50 and p99 in the last two columns" \
+	"$(jq -r '.series[] | "\(.op) \(.wire_p50_ns) \(.wire_p99_ns)"' "$MW")" \
+	"$(tail -n +2 "$TMP/wire.csv" | awk -F, '{ print $3, $12, $13 }')"
+check_eq "wire hdr-log: an <op>-wire line after each row with wire time, its count" \
+	"$(jq -r '.series[] | "\(.op) \(.ops)", (select(.wire_buckets | length > 0) |
+		"\(.op)-wire \([.wire_buckets[][2]] | add)")' "$MW")" \
+	"$(python3 "$(dirname "$0")/hdrlog_decode.py" "$TMP/wire.hlog" | jq -r '"\(.tag) \(.count)"')"
+merge wire5.json "${W[0]}"
+merge wire56.json "$TMP/wire5.json" "${W[1]}"
+check_eq "wire: a merge of a merge, the same wire and client buckets" \
+	"$(jq -c '[.ops[] | .wire_buckets, .client_buckets]' "$MW")" \
+	"$(jq -c '[.ops[] | .wire_buckets, .client_buckets]' "$TMP/wire56.json")"
+check_eq "wire text: wire and client rows under the reads, their counts" \
+	"wire $(jq .ops.read.wire_count "$MW") client $(jq .ops.read.wire_count "$MW")" \
+	"$("$NFSLOAD" --merge "${W[@]}" | grep -A2 '^read ' | awk 'NR > 1 { printf "%s%s %s",
+		(NR > 2 ? " " : ""), $1, $2 }')"
 
 # The text report: the operations, then a row per input with the slow one said.
 RC=0

@@ -7,8 +7,8 @@
  * layout, ports and connections that did I/O.
  *
  * With HTML_OUT=DIR set, the pages are also written there (sample.html,
- * empty.html, reads.html, many.html, null.html, ...) to look at or to feed
- * tests/check_html.sh.
+ * empty.html, reads.html, many.html, null.html, wire.html, ...) to look at
+ * or to feed tests/check_html.sh.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -665,6 +665,54 @@ static void test_reads_only(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Wire time (--wire-time) on the reads: the spectrum adds their wire and
+ * client curves, labelled and dashed apart, the totals a row for each; the
+ * replies left out are said. The writes, without, get neither.
+ */
+static void test_wire(void **state)
+{
+	struct fixture f;
+	char *html, *s;
+	int bad;
+
+	(void)state;
+	fixture_init(&f, NCONNS, NIVALS, false);
+	for (uint64_t i = 0; i < 9000; i++)	/* 9000 of the 10000 reads: 60..159 us of 100..199 */
+		op_stats_wire(&f.r.ops[OP_READ], 60000 + (i % 100) * 1000, 100000 + (i % 100) * 1000);
+	for (int i = 0; i < 1000; i++)
+		op_stats_wire(&f.r.ops[OP_READ], 0, 150000);
+	html = render(&f.r, "wire.html");
+	bad = check_structure(html);
+#define WANT(cond, ...) do { if (!(cond)) { print_error(__VA_ARGS__); bad++; } } while (0)
+	s = section(html, "spectrum");
+	WANT(polyline_points(s) == 400, "spectrum: %u points, want 4 lines\n", polyline_points(s));
+	WANT(strstr(s, ">read wire</text>") && strstr(s, ">read client</text>"),
+	     "spectrum: wire and client labels\n");
+	WANT(!strstr(s, ">write wire</text>"), "spectrum: a wire curve for the writes\n");
+	WANT(count(s, "stroke-dasharray=\"2 3\"") == 2 && count(s, "stroke-dasharray=\"9 3 2 3\"") == 2,
+	     "spectrum: wire dotted, client dash-dot (line and legend each)\n");
+	WANT(strstr(s, "<p class=\"meta\">wire: from the request"), "spectrum: what wire means\n");
+	free(s);
+	s = table_of(html, "totals");
+	WANT(strstr(s, "<tr><th class=\"l\">read</th><td>10000</td>"), "totals: read\n");
+	WANT(strstr(s, "<tr><th class=\"l\">read wire</th><td>9000</td><td></td><td></td><td></td>"
+		     "<td>60.0 us</td>"), "totals: read wire\n%s\n", s);
+	WANT(strstr(s, "<tr><th class=\"l\">read client</th><td>9000</td><td></td><td></td>"
+		     "<td></td><td>40.0 us</td>"), "totals: read client\n%s\n", s);
+	WANT(strstr(s, "read wire") < strstr(s, "read client") &&
+	     strstr(s, "read client") < strstr(s, ">write</th>"), "totals: order\n");
+	WANT(!strstr(s, "write wire"), "totals: a wire row for the writes\n");
+	free(s);
+	WANT(strstr(html, "Wire time: 1000 of 13334 operations left out"), "summary: left out\n");
+#undef WANT
+	if (bad)
+		print_error("%d problems\n", bad);
+	free(html);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
 /* 1000 connections and a long series: bounded bars, points and size. */
 static void test_many(void **state)
 {
@@ -719,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_outages_verify),
 		cmocka_unit_test(test_run_block),
+		cmocka_unit_test(test_wire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,8 @@
  * path (closed and open loop, mixes, layout, the small-file test); a test
  * engine wraps it with faults (a connection that cannot be made, a set-up
  * that fails, a worker thread's engine state that cannot be made, a --mix
- * tree that cannot be written, refused requests) and an in-memory namespace
- * that shows what a run left on the "server".
+ * tree that cannot be written, refused requests, links lost under writes)
+ * and an in-memory namespace that shows what a run left on the "server".
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,9 +28,22 @@
 
 /* ---- the test engine: null, with faults and a namespace ---- */
 
-enum fault { FAULT_NONE, FAULT_CONN_NEW, FAULT_CONNECT, FAULT_THREAD, FAULT_TREE, FAULT_REFUSE };
+/*
+ * FAULT_LOSE: a connection's 3rd and 7th WRITE completions are lost with
+ * its link instead (lost(), no done()); FAULT_ABORT: they end in
+ * ECONNABORTED and ETIMEDOUT, the link up; FAULT_LOSE_ALL: every WRITE
+ * completion but the first is lost with the link (not the first: a
+ * completion's refill, not the reconnect's, then starts the next batch).
+ */
+enum fault {
+	FAULT_NONE, FAULT_CONN_NEW, FAULT_CONNECT, FAULT_THREAD, FAULT_TREE, FAULT_REFUSE,
+	FAULT_LOSE, FAULT_ABORT, FAULT_LOSE_ALL,
+};
 
 #define NAMES_MAX 4096
+#define CHUNK (64u << 10)	/* what the written map marks */
+#define FILES_MAX 4
+#define CHUNKS_MAX 256
 
 static struct {
 	enum fault fault;
@@ -39,8 +52,20 @@ static struct {
 	char *names[NAMES_MAX];
 	bool dir[NAMES_MAX];
 	unsigned nnames;
-	/* per connection, touched only by the thread that runs it */
-	struct { const struct engine_conn *c; unsigned queued; bool refused; } refused[64];
+	/* per connection, touched only by the thread that runs it: the callbacks its
+	 * owner gave (the engine calls ours), its file ids, WRITE completions */
+	struct {
+		const struct engine_conn *c;
+		unsigned queued;
+		bool refused;
+		const struct engine_cbs *cbs;
+		void *owner;
+		uint32_t ids[FILES_MAX];
+		unsigned writes;
+	} conn[64];
+	/* which CHUNKs of which files a WRITE succeeded on (runs of one thread) */
+	bool written[FILES_MAX][CHUNKS_MAX];
+	uint64_t timeout_ns;	/* overrides --timeout when not 0 (below its 1 s floor) */
 } t;
 
 static int name_find(const char *path)
@@ -181,11 +206,88 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *ids, 
 		return -ENOMEM;
 	rc = engine_null.conn_new(cfg, id, ids, n, out);
 	if (rc == 0) {
-		assert_true(t.conns_made < N(t.refused));
-		t.refused[t.conns_made].c = *out;
+		assert_true(t.conns_made < N(t.conn));
+		t.conn[t.conns_made].c = *out;
+		for (uint32_t k = 0; k < n && k < FILES_MAX; k++)
+			t.conn[t.conns_made].ids[k] = ids[k];
 		t.conns_made++;
 	}
 	return rc;
+}
+
+static unsigned conn_index(const struct engine_conn *c)
+{
+	unsigned i = 0;
+
+	while (i < t.conns_made && t.conn[i].c != c)
+		i++;
+	assert_true(i < t.conns_made);
+	return i;
+}
+
+/* The engine's done(): the faults of the link, and what the "server" now holds. */
+static void wrap_done(void *owner, struct engine_req *req, int status)
+{
+	unsigned i = (unsigned)(uintptr_t)owner, n;
+
+	if (req->op == OP_WRITE && status >= 0) {
+		n = ++t.conn[i].writes;
+		if ((t.fault == FAULT_LOSE_ALL && n > 1) ||
+		    (t.fault == FAULT_LOSE && (n == 3 || n == 7))) {
+			t.conn[i].cbs->lost(t.conn[i].owner, (struct engine_conn *)t.conn[i].c);
+			return;
+		}
+		if (t.fault == FAULT_ABORT && (n == 3 || n == 7))
+			status = n == 3 ? -ECONNABORTED : -ETIMEDOUT;
+	}
+	if (req->op == OP_WRITE && status >= 0) {
+		uint32_t file = t.conn[i].ids[req->file];
+
+		assert_true(file < FILES_MAX && (req->offset + req->len) / CHUNK <= CHUNKS_MAX);
+		for (uint64_t o = req->offset; o < req->offset + req->len; o += CHUNK)
+			t.written[file][o / CHUNK] = true;
+	}
+	t.conn[i].cbs->done(t.conn[i].owner, req, status);
+}
+
+static void wrap_lost(void *owner, struct engine_conn *c)
+{
+	unsigned i = (unsigned)(uintptr_t)owner;
+
+	t.conn[i].cbs->lost(t.conn[i].owner, c);
+}
+
+static void wrap_ready(void *owner, struct engine_conn *c, bool ok)
+{
+	unsigned i = (unsigned)(uintptr_t)owner;
+
+	t.conn[i].cbs->ready(t.conn[i].owner, c, ok);
+}
+
+static void wrap_step(void *owner, unsigned step, uint64_t ns)
+{
+	unsigned i = (unsigned)(uintptr_t)owner;
+
+	if (t.conn[i].cbs->step)
+		t.conn[i].cbs->step(t.conn[i].owner, step, ns);
+}
+
+static const struct engine_cbs wrap_cbs = { wrap_done, wrap_lost, wrap_ready, wrap_step };
+
+/* The owner's callbacks are kept; the engine calls ours, with the connection's index. */
+static void *wrap(struct engine_conn *c, const struct engine_cbs *cbs, void *owner)
+{
+	unsigned i = conn_index(c);
+
+	t.conn[i].cbs = cbs;
+	t.conn[i].owner = owner;
+	return (void *)(uintptr_t)i;
+}
+
+static void attach_conn(struct engine_conn *c, struct engine_thread *th,
+			const struct engine_cbs *cbs, void *owner)
+{
+	engine_null.attach(c, th, &wrap_cbs, wrap(c, cbs, owner));
 }
 
 static void conn_free(struct engine_conn *c)
@@ -198,9 +300,9 @@ static void conn_free(struct engine_conn *c)
 static int connect_conn(struct engine_conn *c, struct engine_thread *th,
 			const struct engine_cbs *cbs, void *owner)
 {
-	if (t.fault == FAULT_CONNECT && c == t.refused[1].c)
+	if (t.fault == FAULT_CONNECT && c == t.conn[1].c)
 		return -ECONNREFUSED;
-	return engine_null.connect(c, th, cbs, owner);
+	return engine_null.connect(c, th, &wrap_cbs, wrap(c, cbs, owner));
 }
 
 static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
@@ -223,8 +325,8 @@ static int queue(struct engine_conn *c, struct engine_req *req)
 {
 	/* Every connection's 5th request is refused: it stops issuing. */
 	for (unsigned i = 0; t.fault == FAULT_REFUSE && i < t.conns_made; i++) {
-		if (t.refused[i].c == c && ++t.refused[i].queued % 5 == 0) {
-			t.refused[i].refused = true;
+		if (t.conn[i].c == c && ++t.conn[i].queued % 5 == 0) {
+			t.conn[i].refused = true;
 			return -EIO;
 		}
 	}
@@ -234,7 +336,7 @@ static int queue(struct engine_conn *c, struct engine_req *req)
 static const char *conn_error(const struct engine_conn *c)
 {
 	for (unsigned i = 0; i < t.conns_made; i++)
-		if (t.refused[i].c == c && t.refused[i].refused)
+		if (t.conn[i].c == c && t.conn[i].refused)
 			return "request refused: the test engine said no";
 	return engine_null.error(c);
 }
@@ -261,6 +363,7 @@ static void test_engine_init(enum fault fault)
 	test_engine.conn_new = conn_new;
 	test_engine.free = conn_free;
 	test_engine.connect = connect_conn;
+	test_engine.attach = attach_conn;
 	test_engine.thread_new = thread_new;
 	test_engine.thread_free = thread_free;
 	test_engine.queue = queue;
@@ -295,6 +398,8 @@ static void run(struct result *r, bool test, const char *first, ...)
 		fail_msg("config_parse: %d %s", rc, err);
 	if (test)
 		cfg.engine = &test_engine;
+	if (test && t.timeout_ns)
+		cfg.timeout_ns = t.timeout_ns;
 	out = open_memstream(&r->out, &r->len);
 	assert_non_null(out);
 	r->status = run_one(&cfg, out, NULL);
@@ -449,6 +554,97 @@ static void test_refused_request(void **state)
 	names_clear();
 }
 
+/* Chunks of the files' first size bytes that no WRITE succeeded on. */
+static unsigned holes(unsigned nfiles, uint64_t size)
+{
+	unsigned n = 0;
+
+	for (unsigned f = 0; f < nfiles; f++)
+		for (uint64_t c = 0; c < size / CHUNK; c++)
+			n += !t.written[f][c];
+	return n;
+}
+
+/*
+ * Layout writes lost with their link (in flight when it went, or ended in
+ * ECONNABORTED or ETIMEDOUT) are sent again once it is back: every file
+ * whole, each failed write re-issued once, the count in the report.
+ */
+static void test_layout_outage_rewritten(void **state)
+{
+	static const enum fault faults[] = { FAULT_LOSE, FAULT_ABORT };
+
+	(void)state;
+	for (size_t i = 0; i < N(faults); i++) {
+		struct result r;
+		uint64_t errors, retried;
+		bool found;
+
+		test_engine_init(faults[i]);
+		/* 1 MiB layout writes, 8 per file, each file one connection's. */
+		run(&r, true, "-c", "2", "-t", "2", "-q", "4", "--rw", "read", "--nrfiles", "2",
+		    "--size", "8m", "--io-size", "64k", "--on-error", "continue", NULL);
+		assert_int_equal(r.status, 0);
+		assert_int_equal(holes(2, 8u << 20), 0);
+		errors = json_u64(r.out, "\"layout\": {", "errors", NULL);
+		retried = json_u64(r.out, "\"layout\": {", "retried", &found);
+		assert_true(found);
+		assert_true(errors >= 2);	/* at least one per fault per connection */
+		assert_int_equal(retried, errors);
+		assert_int_equal(json_u64(r.out, "\"layout\": {", "bytes", NULL), 16u << 20);
+		if (faults[i] == FAULT_LOSE)
+			assert_int_equal(json_u64(r.out, "\"outages\": {", "count", NULL), 4);
+		result_free(&r);
+	}
+	names_clear();
+}
+
+/*
+ * A link lost again each time it is made, before anything succeeds: the
+ * layout gives up after 12 x --timeout (backing off) instead of sending
+ * the same writes forever; what was not written is the difference between
+ * errors and writes re-issued.
+ */
+static void test_layout_outage_gives_up(void **state)
+{
+	struct result r;
+	uint64_t errors, retried;
+
+	(void)state;
+	test_engine_init(FAULT_LOSE_ALL);
+	t.timeout_ns = UINT64_C(100000000);
+	run(&r, true, "-c", "1", "-q", "2", "--rw", "read", "--nrfiles", "1", "--size", "8m",
+	    "--io-size", "64k", "--on-error", "continue", NULL);
+	errors = json_u64(r.out, "\"layout\": {", "errors", NULL);
+	retried = json_u64(r.out, "\"layout\": {", "retried", NULL);
+	assert_true(retried >= 1 && errors > retried);
+	assert_true(holes(1, 8u << 20) > 0);
+	assert_int_equal(json_u64(r.out, "\"layout\": {", "bytes", NULL), 1u << 20);
+	result_free(&r);
+	names_clear();
+}
+
+/* Measured writes lost with their link stay errors: none is sent again. */
+static void test_measured_outage_not_rewritten(void **state)
+{
+	struct result r;
+	uint64_t ops, errors;
+
+	(void)state;
+	test_engine_init(FAULT_LOSE);
+	run(&r, true, "-c", "2", "-t", "2", "-q", "4", "--rw", "write", "--bs", "64k", "--nrfiles",
+	    "2", "--size", "1m", "--io-size", "2m", "--skip-layout", "--on-error", "continue", NULL);
+	assert_int_equal(r.status, 0);
+	ops = json_u64(r.out, "\"write\": {", "ops", NULL);
+	errors = json_u64(r.out, "\"write\": {", "errors", NULL);
+	assert_true(errors >= 2);
+	assert_int_equal(ops + errors, (2u << 20) / (64u << 10));
+	assert_true(holes(2, 1u << 20) > 0);
+	assert_int_equal(json_u64(r.out, "\"layout\": {", "retried", NULL), 0);
+	result_free(&r);
+	names_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +653,9 @@ int main(void)
 		cmocka_unit_test(test_engine_clean_run),
 		cmocka_unit_test(test_failures_clean_up),
 		cmocka_unit_test(test_refused_request),
+		cmocka_unit_test(test_layout_outage_rewritten),
+		cmocka_unit_test(test_layout_outage_gives_up),
+		cmocka_unit_test(test_measured_outage_not_rewritten),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

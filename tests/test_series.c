@@ -1,5 +1,6 @@
 /*
- * Unit tests: the interval series' steady-state verdict, CSV rows, and
+ * Unit tests: the interval series' steady-state verdict, CSV rows, wire time
+ * in the rows, their buckets, the CSV and the HdrHistogram log, and
  * coordinated-omission correction on a synthetic schedule. No server.
  */
 #include <stdarg.h>
@@ -7,8 +8,11 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "series.h"
 
@@ -23,7 +27,7 @@ static void series_of(struct series *s, const uint64_t *ops, unsigned n)
 	char err[200];
 
 	assert_int_equal(op_stats_init_all(ival, HIST_PRECISE_BITS, false), 0);
-	assert_int_equal(series_init(s, SEC, used, NULL, "", err, sizeof(err)), 0);
+	assert_int_equal(series_init(s, SEC, used, NULL, false, "", err, sizeof(err)), 0);
 	series_begin(s, 1000 * SEC);
 	for (unsigned i = 0; i < n; i++) {
 		op_stats_reset_all(ival);
@@ -112,7 +116,7 @@ static void test_steady_ignores_partial_last(void **state)
 
 	(void)state;
 	assert_int_equal(op_stats_init_all(ival, HIST_PRECISE_BITS, false), 0);
-	assert_int_equal(series_init(&s, SEC, used, NULL, "", err, sizeof(err)), 0);
+	assert_int_equal(series_init(&s, SEC, used, NULL, false, "", err, sizeof(err)), 0);
 	series_begin(&s, 0);
 	for (unsigned i = 0; i < 4; i++) {
 		ival[OP_READ].ops = 1000;
@@ -138,7 +142,7 @@ static void series_cut_at(struct series *s, const uint64_t *cut_ms, unsigned ncu
 	char err[200];
 
 	assert_int_equal(op_stats_init_all(ival, HIST_PRECISE_BITS, false), 0);
-	assert_int_equal(series_init(s, SEC, used, NULL, "", err, sizeof(err)), 0);
+	assert_int_equal(series_init(s, SEC, used, NULL, false, "", err, sizeof(err)), 0);
 	series_begin(s, 1000 * SEC);
 	for (unsigned i = 1; i < ncuts; i++) {
 		op_stats_reset_all(ival);
@@ -216,9 +220,141 @@ static void test_csv_row(void **state)
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 
 	(void)state;
-	report_csv_row(f, &row);
+	report_csv_row(f, &row, true);
+	row.wire_p50_ns = 400000;
+	row.wire_p99_ns = 1500000;
+	report_csv_row(f, &row, true);
+	report_csv_row(f, &row, false);
 	fclose(f);
-	assert_string_equal(buf, "1.500,0.500,write,1000,2000.0,7.812,2,700000,2000000,5000000,9000000\n");
+	/* The wire columns last, 0 without wire time: the others keep their places. */
+	assert_string_equal(buf, "1.500,0.500,write,1000,2000.0,7.812,2,700000,2000000,5000000,9000000,"
+			    "0,0\n1.500,0.500,write,1000,2000.0,7.812,2,700000,2000000,5000000,"
+			    "9000000,400000,1500000\n1.500,0.500,write,1000,2000.0,7.812,2,700000,"
+			    "2000000,5000000,9000000\n");
+	f = fmemopen(buf, sizeof(buf), "w");
+	report_csv_header(f, true);
+	report_csv_header(f, false);
+	fclose(f);
+	assert_string_equal(buf, "start_s,length_s,op,ops,iops,mib_s,errors,p50_ns,p99_ns,p99.9_ns,"
+			    "max_ns,wire_p50_ns,wire_p99_ns\nstart_s,length_s,op,ops,iops,mib_s,errors,"
+			    "p50_ns,p99_ns,p99.9_ns,max_ns\n");
+}
+
+/* Row i of the series' temporary file. */
+static void row_at(struct series *s, uint64_t i, struct interval_row *row)
+{
+	assert_int_equal(fseek(s->rows, (long)(i * sizeof(*row)), SEEK_SET), 0);
+	assert_int_equal(fread(row, sizeof(*row), 1, s->rows), 1);
+}
+
+/* The tags of the log's interval lines, space-separated, in order. */
+static void log_tags(const char *path, char *tags, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	assert_non_null(f);
+	tags[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tag=", 4) && n < len)
+			n += (size_t)snprintf(tags + n, len - n, "%s%.*s", n ? " " : "", (int)strcspn(
+						      line + 4, ","), line + 4);
+	fclose(f);
+}
+
+/*
+ * Wire time into the rows: interval 0 with 100 reads on the wire for
+ * 100..199 us of 300..399 us, interval 1 with replies that had no exact
+ * timestamp only (0), interval 2 without wire time (a run without it). Their
+ * CSV rows end with the wire p50 and p99; the log has the wire and client
+ * histograms only where there are some; --series-buckets keeps the wire
+ * buckets after the latency's.
+ */
+static void test_wire_rows(void **state)
+{
+	bool used[OP_NTYPES] = { [OP_READ] = true };
+	struct op_stats ival[OP_NTYPES];
+	struct interval_row row;
+	struct series s;
+	struct series_bucket b;
+	char err[200], dir[] = "/tmp/test_series.XXXXXX", path[64], tags[200], *csv = NULL;
+	uint64_t n = 0, wire_buckets = 0;
+	size_t csv_len = 0;
+	FILE *out = open_memstream(&csv, &csv_len);
+
+	(void)state;
+	assert_non_null(out);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/h.log", dir);
+	assert_int_equal(op_stats_init_all(ival, HIST_PRECISE_BITS, false), 0);
+	assert_int_equal(series_init(&s, SEC, used, out, true, path, err, sizeof(err)), 0);
+	assert_int_equal(series_keep_buckets(&s), 0);
+	series_begin(&s, 0);
+	for (uint64_t i = 0; i < 100; i++) {
+		op_stats_record(&ival[OP_READ], 4096, (300 + i) * 1000, (300 + i) * 1000);
+		op_stats_wire(&ival[OP_READ], (100 + i) * 1000, (300 + i) * 1000);
+	}
+	assert_int_equal(series_add(&s, 0, SEC, ival), 0);
+	op_stats_reset_all(ival);
+	op_stats_record(&ival[OP_READ], 4096, 500000, 500000);
+	op_stats_wire(&ival[OP_READ], 0, 500000);
+	assert_int_equal(series_add(&s, SEC, 2 * SEC, ival), 0);
+	op_stats_destroy_all(ival);
+	assert_int_equal(op_stats_init_all(ival, HIST_PRECISE_BITS, false), 0);
+	op_stats_record(&ival[OP_READ], 4096, 500000, 500000);
+	assert_int_equal(series_add(&s, 2 * SEC, 3 * SEC, ival), 0);
+	assert_int_equal(series_finish(&s), 0);
+	assert_int_equal(fclose(out), 0);
+
+	row_at(&s, 0, &row);
+	/* nearest rank 50 of 100 is 149 us, 99 is 198 us: their buckets' midpoints */
+	if (row.wire_p50_ns < 148000 || row.wire_p50_ns > 150000 || row.wire_p99_ns < 197000 ||
+	    row.wire_p99_ns > 199000 || row.wire_min_ns != 100000 || row.wire_max_ns != 199000 ||
+	    row.p50_ns < 348000 || row.p50_ns > 350000) {
+		print_error("wire p50 %" PRIu64 " p99 %" PRIu64 " min %" PRIu64 " max %" PRIu64
+			    ", p50 %" PRIu64 "\n", row.wire_p50_ns, row.wire_p99_ns, row.wire_min_ns,
+			    row.wire_max_ns, row.p50_ns);
+		fail();
+	}
+	/* Every wire sample in the buckets right after the latency's. */
+	assert_int_equal(row.wire_buckets_at, row.buckets_at + row.nbuckets);
+	for (uint64_t k = 0; k < row.wire_nbuckets; k++) {
+		assert_int_equal(fseek(s.buckets, (long)((row.wire_buckets_at + k) * sizeof(b)),
+				       SEEK_SET), 0);
+		assert_int_equal(fread(&b, sizeof(b), 1, s.buckets), 1);
+		assert_true(b.hi >= 100000 && b.lo <= 199000);
+		n += b.count;
+		wire_buckets++;
+	}
+	assert_int_equal(n, 100);
+	assert_int_equal(wire_buckets, row.wire_nbuckets);
+	for (uint64_t i = 1; i < 3; i++) {
+		row_at(&s, i, &row);
+		assert_int_equal(row.ops, 1);
+		assert_int_equal(row.wire_p50_ns + row.wire_p99_ns + row.wire_nbuckets, 0);
+	}
+
+	/* CSV: the header, then each row's wire p50 and p99 in the last two columns. */
+	assert_non_null(strstr(csv, ",max_ns,wire_p50_ns,wire_p99_ns\n"));
+	row_at(&s, 0, &row);
+	snprintf(err, sizeof(err), ",%" PRIu64 ",%" PRIu64 "\n1.000,1.000,read,1,", row.wire_p50_ns,
+		 row.wire_p99_ns);
+	if (!strstr(csv, err) || !strstr(csv, ",0,0\n2.000,1.000,read,1,") || csv_len < 5 ||
+	    strcmp(csv + csv_len - 5, ",0,0\n") != 0) {
+		print_error("csv, want ...%s...:\n%s\n", err, csv);
+		fail();
+	}
+
+	/* The log: the wire and client histograms of interval 0 only. */
+	log_tags(path, tags, sizeof(tags));
+	assert_string_equal(tags, "read read-wire read-client read read");
+
+	series_destroy(&s);
+	op_stats_destroy_all(ival);
+	free(csv);
+	unlink(path);
+	rmdir(dir);
 }
 
 /*
@@ -273,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_steady_late_cut),
 		cmocka_unit_test(test_steady_short_rows_left_out),
 		cmocka_unit_test(test_csv_row),
+		cmocka_unit_test(test_wire_rows),
 		cmocka_unit_test(test_coordinated_omission),
 	};
 

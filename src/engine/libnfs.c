@@ -397,7 +397,7 @@ static int start_mount(struct engine_conn *c)
 	c->nfs = libnfs_context(c->cfg, tag, c->error, sizeof(c->error));
 	if (!c->nfs)
 		return -ENOMEM;
-	url = nfs_parse_url_dir(c->nfs, c->cfg->canon_url);
+	url = nfs_parse_url_dir(c->nfs, c->cfg->server[config_server_of(c->cfg, c->id)].canon_url);
 	if (!url) {
 		libnfs_set_error(c, "URL", nfs_get_error(c->nfs));
 		return -EINVAL;

@@ -26,21 +26,21 @@
 
 const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
 
-/* Set once per run in init(), before any thread; read-only after. */
-static struct sockaddr_storage nfs_addr, mnt_addr;
-static socklen_t addr_len;
+/* Set once per run in init(), before any thread; read-only after. One per server. */
+static struct sockaddr_storage nfs_addr[CFG_SERVERS_MAX], mnt_addr[CFG_SERVERS_MAX];
+static socklen_t addr_len[CFG_SERVERS_MAX];
 static bool use_uring;
 static char transport_note[256];
 
 bool nat_mount_apart(void)
 {
-	return memcmp(&mnt_addr, &nfs_addr, sizeof(nfs_addr)) != 0;
+	return memcmp(&mnt_addr[0], &nfs_addr[0], sizeof(nfs_addr[0])) != 0;
 }
 
-const struct sockaddr *nat_addr(bool mount, socklen_t *len)
+const struct sockaddr *nat_addr(unsigned srv, bool mount, socklen_t *len)
 {
-	*len = addr_len;
-	return (const struct sockaddr *)(mount ? &mnt_addr : &nfs_addr);
+	*len = addr_len[srv];
+	return (const struct sockaddr *)(mount ? &mnt_addr[srv] : &nfs_addr[srv]);
 }
 
 static unsigned addr_port(const struct sockaddr_storage *ss)
@@ -100,16 +100,19 @@ static uint64_t max_io(const struct config *cfg)
 	return 1u << 20;
 }
 
-static int resolve(const struct config *cfg, char *note, size_t len)
+/* Server i's addresses (rpcbind asked for the ports not given). */
+static int resolve(const struct config *cfg, unsigned i, char *note, size_t len)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+	const struct cfg_server *sv = &cfg->server[i];
 	struct addrinfo *ai;
 	char host[256];
-	size_t n = strlen(cfg->host);
+	size_t n = strlen(sv->host);
+	unsigned port;
 	int rc;
 
 	/* "[::1]" in a URL is "::1" to getaddrinfo. */
-	snprintf(host, sizeof(host), "%s", cfg->host);
+	snprintf(host, sizeof(host), "%s", sv->host);
 	if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
 		memmove(host, host + 1, n - 2);
 		host[n - 2] = '\0';
@@ -119,36 +122,36 @@ static int resolve(const struct config *cfg, char *note, size_t len)
 		snprintf(note, len, "cannot resolve '%s': %s", host, gai_strerror(rc));
 		return -EHOSTUNREACH;
 	}
-	memcpy(&nfs_addr, ai->ai_addr, ai->ai_addrlen);
-	addr_len = ai->ai_addrlen;
+	memcpy(&nfs_addr[i], ai->ai_addr, ai->ai_addrlen);
+	addr_len[i] = ai->ai_addrlen;
 	freeaddrinfo(ai);
-	mnt_addr = nfs_addr;
+	mnt_addr[i] = nfs_addr[i];
+	port = sv->nfsport;
+	if (!port && cfg->nfs_version == 4)
+		port = 2049;
+	if (!port && (rc = nat_pmap_getport((struct sockaddr *)&nfs_addr[i], addr_len[i],
+					    NFS_PROGRAM, NFS_V3, &port, note, len)) < 0)
+		return rc;
+	set_port(&nfs_addr[i], port);
+	port = sv->mountport;
+	if (cfg->nfs_version == 3 && !port &&
+	    (rc = nat_pmap_getport((struct sockaddr *)&mnt_addr[i], addr_len[i], MOUNT_PROGRAM,
+				   MOUNT_V3, &port, note, len)) < 0)
+		return rc;
+	set_port(&mnt_addr[i], port);
 	return 0;
 }
 
 static int init(const struct config *cfg, char *note, size_t len)
 {
 	char why[160];
-	unsigned port;
 	int rc;
 
 	note[0] = '\0';
 	nat_retried(true);
-	if ((rc = resolve(cfg, note, len)) < 0)
-		return rc;
-	port = cfg->nfsport;
-	if (!port && cfg->nfs_version == 4)
-		port = 2049;
-	if (!port && (rc = nat_pmap_getport((struct sockaddr *)&nfs_addr, addr_len, NFS_PROGRAM,
-					    NFS_V3, &port, note, len)) < 0)
-		return rc;
-	set_port(&nfs_addr, port);
-	port = cfg->mountport;
-	if (cfg->nfs_version == 3 && !port &&
-	    (rc = nat_pmap_getport((struct sockaddr *)&mnt_addr, addr_len, MOUNT_PROGRAM,
-				   MOUNT_V3, &port, note, len)) < 0)
-		return rc;
-	set_port(&mnt_addr, port);
+	for (unsigned i = 0; i < cfg->nservers; i++)
+		if ((rc = resolve(cfg, i, note, len)) < 0)
+			return rc;
 	use_uring = false;
 	if (getenv("NFSLOAD_IO_URING") && strcmp(getenv("NFSLOAD_IO_URING"), "0") == 0) {
 		snprintf(transport_note, sizeof(transport_note),
@@ -233,6 +236,7 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 		return -ENOMEM;
 	c->cfg = cfg;
 	c->id = id;
+	c->srv = config_server_of(cfg, id);
 	c->nfiles = nfiles;
 	c->file_ids = malloc(nfiles * sizeof(*c->file_ids) + 1);
 	c->files = calloc(nfiles + 1, sizeof(*c->files));
@@ -327,7 +331,7 @@ static const struct xport_cbs sock_cbs = {
 int nat_dial(struct engine_conn *c, bool mount)
 {
 	socklen_t len;
-	const struct sockaddr *sa = nat_addr(mount, &len);
+	const struct sockaddr *sa = nat_addr(c->srv, mount, &len);
 	int rc;
 
 	rpc_rec_reset(&c->rec);
@@ -348,10 +352,10 @@ static void connected_cb(void *arg, int err)
 
 	if (err) {
 		socklen_t len;
-		const struct sockaddr *sa = nat_addr(mount, &len);
+		const struct sockaddr *sa = nat_addr(c->srv, mount, &len);
 
 		nat_set_error(c, "%s at %s port %u (is the server running? is %s right?)",
-			      strerror(-err), c->cfg->host, addr_port((const void *)sa),
+			      strerror(-err), c->cfg->server[c->srv].host, addr_port((const void *)sa),
 			      mount ? "mountport" : "nfsport");
 		nat_setup_done(c, false);
 		return;

@@ -112,6 +112,7 @@ struct engine_thread {
 struct engine_conn {
 	const struct config *cfg;
 	unsigned id;
+	unsigned srv;			/* the server it goes to (config_server_of) */
 	enum nat_state state;
 	struct engine_thread *t;
 	const struct engine_cbs *cbs;
@@ -175,7 +176,7 @@ bool nat_v4(const struct engine_conn *c);
 /* Watches the connection's socket on xp (teardown on a private loop). */
 void nat_sock_attach(struct engine_conn *c, struct xport *xp);
 /* The server address for NFS (port_nfs) or MOUNT. */
-const struct sockaddr *nat_addr(bool mount, socklen_t *len);
+const struct sockaddr *nat_addr(unsigned srv, bool mount, socklen_t *len);
 
 /* native_call.c */
 int nat_calls_init(struct engine_conn *c, uint32_t n);

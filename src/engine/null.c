@@ -76,7 +76,7 @@ static const char *limits_note(const struct config *cfg)
 static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 {
 	struct engine_thread *t = w->data;
-	struct engine_req **batch = t->next;
+	struct engine_req **batch;
 	struct engine_conn *c;
 	unsigned cap;
 
@@ -87,6 +87,8 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		if (c->cbs)
 			c->cbs->ready(c->owner, c, true);
 	}
+	/* Only now: a ready() may queue requests, and growing the list moves it. */
+	batch = t->next;
 	/* What these completions queue goes in the other list: the next turn's. */
 	t->next = t->batch;
 	t->batch = batch;

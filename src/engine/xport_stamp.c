@@ -20,6 +20,7 @@
 
 #define STAMP_KEEP_MIN 256u	/* send timestamps kept per socket, at least */
 #define STAMP_DRAIN_MAX 4096	/* error queue messages read per call, at most */
+#define STAMP_BATCH 16		/* ... per recvmmsg */
 
 int xport_stamp_on(struct xport_sock *s, unsigned depth)
 {
@@ -60,26 +61,37 @@ uint64_t xport_out_end(const struct xport_sock *s)
 }
 
 /* Reads every send timestamp the error queue holds (leaving one there would
- * keep the socket's error readiness up, and wake the loop for nothing). */
+ * keep the socket's error readiness up, and wake the loop for nothing):
+ * STAMP_BATCH messages per recvmmsg, which stops early at an empty queue, so
+ * one call usually empties it. */
 void xp_stamp_drain(struct xport_sock *s)
 {
-	union {
-		uint8_t b[STAMP_CMSG_SPACE];
+	static _Thread_local union {
+		uint8_t b[STAMP_BATCH][STAMP_CMSG_SPACE];
 		struct cmsghdr align;
 	} ctl;
+	struct mmsghdr m[STAMP_BATCH];
 
-	for (int i = 0; i < STAMP_DRAIN_MAX; i++) {
-		struct msghdr m = { .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
-		uint32_t key;
-		uint64_t ns;
+	for (int round = 0; round < STAMP_DRAIN_MAX / STAMP_BATCH; round++) {
+		int n;
 
-		if (recvmsg(s->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
+		memset(m, 0, sizeof(m));
+		for (int i = 0; i < STAMP_BATCH; i++) {
+			m[i].msg_hdr.msg_control = ctl.b[i];
+			m[i].msg_hdr.msg_controllen = sizeof(ctl.b[i]);
 		}
-		if (stamp_tx_cmsg(&m, &key, &ns))
-			stamp_tx_add(&s->tx, key, ns);
+		n = recvmmsg(s->fd, m, STAMP_BATCH, MSG_ERRQUEUE | MSG_DONTWAIT, NULL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		for (int i = 0; i < n; i++) {
+			uint32_t key;
+			uint64_t ns;
+
+			if (stamp_tx_cmsg(&m[i].msg_hdr, &key, &ns))
+				stamp_tx_add(&s->tx, key, ns);
+		}
+		if (n < STAMP_BATCH)
+			return;
 	}
 }
 

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Several server addresses in one run: two private nfs-ganesha servers on loopback
+# exporting one directory (one namespace through two nodes, --shared-namespace).
+#   - 8 connections, 4 each, both carry I/O; per-server counts add up to the totals and
+#     per-server histograms (JSON buckets) add up to the run's exactly; both engines;
+#   - weights (#weight=3: 6 + 2) and --servers FILE;
+#   - one server behind a proxy holding replies 5 ms: it, and only it, is the outlier;
+#   - one server killed and restarted mid-run: its connections have outages, the other
+#     server's none, the run ends on its own with exit 0;
+#   - NFSv4.1 sessions of 2 connections stay on one server;
+#   - bad input: exit 2 and one line naming the URL or option, nothing written.
+# Needs NFSLOAD, HELPERS, jq, python3.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+t_start_server a || exit 1
+A3=$URL3 A4=$URL4 A_EXPORT=$EXPORT_DIR
+GANESHA_EXPORT=$A_EXPORT t_start_server b || exit 1
+B3=$URL3 B4=$URL4
+check_eq "server b exports server a's directory" "$A_EXPORT" "$EXPORT_DIR"
+
+# buckets_equal FILE: the servers' buckets added up == the read buckets of the run.
+buckets_equal() {
+	python3 - "$1" <<'EOF'
+import json, sys
+from collections import Counter
+r = json.load(open(sys.argv[1]))
+tot = Counter({(b[0], b[1]): b[2] for b in r["ops"]["read"]["buckets"]})
+srv = Counter()
+for s in r["servers"]:
+    for b in s["stats"]["buckets"]:
+        srv[(b[0], b[1])] += b[2]
+print("equal" if tot == srv and sum(tot.values()) > 0 else "differ %d vs %d" % (sum(tot.values()), sum(srv.values())))
+EOF
+}
+
+# --- two servers, 8 connections --------------------------------------------------------
+for engine in native libnfs; do
+	name="2 servers $engine"
+	nl --engine "$engine" -c 8 -q 4 --rw randread --bs 4k --size 4m --dir srv \
+		--runtime 2s --keep --shared-namespace --output-format json "$A3" "$B3"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: 2 servers, 4 connections each" "2 4 4" \
+		"$(jq -r '[(.servers | length), .servers[0].connections, .servers[1].connections] | join(" ")' "$OUT")"
+	check_eq "$name: the servers' URLs as given" "$A3 $B3" \
+		"$(jq -r '[.servers[].url] | join(" ")' "$OUT")"
+	check_ge "$name: server 0 did I/O" 1 "$(jqv '.servers[0].stats.ops')"
+	check_ge "$name: server 1 did I/O" 1 "$(jqv '.servers[1].stats.ops')"
+	for f in ops bytes errors; do
+		check_eq "$name: servers' $f add up to the total's" "$(jqv ".total.$f")" \
+			"$(jq "[.servers[].stats.$f] | add" "$OUT")"
+	done
+	check_eq "$name: servers' histograms add up to the run's exactly" equal "$(buckets_equal "$OUT")"
+	check_eq "$name: no outlier" "false false" "$(jq -r '[.servers[].outlier] | join(" ")' "$OUT")"
+	check_eq "$name: one namespace, one set of files (laid out once)" "file.000000" \
+		"$(ls "$A_EXPORT/srv" | grep -v '^\.' | tr '\n' ' ' | sed 's/ $//')"
+	# Every connection did I/O, so both servers were really reached.
+	check_eq "$name: every connection did I/O" 0 "$(jq '[.connections[] | select(.ops == 0)] | length' "$OUT")"
+done
+
+nl --engine native -c 8 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
+	--shared-namespace "$A3" "$B3"
+check_eq "text: exit 0" 0 "$RC"
+check_match "text: the header's share line" "servers: 2, one namespace; connections 4\+4 \(weights 1:1\)" \
+	"$(cat "$OUT")"
+check_match "text: the per-server table" $'\n  1 +4 +[0-9]+ ' "$(cat "$OUT")"
+
+# --- weights and --servers FILE --------------------------------------------------------
+nl --engine native -c 8 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
+	--shared-namespace --output-format json "$A3#weight=3" "$B3"
+check_eq "#weight=3: 6 + 2 connections" "6 2 3 1" \
+	"$(jq -r '[.servers[0].connections, .servers[1].connections, .servers[0].weight, .servers[1].weight] | join(" ")' "$OUT")"
+printf '# two nodes\n%s\n\n  %s#weight=1  \n' "$A3" "$B3" >"$TMP/servers"
+nl --engine native -c 4 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
+	--shared-namespace --servers "$TMP/servers" --output-format json
+check_eq "--servers FILE: exit 0" 0 "$RC"
+check_eq "--servers FILE: both servers, 2 connections each" "$A3 $B3 2 2" \
+	"$(jq -r '[.servers[].url, .servers[].connections] | join(" ")' "$OUT")"
+
+# --- NFSv4.1: a session's connections on one server ------------------------------------
+nl --engine native -c 8 --connections-per-session 2 -q 2 --rw randread --bs 4k --size 4m \
+	--dir srv4 --runtime 1s --keep --shared-namespace --output-format json \
+	"${A4/version=4/version=4.1}" "${B4/version=4/version=4.1}"
+check_eq "v4.1 sessions of 2: exit 0" 0 "$RC"
+check_eq "v4.1 sessions of 2: 4 + 4 connections, no errors" "4 4 0" \
+	"$(jq -r '[.servers[0].connections, .servers[1].connections, .total.errors] | join(" ")' "$OUT")"
+
+# --- one server slow: it, and only it, is flagged -------------------------------------
+if proxy_start 5; then
+	nl --engine native -c 4 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 2s --keep \
+		--shared-namespace --output-format json "$A3" "$PROXY_URL"
+	check_eq "slow server: exit 0" 0 "$RC"
+	check_eq "slow server: only the one behind the proxy is an outlier" "false true" \
+		"$(jq -r '[.servers[].outlier] | join(" ")' "$OUT")"
+	check_ge "slow server: its p50 >= 5 ms" 5000000 "$(jqv '.servers[1].stats.lat_ns.p50')"
+	kill "$PROXY_PID" 2>/dev/null
+	wait "$PROXY_PID" 2>/dev/null
+fi
+
+# --- one server killed and restarted mid-run -------------------------------------------
+"$NFSLOAD" --quiet --engine native -c 4 -q 2 --rw randread --bs 4k --size 4m --dir srv \
+	--runtime 8s --timeout 2 --keep --shared-namespace --output-format json "$A3" "$B3" \
+	>"$TMP/kill.json" 2>"$TMP/kill.err" &
+RUN_PID=$!
+sleep 2
+t_restart_server b >/dev/null
+wait "$RUN_PID"
+check_eq "server killed: the run ends on its own, exit 0" 0 "$?"
+check_eq "server killed: outages on server 1's connections only" "0 yes" \
+	"$(jq -r '[.servers[0].outages, (if .servers[1].outages > 0 then "yes" else "no" end)] | join(" ")' "$TMP/kill.json")"
+check_ge "server killed: server 0 kept doing I/O" 1 "$(jq '.servers[0].stats.ops' "$TMP/kill.json")"
+
+# --- bad input --------------------------------------------------------------------------
+bad() {
+	local name=$1 want=$2
+	shift 2
+	nl --engine native -c 4 --runtime 1s --dir srv-bad "$@"
+	check_eq "$name: exit 2" 2 "$RC"
+	check_match "$name: one line naming it" "$want" "$(cat "$ERR")"
+	check_eq "$name: one line" 1 "$(wc -l <"$ERR")"
+}
+bad "no --shared-namespace" "^nfsload: 2 servers: add --shared-namespace" "$A3" "$B3"
+bad "another export path" "^nfsload: URL: 'nfs://127.0.0.1/other.*same export path" \
+	--shared-namespace "$A3" "${B3/export/other}"
+bad "another version" "^nfsload: URL: .*same export path and version" --shared-namespace "$A3" "$B4"
+bad "a bad weight" "^nfsload: URL: .*weight=N \(1 to 100\)" --shared-namespace "$A3" "$B3#weight=0"
+bad "something else after #" "^nfsload: URL: .*#weight=N" --shared-namespace "$A3" "$B3#w=2"
+bad "--servers: no such file" "^nfsload: --servers: cannot open" --shared-namespace \
+	--servers "$TMP/none"
+bad "fewer connections than servers" "^nfsload: --connections: 1 for 2 servers" -c 1 \
+	--shared-namespace "$A3" "$B3"
+bad "--shared-namespace with one URL" "^nfsload: --shared-namespace: for several servers" \
+	--shared-namespace "$A3"
+check_eq "bad input: nothing written" "" "$(ls "$A_EXPORT" | grep srv-bad)"
+
+t_summary
