@@ -58,6 +58,7 @@ struct config {
 	struct cfg_server server[CFG_SERVERS_MAX];
 	unsigned char cycle[CFG_CYCLE_MAX];	/* server of each group of connections, in turn */
 	unsigned ncycle;
+	unsigned srv_index;		/* a server's own copy (config_for_server): which */
 
 	unsigned threads;
 	unsigned connections;
@@ -126,6 +127,11 @@ int config_add_servers(struct config *cfg, int argc, char **argv, const char *fi
 int config_servers_validate(struct config *cfg, char *err, size_t len);
 /* The server (index) connection conn goes to. */
 unsigned config_server_of(const struct config *cfg, unsigned conn);
+/* Namespaces the servers make: 1 with --shared-namespace (or one server), else one each. */
+unsigned config_namespaces(const struct config *cfg);
+/* out = cfg as if server s were its only one (its URL, host and ports): for the work
+ * directory's control connection to it. */
+void config_for_server(const struct config *cfg, unsigned s, struct config *out);
 
 void config_usage(FILE *out);
 /* In a copy of argv's pointers: an abbreviation of --connections (6 letters or more,

@@ -41,7 +41,12 @@ enum worker_cmd {
 /* Shared, read-only while a phase runs (set by the main thread before it). */
 struct run {
 	const struct config *cfg;
+	/* The files as found: one set, or with servers of a namespace each, one per server
+	 * (files[server]), each server's connections then covering every file among
+	 * themselves: local_id[conn] is the connection's rank among its server's. */
 	const struct fileset *files;
+	bool ns_each;
+	const unsigned *local_id;
 	const uint8_t *pattern;		/* write data, see pattern.h */
 	enum worker_phase phase;
 	enum op_type pass_op;		/* small-file test: this pass's op; OP_NTYPES: none */

@@ -64,7 +64,7 @@ static const char css[] =
 	"svg{width:100%;height:auto;display:block}svg text{font-size:12px;fill:#334155}"
 	".grid{stroke:#e5e7eb}.frame{fill:none;stroke:#94a3b8}.label{font-weight:600}\n"
 	".series polyline{fill:none;stroke-width:2;stroke-linejoin:round}"
-	".ok{fill:#94a3b8}.out{fill:#f59e0b}.bad{fill:#dc2626}\n"
+	".ok{fill:#94a3b8}.out{fill:#f59e0b}.bad{fill:#dc2626}.mid{fill:#475569}\n"
 	"footer{color:#94a3b8;font-size:12px;text-align:center;margin-bottom:16px}\n"
 	"@media (max-width:1000px){main{padding:8px 10px}section{padding:10px 12px}"
 	".pair{grid-template-columns:minmax(0,1fr)}}\n"
@@ -455,6 +455,7 @@ void report_html(FILE *out, const struct report *r)
 	time_charts(out, r);
 	spectrum(out, r);
 	connections(out, r);
+	html_servers(out, r);
 	outages(out, r);
 	verification(out, r);
 	fputs("<footer>nfsload report &middot; self-contained: inline SVG and CSS</footer>\n"

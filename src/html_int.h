@@ -1,7 +1,7 @@
 /*
  * The HTML report's private header, shared by its files and nothing else:
- * html.c (the page, its style sheet, the charts and the later sections) and
- * html_summary.c (the summary section). Other modules use report_html()
+ * html.c (the page, its style sheet, the charts and the later sections),
+ * html_summary.c (the summary section) and html_servers.c (per server). Other modules use report_html()
  * from include/report.h.
  */
 #ifndef NFSLOAD_HTML_INT_H
@@ -20,5 +20,7 @@ static inline bool html_op_seen(const struct report *r, int t)
 
 /* The summary section (totals, settings, run, client CPU, notes), in a <section>. */
 void html_summary(FILE *out, const struct report *r);
+/* html_servers.c: several servers only: their bars and table, in a <section>. */
+void html_servers(FILE *out, const struct report *r);
 
 #endif

@@ -222,6 +222,7 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	     cfg->engine && cfg->engine->wire_time ? "on" : "not available with this engine",
 	     cfg->wire_time, true);
 	count(s, &n, "servers", "servers", cfg->nservers, cfg->nservers > 1, true);
+	flag(s, &n, "shared_namespace", "shared namespace", cfg->shared_namespace, true);
 	text(s, &n, "rw", "rw", wl_mode_name(cfg->rw), files, true);
 	count(s, &n, "rwmixread", "rwmixread %", cfg->rwmixread, files && mixed, true);
 	size(s, &n, "bs", "bs", cfg->bs, files, true);

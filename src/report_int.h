@@ -1,6 +1,5 @@
 /*
- * The report renderers' shared helpers (report*.c, html.c, html_summary.c and
- * merge.c only).
+ * The report renderers' shared helpers (report*.c, html*.c and merge.c only).
  */
 #ifndef NFSLOAD_REPORT_INT_H
 #define NFSLOAD_REPORT_INT_H

@@ -16,7 +16,8 @@ void report_text_server_shares(FILE *out, const struct report *r)
 
 	if (cfg->nservers <= 1)
 		return;
-	fprintf(out, "servers: %u, one namespace; connections", cfg->nservers);
+	fprintf(out, "servers: %u, %s; connections", cfg->nservers,
+		cfg->shared_namespace ? "one namespace" : "a namespace each");
 	for (unsigned k = 0; k < cfg->nservers; k++)
 		fprintf(out, "%s%u", k ? "+" : " ", cfg->server[k].conns);
 	fprintf(out, " (weights");
@@ -31,7 +32,8 @@ void report_text_servers(FILE *out, const struct report *r)
 
 	if (!r->nservers)
 		return;
-	fprintf(out, "\nservers: %u, one namespace (connections by weight)\n", r->nservers);
+	fprintf(out, "\nservers: %u, %s (connections by weight)\n", r->nservers,
+		r->cfg->shared_namespace ? "one namespace" : "a namespace each");
 	fprintf(out, "  %-4s %6s %10s %9s %7s %9s %9s %9s %8s  %-8s %s\n", "srv", "conns", "ops",
 		"MiB", "errors", "p50", "p99", "p99.9", "outages", "notes", "url");
 	for (unsigned k = 0; k < r->nservers; k++) {

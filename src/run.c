@@ -27,8 +27,13 @@ struct app {
 	FILE *out;
 	FILE *html;			/* --report, or NULL */
 	struct series series;
-	struct workdir *wd;
-	struct fileset fs;
+	/* The work directory and its files, per namespace (config_namespaces: one, or one
+	 * per server), each through its own control connection (srv_cfg, several servers). */
+	unsigned nns;
+	struct workdir *wd[CFG_SERVERS_MAX];
+	struct fileset fs[CFG_SERVERS_MAX];
+	struct config *srv_cfg;
+	unsigned *local_id;		/* namespaces of their own: see struct run */
 	struct run run;
 	struct verify_params verify;
 	struct worker **workers;
@@ -113,7 +118,7 @@ static int prepare(struct app *a)
 	uint64_t per_conn, max_bs;
 
 	a->run.cfg = cfg;
-	a->run.files = &a->fs;
+	a->run.files = a->fs;
 	a->run.pass_op = OP_NTYPES;
 	a->run.layout_bs = layout_block_size(cfg);
 	/* Many connections: fewer layout writes in flight each, not smaller ones. */
@@ -199,12 +204,14 @@ static int make_trees(struct app *a)
 	if (a->ctl.live)
 		fprintf(stderr, "nfsload: making %u trees of %u x %u files\n", cfg->connections,
 			cfg->dirs, cfg->small_files ? 0 : cfg->files_per_dir);
-	if (workdir_trees_make(a->wd, a->run.pattern, cfg->small_files > 0, a->err, sizeof(a->err)))
-		return run_complain(EXIT_RUNTIME, "%s", a->err);
+	for (unsigned k = 0; k < a->nns; k++)
+		if (workdir_trees_make(a->wd[k], a->run.pattern, cfg->small_files > 0, a->err,
+				       sizeof(a->err)))
+			return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.layout_ran = !cfg->small_files;
 	a->rep.layout_ns = now_ns() - t0;
 	a->rep.layout.ops = cfg->small_files ? 0 :
-		(uint64_t)cfg->connections * cfg->dirs * cfg->files_per_dir;
+		(uint64_t)a->nns * cfg->connections * cfg->dirs * cfg->files_per_dir;
 	a->rep.layout.bytes = a->rep.layout.ops * cfg->file_size;
 	return 0;
 }
@@ -229,8 +236,9 @@ static int layout(struct app *a)
 	char size[32];
 	int rc;
 
-	for (uint32_t i = 0; i < a->fs.n && !cfg->skip_layout; i++)
-		r->layout_ran |= a->fs.size[i] < cfg->size;
+	for (unsigned k = 0; k < a->nns; k++)
+		for (uint32_t i = 0; i < a->fs[k].n && !cfg->skip_layout; i++)
+			r->layout_ran |= a->fs[k].size[i] < cfg->size;
 	if (!r->layout_ran)
 		return 0;
 	if (a->ctl.live)
@@ -386,17 +394,68 @@ static int run_workload(struct app *a, struct run_result *res)
 	return status;
 }
 
+/*
+ * Each namespace's work directory and files, through a control connection to its
+ * server (several servers: that server's own copy of the settings). With a namespace
+ * per server, which of its server's connections each one is.
+ */
+static int open_workdirs(struct app *a)
+{
+	const struct config *cfg = a->cfg;
+	unsigned seen[CFG_SERVERS_MAX] = { 0 };
+
+	a->nns = config_namespaces(cfg);
+	if (cfg->nservers > 1) {
+		a->srv_cfg = calloc(a->nns, sizeof(*a->srv_cfg));
+		if (!a->srv_cfg)
+			return run_complain(EXIT_RUNTIME, "out of memory");
+		for (unsigned k = 0; k < a->nns; k++)
+			config_for_server(cfg, k, &a->srv_cfg[k]);
+	}
+	if (a->nns > 1) {
+		a->local_id = calloc(cfg->connections, sizeof(*a->local_id));
+		if (!a->local_id)
+			return run_complain(EXIT_RUNTIME, "out of memory");
+		for (unsigned i = 0; i < cfg->connections; i++)
+			a->local_id[i] = seen[config_server_of(cfg, i)]++;
+		a->run.ns_each = true;
+		a->run.local_id = a->local_id;
+	}
+	for (unsigned k = 0; k < a->nns; k++) {
+		const struct config *c = a->srv_cfg ? &a->srv_cfg[k] : cfg;
+		int rc = workdir_open(c, &a->wd[k], a->err, sizeof(a->err));
+
+		if (rc) {
+			/* Not mounted: nothing of it to clean up. */
+			workdir_free(a->wd[k]);
+			a->wd[k] = NULL;
+		} else {
+			rc = workdir_prepare(a->wd[k], &a->fs[k], a->err, sizeof(a->err));
+		}
+		if (rc && a->nns > 1)
+			return run_complain(EXIT_RUNTIME, "%.200s: %.380s", cfg->server[k].url,
+					    a->err);
+		if (rc)
+			return run_complain(EXIT_RUNTIME, "%s", a->err);
+	}
+	a->rep.ports = workdir_ports(a->wd[0]);
+	return 0;
+}
+
 /* What the run made on the server goes, unless --keep (a job keeps it for its end). */
 static void cleanup(struct app *a)
 {
 	const struct config *cfg = a->cfg;
 
-	if (!a->wd || cfg->keep)
+	if (cfg->keep)
 		return;
-	if ((cfg->meta || cfg->small_files) && workdir_trees_remove(a->wd, a->err, sizeof(a->err)))
-		fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
-	if (workdir_cleanup(a->wd, &a->fs, a->err, sizeof(a->err)))
-		fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+	for (unsigned k = 0; k < a->nns && a->wd[k]; k++) {
+		if ((cfg->meta || cfg->small_files) &&
+		    workdir_trees_remove(a->wd[k], a->err, sizeof(a->err)))
+			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+		if (workdir_cleanup(a->wd[k], &a->fs[k], a->err, sizeof(a->err)))
+			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+	}
 }
 
 /* Every worker stopped and freed, its files closed unless requests were left hanging. */
@@ -417,8 +476,12 @@ static void app_destroy(struct app *a)
 
 	stop_workers(a);
 	control_destroy(&a->ctl);
-	workdir_free(a->wd);
-	fileset_destroy(&a->fs);
+	for (unsigned k = 0; k < CFG_SERVERS_MAX; k++) {
+		workdir_free(a->wd[k]);
+		fileset_destroy(&a->fs[k]);
+	}
+	free(a->srv_cfg);
+	free(a->local_id);
 	series_destroy(&a->series);
 	if (a->html)
 		fclose(a->html);
@@ -491,23 +554,19 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if (note[0])
 		fprintf(stderr, "nfsload: note: %s\n", note);
 
-	/* From here a signal waits for the loop: nothing is left half made on the server. */
-	if (workdir_open(cfg, &a->wd, a->err, sizeof(a->err))) {
-		status = run_complain(EXIT_RUNTIME, "%s", a->err);
-		workdir_free(a->wd);
-		a->wd = NULL;
+	if (res && config_namespaces(cfg) > 1) {
+		status = run_complain(EXIT_USAGE, "several servers of a namespace each: not in a "
+				      "--job or --sweep yet (add --shared-namespace if they serve one)");
 		goto out;
 	}
-	a->rep.ports = workdir_ports(a->wd);
-	if (workdir_prepare(a->wd, &a->fs, a->err, sizeof(a->err)))
-		status = run_complain(EXIT_RUNTIME, "%s", a->err);
-	else
+	/* From here a signal waits for the loop: nothing is left half made on the server. */
+	if ((status = open_workdirs(a)) == 0)
 		status = run_workload(a, res);
 	stop_workers(a);
 	cleanup(a);
 	if (res) {
-		res->fs = a->fs;	/* the job cleans up after its last run */
-		memset(&a->fs, 0, sizeof(a->fs));
+		res->fs = a->fs[0];	/* the job cleans up after its last run */
+		memset(&a->fs[0], 0, sizeof(a->fs[0]));
 	}
 out:
 	app_destroy(a);

@@ -6,10 +6,12 @@
  * --connections-per-session) always on one server, in a smooth order (the
  * heaviest server does not take all its connections first).
  *
- * Every server must name the same export path and NFS version. For now they
- * must serve one namespace (--shared-namespace): the work directory is made
- * and laid out once, through the first server, and read and written through
- * all of them.
+ * Every server must name the same export path and NFS version. With
+ * --shared-namespace they serve one namespace: the work directory is made and
+ * laid out once, through the first server, and read and written through all
+ * of them. Without, each server has its own: the work directory and its files
+ * are made, laid out and removed on each, and a server's connections cover
+ * every file among themselves, as one server's would (run.c, worker.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -150,10 +152,9 @@ int config_servers_validate(struct config *cfg, char *err, size_t len)
 				    "given)");
 		return 0;
 	}
-	if (!cfg->shared_namespace)
-		return config_fail(err, len, "%u servers: add --shared-namespace if they serve one "
-			    "namespace (servers with a namespace each are not supported yet)",
-			    cfg->nservers);
+	if (!cfg->shared_namespace && cfg->verify)
+		return config_fail(err, len, "--verify: with servers of a namespace each, not yet "
+			    "(add --shared-namespace if they serve one)");
 	for (i = 0; i < cfg->nservers; i++)
 		sum += cfg->server[i].weight;
 	if (sum > CFG_CYCLE_MAX)
@@ -195,6 +196,26 @@ unsigned config_server_of(const struct config *cfg, unsigned conn)
 	unsigned per = cfg->conns_per_session > 1 ? cfg->conns_per_session : 1;
 
 	if (cfg->nservers <= 1 || cfg->ncycle == 0)
-		return 0;
+		return cfg->srv_index;
 	return cfg->cycle[(conn / per) % cfg->ncycle];
+}
+
+unsigned config_namespaces(const struct config *cfg)
+{
+	return cfg->nservers > 1 && !cfg->shared_namespace ? cfg->nservers : 1;
+}
+
+void config_for_server(const struct config *cfg, unsigned s, struct config *out)
+{
+	const struct cfg_server *sv = &cfg->server[s];
+
+	*out = *cfg;
+	snprintf(out->url, sizeof(out->url), "%s", sv->url);
+	snprintf(out->host, sizeof(out->host), "%s", sv->host);
+	snprintf(out->canon_url, sizeof(out->canon_url), "%s", sv->canon_url);
+	out->nfsport = sv->nfsport;
+	out->mountport = sv->mountport;
+	out->nservers = 1;
+	out->ncycle = 1;
+	out->srv_index = s;
 }

@@ -1,5 +1,5 @@
 /*
- * svg: inline SVG charts for the HTML report (html.c and html_summary.c only).
+ * svg: inline SVG charts for the HTML report (html.c, html_summary.c and html_servers.c only).
  *
  * Owns: axes (linear or log, fitted to the data or fixed), tick values and
  * labels, the plot frame, line charts with a legend, bars and the few marks

@@ -187,12 +187,33 @@ static void wconn_destroy(struct worker *w, struct wconn *wc)
 	wc->conn = NULL;
 }
 
+/* Which connection of how many it is to the file mapping (workload.c): of the run's,
+ * or, with servers of a namespace each, of its server's. */
+static unsigned map_id(const struct worker *w, const struct wconn *wc)
+{
+	return w->run->ns_each ? w->run->local_id[wc->id] : wc->id;
+}
+
+/* Connections of different servers with the same rank: their own random offsets. */
+static uint64_t map_seed(const struct worker *w, const struct wconn *wc)
+{
+	return w->run->cfg->seed + (w->run->ns_each ? UINT64_C(0x9e3779b97f4a7c15) * wc->srv : 0);
+}
+
+static unsigned map_n(const struct worker *w, const struct wconn *wc)
+{
+	const struct config *cfg = w->run->cfg;
+
+	return w->run->ns_each ? cfg->server[wc->srv].conns : cfg->connections;
+}
+
 /* The layout stream: the same files, written once, sequentially, skipping full files. */
 static int layout_stream_init(struct worker *w, struct wconn *wc)
 {
 	const struct config *cfg = w->run->cfg;
+	const struct fileset *fs = &w->run->files[w->run->ns_each ? wc->srv : 0];
 	struct wl_stream *s = &wc->layout_stream;
-	int rc = wl_stream_init(s, wc->id, cfg->connections, cfg->nrfiles, cfg->size,
+	int rc = wl_stream_init(s, map_id(w, wc), map_n(w, wc), cfg->nrfiles, cfg->size,
 				w->run->layout_bs, false, 0, cfg->seed);
 
 	if (rc)
@@ -201,7 +222,7 @@ static int layout_stream_init(struct worker *w, struct wconn *wc)
 		struct wl_range *range = &s->ranges[r];
 
 		/* A connection without a slice of its own would write the file again. */
-		if (w->run->files->size[range->file] >= cfg->size || !s->own_slice)
+		if (fs->size[range->file] >= cfg->size || !s->own_slice)
 			range->end = range->start;
 	}
 	s->pos = s->ranges ? s->ranges[0].start : 0;
@@ -215,13 +236,13 @@ static int streams_init(struct worker *w, struct wconn *wc)
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
 	int rc;
 
-	rc = wl_stream_init(&wc->main_stream, wc->id, cfg->connections, cfg->nrfiles, cfg->size,
-			    cfg->bs, wl_mode_random(cfg->rw), read_pct, cfg->seed);
+	rc = wl_stream_init(&wc->main_stream, map_id(w, wc), map_n(w, wc), cfg->nrfiles, cfg->size,
+			    cfg->bs, wl_mode_random(cfg->rw), read_pct, map_seed(w, wc));
 	if (rc == 0)
 		rc = layout_stream_init(w, wc);
 	if (rc == 0 && w->run->verify) {
 		/* The verify pass: every file once, sequential reads, slices as for the layout. */
-		rc = wl_stream_init(&wc->verify_stream, wc->id, cfg->connections, cfg->nrfiles,
+		rc = wl_stream_init(&wc->verify_stream, map_id(w, wc), map_n(w, wc), cfg->nrfiles,
 				    cfg->size, w->run->verify_bs, false, 100, cfg->seed);
 		wc->verify_stream.budget = wc->verify_stream.own_slice ?
 			wl_stream_pass_bytes(&wc->verify_stream) : 0;

@@ -17,26 +17,11 @@
 # are direct. Needs NFSLOAD (the binary), HELPERS (build/tests, with helper_proxy), jq.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/chaos.sh"
 
 WORK=(--engine native -t 2 -c 4 -q 4 --rw randrw --bs 4k --size 8m --nrfiles 4 --dir nf
 	--output-format json)
 
-# run BOUND ARGS...: nfsload --quiet bounded by BOUND seconds, stdout to $OUT, stderr to
-# $ERR, status in $RC; wall-clock start and end (EPOCHREALTIME) in $T_BEGIN, $T_END.
-run() {
-	local bound=$1
-	shift
-	RC=0
-	T_BEGIN=$EPOCHREALTIME
-	t_run_bounded "$bound" "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
-	T_END=$EPOCHREALTIME
-	if ((RC != 0)); then
-		echo "# exit $RC; stderr: $(head -c 600 "$ERR")"
-	fi
-}
-jqv() { jq -r "$1" "$OUT" 2>/dev/null; }
-parses() { json_ok "$OUT"; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # A sanitizer's report (ASan, LSan, UBSan, TSan) on stderr.
 no_sanitizer_report() {
 	! grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer' "$ERR"
@@ -330,56 +315,6 @@ echo "# b2) done at $SECONDS s"
 # and restarted 1 s later: every connection is lost, made again (NFSv4.1: a new client
 # and session; Graceless), and works again before the run's end; the run ends on time
 # with exit 0, as the libnfs engine's does (tests/faults.sh).
-
-# measuring: waits until the run has cut its first interval (a line in $TMP/hlog, its
-# --hdr-log); false if $TMP/run.done appears first (nfsload ended early).
-measuring() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		[[ -e $TMP/run.done ]] && return 1
-		grep -q '^Tag=' "$TMP/hlog" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 0
-}
-
-# chaos KILL_AFTER RESTART_AFTER: in the background, once the measured phase has run an
-# interval, wait KILL_AFTER seconds, kill -9 ganesha, RESTART_AFTER seconds later start
-# it again (same ports, data kept). "kill T" and "up T" (EPOCHREALTIME) go to $TMP/chaos.
-CHAOS_PID=
-chaos() {
-	rm -f "$TMP/run.done" "$TMP/hlog"
-	: >"$TMP/chaos"
-	(
-		measuring || exit 0
-		sleep "$1"
-		[[ -e $TMP/run.done ]] && exit 0
-		if [[ $(cat "/proc/$GANESHA_PID/comm" 2>/dev/null) != ganesha.nfsd ]]; then
-			t_fail "chaos" "pid $GANESHA_PID is not ganesha.nfsd"
-			exit 1
-		fi
-		kill -KILL "$GANESHA_PID"
-		echo "kill $EPOCHREALTIME" >>"$TMP/chaos"
-		sleep "$2"
-		t_restart_server >/dev/null && echo "up $EPOCHREALTIME" >>"$TMP/chaos"
-	) &
-	CHAOS_PID=$!
-}
-
-chaos_wait() {
-	touch "$TMP/run.done"
-	wait "$CHAOS_PID" 2>/dev/null
-	CHAOS_PID=
-	t_load_env "$TMP/srv-main"
-	T_KILL=$(sed -n 's/^kill //p' "$TMP/chaos")
-	T_UP=$(sed -n 's/^up //p' "$TMP/chaos")
-}
-
-ensure_server() {
-	if [[ $(cat "/proc/$GANESHA_PID/comm" 2>/dev/null) != ganesha.nfsd ]]; then
-		t_restart_server >/dev/null || exit 1
-	fi
-}
 
 # restart_run NAME URL NCONN ARGS...
 restart_run() {

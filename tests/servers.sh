@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Several server addresses in one run: two private nfs-ganesha servers on loopback
-# exporting one directory (one namespace through two nodes, --shared-namespace).
+# exporting one directory (one namespace through two nodes, --shared-namespace), and a
+# third with its own (a namespace each: files laid out and removed on each).
 #   - 8 connections, 4 each, both carry I/O; per-server counts add up to the totals and
 #     per-server histograms (JSON buckets) add up to the run's exactly; both engines;
 #   - weights (#weight=3: 6 + 2) and --servers FILE;
@@ -8,6 +9,8 @@
 #   - one server killed and restarted mid-run: its connections have outages, the other
 #     server's none, the run ends on its own with exit 0;
 #   - NFSv4.1 sessions of 2 connections stay on one server;
+#   - a namespace each: the work directory made, laid out and removed on each server,
+#     each server's connections covering every file; --mix trees on each; both engines;
 #   - bad input: exit 2 and one line naming the URL or option, nothing written.
 # Needs NFSLOAD, HELPERS, jq, python3.
 set -uo pipefail
@@ -64,6 +67,12 @@ check_eq "text: exit 0" 0 "$RC"
 check_match "text: the header's share line" "servers: 2, one namespace; connections 4\+4 \(weights 1:1\)" \
 	"$(cat "$OUT")"
 check_match "text: the per-server table" $'\n  1 +4 +[0-9]+ ' "$(cat "$OUT")"
+nl --engine native -c 4 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
+	--shared-namespace --report "$TMP/servers.html" "$A3" "$B3"
+check_eq "html: exit 0" 0 "$RC"
+check_eq "html: a per-server section with a bar and a row per server" "1 2" \
+	"$(grep -c '<h2>Per-server latency</h2>' "$TMP/servers.html") $(grep -o '<tr><td>[01]</td><td>2</td>' "$TMP/servers.html" | wc -l)"
+check_eq "html: both URLs, escaped" 2 "$(grep -o "nfsport=[0-9]*&amp;mountport" "$TMP/servers.html" | sort -u | wc -l)"
 
 # --- weights and --servers FILE --------------------------------------------------------
 nl --engine native -c 8 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
@@ -110,6 +119,38 @@ check_eq "server killed: outages on server 1's connections only" "0 yes" \
 	"$(jq -r '[.servers[0].outages, (if .servers[1].outages > 0 then "yes" else "no" end)] | join(" ")' "$TMP/kill.json")"
 check_ge "server killed: server 0 kept doing I/O" 1 "$(jq '.servers[0].stats.ops' "$TMP/kill.json")"
 
+# --- servers with a namespace each ------------------------------------------------------
+t_start_server c || exit 1
+C3=$URL3 C_EXPORT=$EXPORT_DIR
+# sizes DIR: the sizes of the files of DIR in both exports, "A: ... | C: ...".
+sizes() {
+	echo "A: $(stat -c %s "$A_EXPORT/$1"/file.* 2>/dev/null | tr '\n' ' ')| C: $(stat -c %s \
+		"$C_EXPORT/$1"/file.* 2>/dev/null | tr '\n' ' ')"
+}
+for engine in native libnfs; do
+	name="a namespace each, $engine"
+	nl --engine "$engine" -c 4 -q 2 --rw randread --bs 4k --size 1m --nrfiles 2 --dir "own-$engine" \
+		--runtime 1s --keep --output-format json "$A3" "$C3"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: both servers laid out both files" \
+		"A: 1048576 1048576 | C: 1048576 1048576 " "$(sizes "own-$engine")"
+	check_eq "$name: layout wrote 2 files on each" 4194304 "$(jqv .layout.stats.bytes)"
+	check_eq "$name: 2 + 2 connections, both did I/O, no errors" "2 2 yes yes 0" \
+		"$(jq -r '[.servers[0].connections, .servers[1].connections,
+			(if .servers[0].stats.ops > 0 then "yes" else "no" end),
+			(if .servers[1].stats.ops > 0 then "yes" else "no" end), .total.errors] | join(" ")' "$OUT")"
+done
+nl --engine native -c 4 -q 2 --rw randrw --bs 4k --size 1m --nrfiles 2 --dir own-gone \
+	--runtime 1s "$A3" "$C3"
+check_eq "a namespace each, no --keep: exit 0" 0 "$RC"
+check_eq "a namespace each, no --keep: removed from both" "no no" \
+	"$([[ -e $A_EXPORT/own-gone ]] && echo yes || echo no) $([[ -e $C_EXPORT/own-gone ]] && echo yes || echo no)"
+nl --engine native -c 4 --mix getattr=2,create=1,remove=1 --dirs 2 --files-per-dir 4 --dir own-mix \
+	--runtime 1s --output-format json "$A3" "$C3"
+check_eq "a namespace each, --mix: exit 0, no errors" "0 0" "$RC $(jqv .total.errors)"
+check_eq "a namespace each, --mix: trees removed from both" "no no" \
+	"$([[ -e $A_EXPORT/own-mix ]] && echo yes || echo no) $([[ -e $C_EXPORT/own-mix ]] && echo yes || echo no)"
+
 # --- bad input --------------------------------------------------------------------------
 bad() {
 	local name=$1 want=$2
@@ -119,7 +160,8 @@ bad() {
 	check_match "$name: one line naming it" "$want" "$(cat "$ERR")"
 	check_eq "$name: one line" 1 "$(wc -l <"$ERR")"
 }
-bad "no --shared-namespace" "^nfsload: 2 servers: add --shared-namespace" "$A3" "$B3"
+bad "--verify, a namespace each" "^nfsload: --verify: with servers of a namespace each" \
+	--verify "$A3" "$C3"
 bad "another export path" "^nfsload: URL: 'nfs://127.0.0.1/other.*same export path" \
 	--shared-namespace "$A3" "${B3/export/other}"
 bad "another version" "^nfsload: URL: .*same export path and version" --shared-namespace "$A3" "$B4"

@@ -714,6 +714,52 @@ static void test_wire(void **state)
 }
 
 /* 1000 connections and a long series: bounded bars, points and size. */
+/* Several servers: a bar per server, the outlier amber, a row each with its URL escaped. */
+static void test_servers(void **state)
+{
+	struct server_report srv[2] = { { .url = "nfs://a/x?version=3&nfsport=1", .conns = 10 },
+					{ .url = "nfs://b/x?version=3&nfsport=2", .conns = 10,
+					  .outlier = true, .outages = 3 } };
+	struct fixture f;
+	char *html, *s;
+	int bad;
+
+	(void)state;
+	fixture_init(&f, NCONNS, NIVALS, false);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(op_stats_init(&srv[k].st, HIST_PRECISE_BITS, false), 0);
+		for (int i = 0; i < 1000; i++)
+			op_stats_record(&srv[k].st, 4096, (k ? 5000000 : 100000) + (uint64_t)i * 10,
+					0);
+	}
+	f.r.servers = srv;
+	f.r.nservers = 2;
+	html = render(&f.r, "servers.html");
+	bad = check_structure(html);
+	s = section(html, "servers");
+	if (!s || count(s, "class=\"bar ok\"") != 1 || count(s, "class=\"bar out\"") != 1 ||
+	    count(s, "class=\"bar mid\"") != 2 ||
+	    !strstr(s, "<tr><td>1</td><td>10</td><td>1000</td><td>0</td>") ||
+	    !strstr(s, "nfs://b/x?version=3&amp;nfsport=2") || !strstr(s, ">outlier</td>")) {
+		print_error("servers section:\n%s\n", s ? s : "(none)");
+		bad++;
+	}
+	free(s);
+	f.r.servers = NULL;
+	f.r.nservers = 0;
+	free(html);
+	html = render(&f.r, "no-servers.html");
+	if (strstr(html, "id=\"servers\"")) {
+		print_error("a servers section with one server\n");
+		bad++;
+	}
+	free(html);
+	for (int k = 0; k < 2; k++)
+		op_stats_destroy(&srv[k].st);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
 static void test_many(void **state)
 {
 	struct fixture f;
@@ -768,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_outages_verify),
 		cmocka_unit_test(test_run_block),
 		cmocka_unit_test(test_wire),
+		cmocka_unit_test(test_servers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

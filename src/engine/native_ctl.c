@@ -171,7 +171,7 @@ static int send_umnt(const struct config *cfg, const struct rpc_cred *cred)
 	int rc;
 	XDR x;
 
-	sa = nat_addr(0, true, &len);
+	sa = nat_addr(cfg->srv_index, true, &len);
 	if (!rpc_start_call(&x, out, sizeof(out), 1, MOUNT_PROGRAM, MOUNT_V3, MNT3_UMNT, cred) ||
 	    !mnt3_enc_mnt(&x, cfg->path))
 		return -EINVAL;
@@ -281,11 +281,12 @@ static void describe_ports(struct engine_ctl *ctl)
 	size_t n;
 
 	n = (size_t)snprintf(ctl->ports, sizeof(ctl->ports), "NFS port %u (%s)",
-			     port_of(nat_addr(0, false, &len)), cfg->nfsport ? "given" :
+			     port_of(nat_addr(cfg->srv_index, false, &len)), cfg->nfsport ? "given" :
 			     cfg->nfs_version == 4 ? "the default" : "from rpcbind");
 	if (cfg->nfs_version == 3 && n < sizeof(ctl->ports))
 		snprintf(ctl->ports + n, sizeof(ctl->ports) - n, ", MOUNT port %u (%s)",
-			 port_of(nat_addr(0, true, &len)), cfg->mountport ? "given" : "from rpcbind");
+			 port_of(nat_addr(cfg->srv_index, true, &len)), cfg->mountport ? "given" :
+			 "from rpcbind");
 }
 
 /* Why the set-up failed, in words a newcomer can act on (most hints come with c->error). */
