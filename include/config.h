@@ -55,6 +55,7 @@ struct config {
 	/* Several URLs (servers.c): connections spread by weight, in session groups. */
 	unsigned nservers;		/* 1 with one URL (0: no server) */
 	bool shared_namespace;		/* --shared-namespace: every server serves one tree */
+	bool series_by_server;		/* --series-by server: interval rows per server too */
 	struct cfg_server server[CFG_SERVERS_MAX];
 	unsigned char cycle[CFG_CYCLE_MAX];	/* server of each group of connections, in turn */
 	unsigned ncycle;

@@ -41,6 +41,7 @@ struct control {
 	int64_t start_unix_ns;		/* wall clock when measuring began */
 	struct rusage ru_start, ru_end;	/* process CPU over the measured window */
 	struct op_stats ival[OP_NTYPES];	/* the interval just handed over */
+	struct op_stats *srv_ival;		/* --series-by server: per server, else NULL */
 	struct hist live_hist;		/* reads and writes together, for the live line */
 	uint64_t end_ns;		/* a time-based phase's planned end, else 0 */
 };

@@ -27,15 +27,18 @@ struct worker;
 struct ival_box {
 	pthread_mutex_t mu;
 	struct op_stats snap[OP_NTYPES];
+	struct op_stats *srv;		/* --series-by server: per server (nsrv), else NULL */
+	unsigned nsrv;
 	atomic_uint req, ack;
 };
 
-int ival_box_init(struct ival_box *b);
+int ival_box_init(struct ival_box *b, unsigned nsrv);
 void ival_box_destroy(struct ival_box *b);
 /* Empties the box (a phase starts). */
 void ival_box_reset(struct ival_box *b);
-/* Worker thread: box += ival, ival emptied, the request acknowledged. */
-void ival_box_hand_over(struct ival_box *b, struct op_stats *ival);
+/* Worker thread: box += ival (and srv, per server, if the box has them), both emptied,
+ * the request acknowledged. */
+void ival_box_hand_over(struct ival_box *b, struct op_stats *ival, struct op_stats *srv);
 
 /* The main thread's side. */
 struct ival_swap {
@@ -48,7 +51,8 @@ struct ival_swap {
 bool ival_request(struct ival_swap *s, struct worker **w, unsigned n, uint64_t t);
 /* Whether every worker answered the pending cut. */
 bool ival_answered(const struct ival_swap *s, struct worker *const *w, unsigned n);
-/* out += what every worker handed over (after ival_answered). */
-void ival_collect(struct worker **w, unsigned n, struct op_stats *out);
+/* out += what every worker handed over (after ival_answered); out_srv (NULL: none)
+ * += their per-server figures. */
+void ival_collect(struct worker **w, unsigned n, struct op_stats *out, struct op_stats *out_srv);
 
 #endif

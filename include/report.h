@@ -92,6 +92,8 @@ struct report {
 	FILE *series;
 	uint64_t nseries;
 	FILE *series_buckets;		/* struct series_bucket records, or NULL */
+	FILE *srv_series;		/* --series-by server: its rows, or NULL */
+	uint64_t nsrv_series;
 	struct steady_state steady;
 
 	/* open loop (--rate); ops[].lat is then corrected for coordinated omission */
@@ -188,6 +190,8 @@ void report_outages(const struct report *r, struct outage_summary *s);
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
 /* The interval series as CSV: a header line, then one row per interval and op type. */
+/* A row's op name, or "serverK" for a server's row (--series-by server). */
+const char *report_row_name(const struct interval_row *row, char *buf, size_t len);
 /* wire: the run has wire time (--wire-time): two more columns. */
 void report_csv_header(FILE *out, bool wire);
 void report_csv_row(FILE *out, const struct interval_row *row, bool wire);

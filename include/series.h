@@ -27,6 +27,8 @@ struct series {
 	FILE *csv;		/* or NULL */
 	bool wire;		/* the run has wire time: the CSV's two last columns */
 	struct hdrlog *hdr;	/* or NULL */
+	FILE *srv_rows;		/* --series-by server: their rows (op OP_NTYPES + server) */
+	uint64_t nsrv_rows;
 	bool used[OP_NTYPES];	/* op types the workload issues: a row each per interval */
 	uint64_t interval_ns;
 	uint64_t log_start_ns;	/* CLOCK_MONOTONIC at the log's StartTime */
@@ -53,6 +55,11 @@ void series_begin(struct series *s, uint64_t measure_start_ns);
  */
 int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 	       const struct op_stats ival[OP_NTYPES]);
+/* --series-by server: the same interval per server (n of them; 0: nothing), every op
+ * type together, in rows of their own (op = OP_NTYPES + server; CSV "serverK", log tag
+ * "serverK"); not in the steady-state verdict. 0 or -EIO. */
+int series_add_servers(struct series *s, uint64_t start_ns, uint64_t end_ns,
+		       const struct op_stats *srv, unsigned n);
 /*
  * Steady-state verdict over the intervals of full length (>= 90% of an
  * interval) and those short only because a late cut began them; not the

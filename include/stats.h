@@ -66,6 +66,14 @@ static inline bool op_stats_has_wire(const struct op_stats *s)
 	return s->wire.counts || s->wire_missed;
 }
 
+/* n of them on the heap (one per server, say): NULL when n is 0 or no memory. */
+struct op_stats *op_stats_new_n(unsigned n, int sub_bits);
+/* Frees what op_stats_new_n made (NULL: nothing). */
+void op_stats_free_n(struct op_stats *s, unsigned n);
+void op_stats_reset_n(struct op_stats *s, unsigned n);
+/* dst[i] += src[i] for i < n. */
+void op_stats_add_n(struct op_stats *dst, const struct op_stats *src, unsigned n);
+
 /* The same for an array of OP_NTYPES. */
 int op_stats_init_all(struct op_stats *s, int sub_bits, bool open_loop);
 void op_stats_destroy_all(struct op_stats *s);

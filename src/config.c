@@ -31,7 +31,7 @@ enum {
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
 	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT, OPT_SERIES_BUCKETS, OPT_WIRE_TIME,
-	OPT_SERVERS, OPT_SHARED_NS,
+	OPT_SERVERS, OPT_SHARED_NS, OPT_SERIES_BY,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "wire-time", no_argument, NULL, OPT_WIRE_TIME },
 	{ "servers", required_argument, NULL, OPT_SERVERS },
 	{ "shared-namespace", no_argument, NULL, OPT_SHARED_NS },
+	{ "series-by", required_argument, NULL, OPT_SERIES_BY },
 	{ "commit-every", required_argument, NULL, OPT_COMMIT_EVERY },
 	{ "mix", required_argument, NULL, OPT_MIX },
 	{ "dirs", required_argument, NULL, OPT_DIRS },
@@ -418,6 +419,13 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			break;
 		case OPT_SHARED_NS:
 			cfg->shared_namespace = true;
+			break;
+		case OPT_SERIES_BY:
+			if (strcmp(arg, "server") == 0)
+				cfg->series_by_server = true;
+			else
+				rc = config_fail(err, len, "--series-by: 'server' is what it takes (got "
+						 "'%s')", arg);
 			break;
 		case OPT_COMMIT_EVERY:
 			rc = parse_count("--commit-every", arg, 1000000, &cfg->commit_every, err, len);

@@ -81,7 +81,7 @@ static void interval_done(struct control *c)
 	uint64_t end = c->swap.ns, start = c->row_start_ns;
 	bool in_window = c->run->phase == PHASE_MAIN && end > c->run->measure_start_ns;
 
-	ival_collect(c->workers, c->nworkers, c->ival);
+	ival_collect(c->workers, c->nworkers, c->ival, c->srv_ival);
 	if (c->live && !c->swap_waiting && end > c->swap.prev_ns)
 		live_print(c, end - c->swap.prev_ns);
 	/*
@@ -93,11 +93,14 @@ static void interval_done(struct control *c)
 	if (in_window && end > start) {
 		if ((end - start) * 100 < c->cfg->interval_ns && !c->swap_waiting)
 			return;
-		if (series_add(c->series, start, end, c->ival))
+		if (series_add(c->series, start, end, c->ival) ||
+		    series_add_servers(c->series, start, end, c->srv_ival,
+				       c->srv_ival ? c->cfg->nservers : 0))
 			fprintf(stderr, "nfsload: cannot write the interval series\n");
 		c->row_start_ns = end;
 	}
 	op_stats_reset_all(c->ival);
+	op_stats_reset_n(c->srv_ival, c->srv_ival ? c->cfg->nservers : 0);
 }
 
 static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
@@ -282,6 +285,9 @@ int control_init(struct control *c, const struct config *cfg, struct run *run,
 	if (op_stats_init_all(c->ival, HIST_PRECISE_BITS, false) ||
 	    hist_init(&c->live_hist, HIST_PRECISE_BITS))
 		return -ENOMEM;
+	if (cfg->series_by_server &&
+	    !(c->srv_ival = op_stats_new_n(cfg->nservers, HIST_PRECISE_BITS)))
+		return -ENOMEM;
 	/*
 	 * signalfd: SIGINT/SIGTERM stay blocked in this thread, so they never
 	 * interrupt a synchronous call to the server (set-up, closing, cleanup):
@@ -340,5 +346,7 @@ void control_destroy(struct control *c)
 		ev_loop_destroy(c->loop);
 	c->loop = NULL;
 	op_stats_destroy_all(c->ival);
+	op_stats_free_n(c->srv_ival, c->srv_ival ? c->cfg->nservers : 0);
+	c->srv_ival = NULL;
 	hist_destroy(&c->live_hist);
 }

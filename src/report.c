@@ -49,12 +49,22 @@ void report_csv_header(FILE *out, bool wire)
 	fputs(wire ? ",wire_p50_ns,wire_p99_ns\n" : "\n", out);
 }
 
+const char *report_row_name(const struct interval_row *row, char *buf, size_t len)
+{
+	if (row->op < OP_NTYPES)
+		return op_name((int)row->op);
+	snprintf(buf, len, "server%u", (unsigned)(row->op - OP_NTYPES));
+	return buf;
+}
+
 void report_csv_row(FILE *out, const struct interval_row *row, bool wire)
 {
 	double secs = (double)row->len_ns / 1e9;
+	char name[32];
 
 	fprintf(out, "%.3f,%.3f,%s,%" PRIu64 ",%.1f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-		PRIu64 ",%" PRIu64, (double)row->start_ns / 1e9, secs, op_name(row->op), row->ops,
+		PRIu64 ",%" PRIu64, (double)row->start_ns / 1e9, secs,
+		report_row_name(row, name, sizeof(name)), row->ops,
 		secs > 0 ? (double)row->ops / secs : 0.,
 		secs > 0 ? (double)row->bytes / secs / 1048576.0 : 0., row->errors, row->p50_ns,
 		row->p99_ns, row->p999_ns, row->max_ns);

@@ -54,10 +54,35 @@ void report_text_servers(FILE *out, const struct report *r)
 				k, r->servers[k].url);
 }
 
+/* --series-by server: "series_by_server", each interval's row per server. */
+static void json_server_series(FILE *out, const struct report *r)
+{
+	struct interval_row row;
+
+	if (!r->srv_series)
+		return;
+	fputs("\"series_by_server\": [", out);
+	for (uint64_t i = 0; i < r->nsrv_series; i++) {
+		if (fseek(r->srv_series, (long)(i * sizeof(row)), SEEK_SET) ||
+		    fread(&row, sizeof(row), 1, r->srv_series) != 1)
+			break;
+		fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"len_ns\": %" PRIu64 ", \"server\": %u"
+			", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
+			", \"iops\": ", i ? "," : "", row.start_ns, row.len_ns,
+			(unsigned)(row.op - OP_NTYPES), row.ops, row.bytes, row.errors);
+		report_json_num(out, report_per_sec(row.ops, row.len_ns));
+		fprintf(out, ", \"lat_ns\": {\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %"
+			PRIu64 ", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "}}", row.min_ns, row.p50_ns,
+			row.p99_ns, row.p999_ns, row.max_ns);
+	}
+	fputs("\n],\n", out);
+}
+
 void report_json_servers(FILE *out, const struct report *r)
 {
 	if (!r->nservers)
 		return;
+	json_server_series(out, r);
 	fputs("\"servers\": [", out);
 	for (unsigned k = 0; k < r->nservers; k++) {
 		const struct server_report *s = &r->servers[k];

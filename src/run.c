@@ -337,6 +337,8 @@ static int fill_report(struct app *a)
 	r->series = a->series.rows;
 	r->nseries = a->series.nrows;
 	r->series_buckets = a->series.buckets;
+	r->srv_series = a->series.srv_rows;
+	r->nsrv_series = a->series.nsrv_rows;
 	series_steady(&a->series, &r->steady);
 	if (r->rate > 0)
 		r->achieved_rate = (double)report_total_ops(r) * 1e9 /

@@ -106,6 +106,16 @@ void series_begin(struct series *s, uint64_t measure_start_ns)
 	s->measure_start_ns = measure_start_ns;
 }
 
+/* A row's percentiles from h; the rest as the caller sets it. */
+static void row_lat(struct interval_row *row, const struct hist *h)
+{
+	row->p50_ns = hist_percentile(h, 50);
+	row->p99_ns = hist_percentile(h, 99);
+	row->p999_ns = hist_percentile(h, 99.9);
+	row->max_ns = h->count ? h->max : 0;
+	row->min_ns = h->count ? h->min : 0;
+}
+
 int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 	       const struct op_stats ival[OP_NTYPES])
 {
@@ -123,11 +133,7 @@ int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 		row.ops = ival[t].ops;
 		row.bytes = ival[t].bytes;
 		row.errors = ival[t].errors;
-		row.p50_ns = hist_percentile(h, 50);
-		row.p99_ns = hist_percentile(h, 99);
-		row.p999_ns = hist_percentile(h, 99.9);
-		row.max_ns = h->count ? h->max : 0;
-		row.min_ns = h->count ? h->min : 0;
+		row_lat(&row, h);
 		if ((s->buckets && add_buckets(s, h, &row.buckets_at, &row.nbuckets)) ||
 		    add_wire(s, &row, &ival[t]))
 			return -EIO;
@@ -137,6 +143,38 @@ int series_add(struct series *s, uint64_t start_ns, uint64_t end_ns,
 		if (s->csv)
 			report_csv_row(s->csv, &row, s->wire);
 		if (s->hdr && log_op(s, t, start_ns - s->log_start_ns, row.len_ns, &ival[t]))
+			return -EIO;
+	}
+	return 0;
+}
+
+int series_add_servers(struct series *s, uint64_t start_ns, uint64_t end_ns,
+		       const struct op_stats *srv, unsigned n)
+{
+	if (!n)
+		return 0;
+	if (!s->srv_rows && !(s->srv_rows = tmpfile()))
+		return -EIO;
+	for (unsigned k = 0; k < n; k++) {
+		struct interval_row row;
+		char tag[32];
+
+		memset(&row, 0, sizeof(row));
+		row.start_ns = start_ns - s->measure_start_ns;
+		row.len_ns = end_ns - start_ns;
+		row.op = OP_NTYPES + k;	/* a server's row: every op type */
+		row.ops = srv[k].ops;
+		row.bytes = srv[k].bytes;
+		row.errors = srv[k].errors;
+		row_lat(&row, &srv[k].lat);
+		if (fwrite(&row, sizeof(row), 1, s->srv_rows) != 1)
+			return -EIO;
+		s->nsrv_rows++;
+		if (s->csv)
+			report_csv_row(s->csv, &row, s->wire);
+		snprintf(tag, sizeof(tag), "server%u", k);
+		if (s->hdr && hdrlog_write(s->hdr, tag, start_ns - s->log_start_ns, row.len_ns,
+					   &srv[k].lat))
 			return -EIO;
 	}
 	return 0;
@@ -269,5 +307,7 @@ void series_destroy(struct series *s)
 		fclose(s->rows);
 	if (s->buckets)
 		fclose(s->buckets);
+	if (s->srv_rows)
+		fclose(s->srv_rows);
 	memset(s, 0, sizeof(*s));
 }

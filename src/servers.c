@@ -150,6 +150,9 @@ int config_servers_validate(struct config *cfg, char *err, size_t len)
 		if (cfg->shared_namespace && cfg->nservers == 1)
 			return config_fail(err, len, "--shared-namespace: for several servers (one URL "
 				    "given)");
+		if (cfg->series_by_server)
+			return config_fail(err, len, "--series-by server: for several servers (one "
+				    "URL given)");
 		return 0;
 	}
 	if (!cfg->shared_namespace && cfg->verify)

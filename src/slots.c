@@ -328,6 +328,8 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 		op_stats_record(&w->ival[s->type], status, lat, unc);
 		if (w->wire && status >= 0)
 			op_stats_wire(&w->ival[s->type], s->req.wire_ns, unc);
+		if (w->srv_ival)
+			op_stats_record(&w->srv_ival[wc->srv], status, lat, unc);
 	}
 	if ((!w->stopping || w->meta) && s->start_ns >= w->run->measure_start_ns) {
 		op_stats_record(&w->total[s->type], status, lat, unc);

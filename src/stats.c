@@ -1,5 +1,6 @@
 /* stats: counters + histogram sets, see include/stats.h. */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "stats.h"
 
@@ -103,4 +104,36 @@ void op_stats_add_all(struct op_stats *dst, const struct op_stats *src)
 {
 	for (int t = 0; t < OP_NTYPES; t++)
 		op_stats_add(&dst[t], &src[t]);
+}
+
+struct op_stats *op_stats_new_n(unsigned n, int sub_bits)
+{
+	struct op_stats *s = n ? calloc(n, sizeof(*s)) : NULL;
+
+	for (unsigned i = 0; s && i < n; i++) {
+		if (op_stats_init(&s[i], sub_bits, false)) {
+			op_stats_free_n(s, i);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+void op_stats_free_n(struct op_stats *s, unsigned n)
+{
+	for (unsigned i = 0; s && i < n; i++)
+		op_stats_destroy(&s[i]);
+	free(s);
+}
+
+void op_stats_reset_n(struct op_stats *s, unsigned n)
+{
+	for (unsigned i = 0; s && i < n; i++)
+		op_stats_reset(&s[i]);
+}
+
+void op_stats_add_n(struct op_stats *dst, const struct op_stats *src, unsigned n)
+{
+	for (unsigned i = 0; dst && src && i < n; i++)
+		op_stats_add(&dst[i], &src[i]);
 }

@@ -68,6 +68,7 @@ void config_usage(FILE *out)
 	      "                         URL[#weight=N]); connections spread by weight\n"
 	      "      --shared-namespace the servers serve one namespace (laid out once); without,\n"
 	      "                         each its own (laid out on each)\n"
+	      "      --series-by server the interval series per server too\n"
 	      "      --wire-time        native engine: each reply's wire time (kernel timestamps:\n"
 	      "                         request out, reply in) beside the client's own share\n"
 	      "      --max-load K       stress mode: each connection wakes once per K replies\n"

@@ -94,8 +94,8 @@ static void start_phase(struct worker *w)
 	w->last_done_ns = t;
 	w->cpu_start_ns = thread_cpu_ns();
 	op_stats_reset_all(w->total);
-	for (unsigned k = 0; w->srv && k < cfg->nservers; k++)
-		op_stats_reset(&w->srv[k]);
+	op_stats_reset_n(w->srv, w->srv ? cfg->nservers : 0);
+	op_stats_reset_n(w->srv_ival, w->srv_ival ? cfg->nservers : 0);
 	op_stats_reset_all(w->ival);
 	ival_box_reset(&w->box);
 	for (unsigned i = 0; i < w->nconns; i++) {
@@ -124,7 +124,7 @@ static void swap_interval(struct worker *w)
 {
 	if (w->ramp_pending && now_ns() >= w->run->measure_start_ns)
 		worker_end_ramp(w);
-	ival_box_hand_over(&w->box, w->ival);
+	ival_box_hand_over(&w->box, w->ival, w->srv_ival);
 	ev_async_send(w->run->main_loop, w->run->wake);
 }
 
@@ -321,28 +321,25 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned
 	return rc;
 }
 
-/* Several servers: the measured window per server too (NULL otherwise). */
+/* Several servers: the measured window per server too, and with --series-by server
+ * the interval (NULL otherwise). */
 static int servers_init(struct worker *w)
 {
-	unsigned n = w->run->cfg->nservers;
+	const struct config *cfg = w->run->cfg;
 
-	if (n <= 1)
+	if (cfg->nservers <= 1)
 		return 0;
-	w->srv = calloc(n, sizeof(*w->srv));
-	if (!w->srv)
-		return -ENOMEM;
-	for (unsigned k = 0; k < n; k++)
-		if (op_stats_init(&w->srv[k], HIST_PRECISE_BITS, false))
-			return -ENOMEM;	/* servers_destroy frees what was made */
-	return 0;
+	w->srv = op_stats_new_n(cfg->nservers, HIST_PRECISE_BITS);
+	if (cfg->series_by_server)
+		w->srv_ival = op_stats_new_n(cfg->nservers, HIST_PRECISE_BITS);
+	return w->srv && (w->srv_ival || !cfg->series_by_server) ? 0 : -ENOMEM;
 }
 
 static void servers_destroy(struct worker *w)
 {
-	for (unsigned k = 0; w->srv && k < w->run->cfg->nservers; k++)
-		op_stats_destroy(&w->srv[k]);
-	free(w->srv);
-	w->srv = NULL;
+	op_stats_free_n(w->srv, w->run->cfg->nservers);
+	op_stats_free_n(w->srv_ival, w->run->cfg->nservers);
+	w->srv = w->srv_ival = NULL;
 }
 
 int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
@@ -361,7 +358,7 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	w->wire = run->cfg->wire_time && w->engine->wire_time;
 	w->nconns = nconns;
 	w->sched.fd = -1;
-	if (ival_box_init(&w->box))
+	if (ival_box_init(&w->box, run->cfg->series_by_server ? run->cfg->nservers : 0))
 		goto fail_box;
 	w->conns = calloc(nconns, sizeof(*w->conns));
 	w->deferred = calloc(nconns, sizeof(*w->deferred));

@@ -105,6 +105,7 @@ struct worker {
 
 	struct op_stats total[OP_NTYPES];	/* this phase, measured window */
 	struct op_stats *srv;		/* the same per server (several servers), all op types */
+	struct op_stats *srv_ival;	/* --series-by server: the interval's, per server */
 	struct op_stats ival[OP_NTYPES];	/* since the last hand-over */
 
 	uint64_t rewrites;	/* this phase: writes re-issued after their link was lost */

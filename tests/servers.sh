@@ -74,6 +74,23 @@ check_eq "html: a per-server section with a bar and a row per server" "1 2" \
 	"$(grep -c '<h2>Per-server latency</h2>' "$TMP/servers.html") $(grep -o '<tr><td>[01]</td><td>2</td>' "$TMP/servers.html" | wc -l)"
 check_eq "html: both URLs, escaped" 2 "$(grep -o "nfsport=[0-9]*&amp;mountport" "$TMP/servers.html" | sort -u | wc -l)"
 
+# --- --series-by server: interval rows per server that add up to the op rows ---------------
+nl --engine native -c 4 -q 2 --rw randread --bs 4k --size 4m --dir srv --runtime 2s --keep \
+	--interval 500ms --series-by server --hdr-log "$TMP/srv.hlog" --shared-namespace \
+	--output-format json "$A3" "$B3"
+check_eq "--series-by server: exit 0" 0 "$RC"
+check_eq "--series-by server: two rows per interval, their ops add up to the op rows'" "yes" \
+	"$(jq -r '(.series | group_by(.start_ns) | map([.[].ops] | add)) as $ops |
+		(.series_by_server | group_by(.start_ns) | map({n: length, ops: ([.[].ops] | add)})) as $s |
+		if ($ops | length) >= 3 and ($s | map(.n == 2) | all) and ($s | map(.ops)) == $ops
+		then "yes" else "no: \($ops) \($s)" end' "$OUT")"
+check_eq "--series-by server: HdrHistogram tags server0 and server1" "read server0 server1" \
+	"$(sed -n 's/^Tag=\([^,]*\),.*/\1/p' "$TMP/srv.hlog" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+nl --engine native -c 4 -q 2 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
+	--interval 500ms --series-by server --shared-namespace --output-format csv "$A3" "$B3"
+check_eq "--series-by server: CSV rows read, server0, server1" "read server0 server1" \
+	"$(awk -F, 'NR > 1 { print $3 }' "$OUT" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+
 # --- weights and --servers FILE --------------------------------------------------------
 nl --engine native -c 8 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
 	--shared-namespace --output-format json "$A3#weight=3" "$B3"
@@ -173,6 +190,10 @@ bad "fewer connections than servers" "^nfsload: --connections: 1 for 2 servers" 
 	--shared-namespace "$A3" "$B3"
 bad "--shared-namespace with one URL" "^nfsload: --shared-namespace: for several servers" \
 	--shared-namespace "$A3"
+bad "--series-by server with one URL" "^nfsload: --series-by server: for several servers" \
+	--series-by server "$A3"
+bad "--series-by something else" "^nfsload: --series-by: 'server' is what it takes" \
+	--series-by op "$A3" "$B3"
 check_eq "bad input: nothing written" "" "$(ls "$A_EXPORT" | grep srv-bad)"
 
 t_summary
