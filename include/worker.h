@@ -59,6 +59,7 @@ struct run {
 	/* --verify (else NULL): the block format, and which blocks this run wrote */
 	const struct verify_params *verify;
 	struct verify_map *written;
+	struct verify_map *written_ns[CFG_SERVERS_MAX];	/* ns_each: one per server */
 	uint64_t verify_bs;		/* reads of the verify pass: whole blocks */
 	atomic_bool verify_failed;	/* a mismatch, without --verify-continue */
 };

@@ -133,10 +133,14 @@ static int prepare(struct app *a)
 						    .generation = gen ? gen : 1, .seed = cfg->seed };
 		a->run.verify = &a->verify;
 		a->run.verify_bs = a->run.layout_bs;
-		a->run.written = verify_map_new(cfg->nrfiles, cfg->size, (uint32_t)cfg->bs);
+		/* A namespace of its own per server: blocks written on one are not on another. */
+		for (unsigned k = 0; k < config_namespaces(cfg); k++)
+			if (!(a->run.written_ns[k] = verify_map_new(cfg->nrfiles, cfg->size,
+								    (uint32_t)cfg->bs)))
+				return run_complain(EXIT_RUNTIME,
+						    "out of memory for the --verify block map");
+		a->run.written = a->run.written_ns[0];
 		r->verify_generation = a->verify.generation;
-		if (!a->run.written)
-			return run_complain(EXIT_RUNTIME, "out of memory for the --verify block map");
 	}
 	max_bs = cfg->bs > a->run.layout_bs ? cfg->bs : a->run.layout_bs;
 	a->run.pattern = pattern_new(max_bs > cfg->file_size ? max_bs : cfg->file_size);
@@ -491,7 +495,8 @@ static void app_destroy(struct app *a)
 	op_stats_destroy(&r->layout);
 	op_stats_destroy(&r->verify_pass);
 	setup_times_destroy(&r->setup);
-	verify_map_free(a->run.written);
+	for (unsigned k = 0; k < CFG_SERVERS_MAX; k++)
+		verify_map_free(a->run.written_ns[k]);
 	free(r->threads);
 	free(r->conns);
 	aggregate_servers_free(r);

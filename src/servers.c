@@ -155,9 +155,6 @@ int config_servers_validate(struct config *cfg, char *err, size_t len)
 				    "URL given)");
 		return 0;
 	}
-	if (!cfg->shared_namespace && cfg->verify)
-		return config_fail(err, len, "--verify: with servers of a namespace each, not yet "
-			    "(add --shared-namespace if they serve one)");
 	for (i = 0; i < cfg->nservers; i++)
 		sum += cfg->server[i].weight;
 	if (sum > CFG_CYCLE_MAX)

@@ -31,6 +31,14 @@ void slots_count_error(struct wconn *wc, int status)
 	e->err_other++;
 }
 
+/* The blocks this run wrote where wc's requests go (its server's, with a namespace each). */
+static struct verify_map *written_of(const struct wconn *wc)
+{
+	const struct run *run = wc->w->run;
+
+	return run->ns_each ? run->written_ns[wc->srv] : run->written;
+}
+
 /* Statuses that say a request went down with its link, not what the server made of it. */
 static bool lost_with_link(int status)
 {
@@ -289,7 +297,7 @@ static int check_read(struct wconn *wc, const struct slot *s, const uint8_t *dat
 
 	for (uint64_t o = 0; o + bs <= s->len; o += bs) {
 		struct verify_mismatch m;
-		uint32_t want = verify_map_test(run->written, s->file, s->offset + o) ?
+		uint32_t want = verify_map_test(written_of(wc), s->file, s->offset + o) ?
 			run->verify->generation : 0;
 
 		v->blocks++;
@@ -405,7 +413,7 @@ void slots_done(void *owner, struct engine_req *req, int status)
 	if (status >= 0 && w->checking && s->type == OP_READ)
 		status = check_read(wc, s, req->data, status);
 	if (status >= 0 && s->type == OP_WRITE && w->run->written)
-		verify_map_set(w->run->written, s->file, s->offset, s->len);
+		verify_map_set(written_of(wc), s->file, s->offset, s->len);
 	if (w->meta)
 		meta_done(&wc->tree, &s->tg, status >= 0);
 	wc->inflight--;
