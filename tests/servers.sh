@@ -200,6 +200,10 @@ bad "--series-by server with one URL" "^nfsload: --series-by server: for several
 	--series-by server "$A3"
 bad "--series-by something else" "^nfsload: --series-by: 'server' is what it takes" \
 	--series-by op "$A3" "$B3"
-check_eq "bad input: nothing written" "" "$(ls "$A_EXPORT" | grep srv-bad)"
+nl --engine native -c 2 --size 1m --runtime 1s --dir srv-bad --sweep iodepth=1,2 "$A3" "$C3"
+check_eq "--sweep, a namespace each: exit 2" 2 "$RC"
+check_match "--sweep, a namespace each: says so" \
+	"^nfsload: several servers of a namespace each: not in a --job or --sweep yet" "$(cat "$ERR")"
+check_eq "bad input: nothing written" "" "$(ls "$A_EXPORT" "$C_EXPORT" | grep srv-bad)"
 
 t_summary
