@@ -19,7 +19,6 @@
 
 #include "xport_int.h"
 
-#define XP_BUFSZ (64u * 1024)		/* bytes per provided buffer */
 #define XP_BGID 0
 
 struct xp_ent {
@@ -33,7 +32,9 @@ struct xp_ring {
 	unsigned sq_pending;
 	struct io_uring_buf_ring *br;
 	size_t br_len;
-	uint8_t *bufs;
+	uint8_t *bufs;			/* nbufs_max buffers of bufsz bytes */
+	size_t bufsz;
+	unsigned nbufs_max;		/* a power of 2, set by the sockets the ring may have */
 	unsigned nbufs;			/* buffers in use: the first nbufs */
 	unsigned nfiles;
 	struct xp_ent *tab;
@@ -48,9 +49,9 @@ struct xp_ring {
 /* Whether x has a ring and this is the thread that made it. Any thread. */
 bool xp_ring_owner(const struct xport *x);
 
-/* Gives buffer bid (bytes at r->bufs + bid * XP_BUFSZ) back for receives. */
+/* Gives buffer bid (bytes at r->bufs + bid * r->bufsz) back for receives. */
 void xp_buf_put(struct xp_ring *r, unsigned bid);
-/* Puts more buffers in use, up to want of them (at most XP_NBUFS, xport_ring.c). */
+/* Puts more buffers in use, up to want of them (at most r->nbufs_max). */
 void xp_bufs_grow(struct xp_ring *r, unsigned want);
 
 /* Gives s an entry in the table (s->id, s->gen) and a fixed file if its index

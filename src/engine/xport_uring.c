@@ -135,7 +135,7 @@ static bool ring_reap(struct xport *x)
 static const uint8_t *rx_bytes(const struct xp_ring *r, const struct xport_sock *s,
 			       unsigned bid, int res, size_t *n, uint64_t *ns)
 {
-	uint8_t *b = r->bufs + (size_t)bid * XP_BUFSZ;
+	uint8_t *b = r->bufs + (size_t)bid * r->bufsz;
 	struct io_uring_recvmsg_out *o;
 	struct msghdr m;
 
