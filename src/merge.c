@@ -269,24 +269,6 @@ static int series_out(FILE *out, struct merge_series_out *to, struct merge_serie
 	return 0;
 }
 
-/* Under an op's row, its wire time as a run's text report shows it (whose rows are private). */
-static void text_wire(FILE *out, const struct op_stats *s)
-{
-	const struct hist *h[2] = { &s->wire, &s->client };
-	char v[32];
-
-	for (int k = 0; k < 2 && s->ops && s->wire.counts && s->wire.count; k++) {
-		fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", k ? "client" : "wire", h[k]->count,
-			"", "", "");
-		fprintf(out, " %9s", units_format_duration(h[k]->min, v, sizeof(v)));
-		fprintf(out, " %9s", units_format_duration((uint64_t)hist_mean(h[k]), v, sizeof(v)));
-		for (size_t i = 0; i < REPORT_NPCTS; i++)
-			fprintf(out, " %9s", units_format_duration(hist_percentile(h[k],
-					report_pcts[i].pct), v, sizeof(v)));
-		fprintf(out, " %9s\n", units_format_duration(h[k]->max, v, sizeof(v)));
-	}
-}
-
 static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
 		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms,
 		       struct hdrlog *hdr)
@@ -307,14 +289,12 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 	for (int t = 0; t < OP_NTYPES; t++) {
 		if (ops[t].ops || ops[t].errors) {
 			report_text_op_row(out, op_name(t), &ops[t], ns);
-			text_wire(out, &ops[t]);
 		}
 	}
 	if (op_stats_init(&tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
 			op_stats_add(&tot, &ops[t]);
 		report_text_op_row(out, "total", &tot, ns);
-		text_wire(out, &tot);
 		op_stats_destroy(&tot);
 	}
 	fputc('\n', out);

@@ -241,25 +241,6 @@ static int add_group(const struct entry *e, size_t n, struct hist *h, struct his
 	return 0;
 }
 
-/* , "key": [[lo, hi, count], ...]: h's non-empty buckets. */
-static void json_buckets(FILE *out, const char *key, const struct hist *h)
-{
-	bool first = true;
-
-	fprintf(out, ", \"%s\": [", key);
-	for (int i = 0; i < h->nbuckets && h->count; i++) {
-		uint64_t lo, hi;
-
-		if (!h->counts[i])
-			continue;
-		hist_bucket_range(h, i, &lo, &hi);
-		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", first ? "" : ", ", lo, hi,
-			h->counts[i]);
-		first = false;
-	}
-	fputc(']', out);
-}
-
 /* A merged row as a run with --series-buckets writes it (wire: as one with --wire-time). */
 static void json_row(FILE *out, const struct interval_row *r, const char *op,
 		     const struct hist *h, const struct hist *w, bool wire, bool first)
@@ -273,12 +254,12 @@ static void json_row(FILE *out, const struct interval_row *r, const char *op,
 	fprintf(out, ", \"lat_ns\": {\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64
 		", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "}", r->min_ns, r->p50_ns, r->p99_ns,
 		r->p999_ns, r->max_ns);
-	json_buckets(out, "buckets", h);
+	report_json_buckets(out, "buckets", h);
 	if (wire) {
 		fprintf(out, ", \"wire_p50_ns\": %" PRIu64 ", \"wire_p99_ns\": %" PRIu64
 			", \"wire_min_ns\": %" PRIu64 ", \"wire_max_ns\": %" PRIu64, r->wire_p50_ns,
 			r->wire_p99_ns, r->wire_min_ns, r->wire_max_ns);
-		json_buckets(out, "wire_buckets", w);
+		report_json_buckets(out, "wire_buckets", w);
 	}
 	fputc('}', out);
 }

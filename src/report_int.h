@@ -33,6 +33,7 @@ const char *report_write_stability(const struct config *cfg, char *buf, size_t l
 int report_by_p99_desc(const void *a, const void *b);
 
 /* One row of the text report's operation table: ops, rates over ns, latencies. */
+/* An op's row of the text table, with its wire and client rows under it (--wire-time). */
 void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns);
 /* One operation as JSON; proc: its NFS procedure name, with the histogram buckets
  * ([lo, hi, count], the non-empty ones); NULL for neither. */
@@ -45,6 +46,8 @@ void report_json_servers(FILE *out, const struct report *r);
 
 /* A JSON string (quoted, escaped) and number (finite, 3 decimals). */
 void report_json_str(FILE *out, const char *s);
+/* , "key": [[lo, hi, count], ...]: the histogram's non-empty buckets. */
+void report_json_buckets(FILE *out, const char *key, const struct hist *h);
 void report_json_num(FILE *out, double v);
 
 #endif

@@ -46,8 +46,7 @@ static void json_lat(FILE *out, const struct hist *h)
 	fprintf(out, ", \"max\": %" PRIu64 "}", h->max);
 }
 
-/* , "key": [[lo, hi, count], ...]: the histogram's non-empty buckets. */
-static void json_buckets(FILE *out, const char *key, const struct hist *h)
+void report_json_buckets(FILE *out, const char *key, const struct hist *h)
 {
 	bool first = true;
 
@@ -87,7 +86,7 @@ void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 		json_lat(out, &s->lat_unc);
 	}
 	if (buckets)
-		json_buckets(out, "buckets", &s->lat);
+		report_json_buckets(out, "buckets", &s->lat);
 	if (op_stats_has_wire(s)) {
 		const struct hist *w = &s->wire, *c = &s->client;
 
@@ -99,8 +98,8 @@ void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 			fputs(", \"client_lat_ns\": ", out);
 			json_lat(out, c);
 			if (buckets) {
-				json_buckets(out, "wire_buckets", w);
-				json_buckets(out, "client_buckets", c);
+				report_json_buckets(out, "wire_buckets", w);
+				report_json_buckets(out, "client_buckets", c);
 			}
 		}
 	}

@@ -20,26 +20,9 @@ static void text_lat(FILE *out, uint64_t ns)
 	fprintf(out, " %9s", units_format_duration(ns, buf, sizeof(buf)));
 }
 
-void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
+/* min, mean, the percentiles and max of h, then the end of the line. */
+static void text_lats(FILE *out, const struct hist *h)
 {
-	fprintf(out, "%-6s %10" PRIu64 " %10.0f %9.1f %7" PRIu64, name, s->ops,
-		report_per_sec(s->ops, ns), report_mib_s(s->bytes, ns), s->errors);
-	if (s->ops == 0) {
-		fputc('\n', out);
-		return;
-	}
-	text_lat(out, s->lat.min);
-	text_lat(out, (uint64_t)hist_mean(&s->lat));
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
-		text_lat(out, hist_percentile(&s->lat, report_pcts[i].pct));
-	text_lat(out, s->lat.max);
-	fputc('\n', out);
-}
-
-/* A wire time row under an op's row: "  wire" or "  client", count in the ops column. */
-static void text_hist_row(FILE *out, const char *name, const struct hist *h)
-{
-	fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", name, h->count, "", "", "");
 	text_lat(out, h->min);
 	text_lat(out, (uint64_t)hist_mean(h));
 	for (size_t i = 0; i < REPORT_NPCTS; i++)
@@ -48,12 +31,21 @@ static void text_hist_row(FILE *out, const char *name, const struct hist *h)
 	fputc('\n', out);
 }
 
-static void text_op(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
+void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
 {
-	report_text_op_row(out, name, s, ns);
-	if (s->ops && s->wire.counts && s->wire.count) {
-		text_hist_row(out, "wire", &s->wire);
-		text_hist_row(out, "client", &s->client);
+	fprintf(out, "%-6s %10" PRIu64 " %10.0f %9.1f %7" PRIu64, name, s->ops,
+		report_per_sec(s->ops, ns), report_mib_s(s->bytes, ns), s->errors);
+	if (s->ops == 0) {
+		fputc('\n', out);
+		return;
+	}
+	text_lats(out, &s->lat);
+	/* Wire time (--wire-time): its rows under the op's, the count in the ops column. */
+	if (s->wire.counts && s->wire.count) {
+		fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", "wire", s->wire.count, "", "", "");
+		text_lats(out, &s->wire);
+		fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", "client", s->client.count, "", "", "");
+		text_lats(out, &s->client);
 	}
 }
 
@@ -428,12 +420,12 @@ void report_text(FILE *out, const struct report *r)
 		"max");
 	for (int t = 0; t < OP_NTYPES; t++)
 		if (r->ops[t].ops || r->ops[t].errors)
-			text_op(out, op_name(t), &r->ops[t], r->duration_ns);
+			report_text_op_row(out, op_name(t), &r->ops[t], r->duration_ns);
 	tot = calloc(1, sizeof(*tot));
 	if (tot && op_stats_init(tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
 			op_stats_add(tot, &r->ops[t]);
-		text_op(out, "total", tot, r->duration_ns);
+		report_text_op_row(out, "total", tot, r->duration_ns);
 		text_wire(out, r, tot);
 		op_stats_destroy(tot);
 	} else {

@@ -21,34 +21,9 @@ if ! command -v tshark >/dev/null; then
 fi
 t_start_server || exit 1
 URL41=${URL4/version=4/version=4.1}
-CAP=$TMP/cap.pcap
-TSHARK_PID=
+. "$(dirname "$0")/capture.sh"
 trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
-# capture_start: tshark on lo for the server's two ports, into $CAP, until capture_stop.
-capture_start() {
-	local i
-	rm -f "$CAP"
-	: >"$TMP/tshark.err"
-	timeout -k 10 120 tshark -q -B 64 -i lo -f "tcp port $NFS_PORT or tcp port $MNT_PORT" \
-		-w "$CAP" 2>"$TMP/tshark.err" &
-	TSHARK_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		if grep -q "Capturing on" "$TMP/tshark.err"; then
-			sleep 1	# dumpcap says so a moment before its first packet (seen under load)
-			return 0
-		fi
-		sleep 0.1
-	done
-	t_fail "capture: tshark started" "$(cat "$TMP/tshark.err")"
-	return 1
-}
-capture_stop() {
-	sleep 0.3	# the last replies and the FINs reach the capture
-	kill -INT "$TSHARK_PID" 2>/dev/null
-	wait "$TSHARK_PID" 2>/dev/null
-	TSHARK_PID=
-}
 # tsh ARGS...: tshark reading the capture, RPC decoded on both ports.
 tsh() {
 	tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" -d "tcp.port==$MNT_PORT,rpc" "$@" 2>/dev/null
@@ -80,7 +55,7 @@ check_eq "layout: exit 0" 0 "$RC"
 # --- NFSv3 -------------------------------------------------------------------------
 for engine in native libnfs; do
 	name="v3 $engine"
-	capture_start || break
+	capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT" || break
 	nl --engine "$engine" --dir wire -c 2 -q 4 --rw read --bs 4k --size 1m --nrfiles 2 \
 		--keep --output-format json "$URL3"
 	capture_stop
@@ -134,7 +109,7 @@ for f in json.load(sys.stdin):
 op_count() { awk -v op="$1" '{ n = split($5, o, ","); for (i = 1; i <= n; i++) c += o[i] == op } END { print c + 0 }' "$TMP/compounds"; }
 
 name="v4.1 one session of 2"
-if capture_start; then
+if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 	nl --engine native --dir wire -c 2 --connections-per-session 2 -q 4 --rw read --bs 4k \
 		--size 1m --nrfiles 2 --keep --output-format json "$URL41"
 	capture_stop
@@ -161,7 +136,7 @@ if capture_start; then
 fi
 
 name="v4.1 1 MiB writes"
-if capture_start; then
+if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 	nl --engine native --dir wire -c 2 --connections-per-session 2 -q 2 --rw write --bs 1m \
 		--size 1m --nrfiles 2 --keep --output-format json "$URL41"
 	capture_stop

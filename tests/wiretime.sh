@@ -13,47 +13,16 @@ set -uo pipefail
 
 if ! command -v tshark >/dev/null; then
 	t_fail "tshark" "not installed (scripts/deps.sh test installs it)"
-	for engine in null local; do
-	nl --engine "$engine" --wire-time --runtime 1s $([[ $engine == local ]] && echo "$TMP")
-	check_eq "$engine engine: --wire-time refused (exit 2)" 2 "$RC"
-	check_match "$engine engine: one line naming --wire-time" "^nfsload: --wire-time: " "$(cat "$ERR")"
-	check_eq "$engine engine: one line" 1 "$(wc -l <"$ERR")"
-done
-
-t_summary
+	t_summary
 	exit 1
 fi
 t_start_server || exit 1
 URL41=${URL4/version=4/version=4.1}
-CAP=$TMP/cap.pcap
-TSHARK_PID=
+. "$(dirname "$0")/capture.sh"
 HOG_PID=
 trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null
       [[ -n $HOG_PID ]] && kill "$HOG_PID" 2>/dev/null; t_cleanup' EXIT
 
-capture_start() {
-	local i
-	rm -f "$CAP"
-	: >"$TMP/tshark.err"
-	timeout -k 10 120 tshark -q -B 64 -i lo -f "tcp port $NFS_PORT" -w "$CAP" \
-		2>"$TMP/tshark.err" &
-	TSHARK_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		if grep -q "Capturing on" "$TMP/tshark.err"; then
-			sleep 1	# dumpcap says so a moment before its first packet
-			return 0
-		fi
-		sleep 0.1
-	done
-	t_fail "capture: tshark started" "$(cat "$TMP/tshark.err")"
-	return 1
-}
-capture_stop() {
-	sleep 0.3
-	kill -INT "$TSHARK_PID" 2>/dev/null
-	wait "$TSHARK_PID" 2>/dev/null
-	TSHARK_PID=
-}
 # rpc_times PROC: tshark's rpc.time (seconds) of every NFSv3 reply to PROC, one a line.
 rpc_times() {
 	tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 1 && nfs.procedure_v3 == $1" \
@@ -82,7 +51,7 @@ for case in "uring 1" "uring 4" "epoll 1"; do
 	set -- $case
 	sockets=$1 qd=$2
 	name="oracle $sockets QD$qd"
-	capture_start || break
+	capture_start "tcp port $NFS_PORT" || break
 	if [[ $sockets == epoll ]]; then export NFSLOAD_IO_URING=0; else unset NFSLOAD_IO_URING; fi
 	nl --engine native --wire-time --dir wt -q "$qd" --rw randread --bs 4k --size 4m \
 		--keep --output-format json "$URL3"
