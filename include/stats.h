@@ -61,9 +61,13 @@ static inline void op_stats_record(struct op_stats *s, int status, uint64_t lat_
 /* A successful operation's wire time (ns), or 0: none could be taken.
  * unc_ns: its latency from the actual issue. */
 void op_stats_wire(struct op_stats *s, uint64_t wire_ns, uint64_t unc_ns);
+/* The wire histograms of an array of OP_NTYPES made now (a worker's, before the hot
+ * path; elsewhere they are made on first use). 0 or -ENOMEM. */
+int op_stats_wire_init_all(struct op_stats *s);
+/* Whether any of its operations was given a wire time or left out of it. */
 static inline bool op_stats_has_wire(const struct op_stats *s)
 {
-	return s->wire.counts || s->wire_missed;
+	return s->wire.count || s->wire_missed;
 }
 
 /* n of them on the heap (one per server, say): NULL when n is 0 or no memory. */

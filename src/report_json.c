@@ -92,7 +92,7 @@ void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 
 		fprintf(out, ", \"wire_count\": %" PRIu64 ", \"wire_missed\": %" PRIu64,
 			w->count, s->wire_missed);
-		if (w->counts) {
+		if (w->count) {
 			fputs(", \"wire_lat_ns\": ", out);
 			json_lat(out, w);
 			fputs(", \"client_lat_ns\": ", out);

@@ -37,7 +37,7 @@ void op_stats_reset(struct op_stats *s)
 	}
 }
 
-/* The wire histograms, made on first use like the source's (false: no memory). */
+/* The wire histograms, made now or on first use like the source's (false: no memory). */
 static bool wire_ready(struct op_stats *s, int sub_bits)
 {
 	if (s->wire.counts)
@@ -49,6 +49,14 @@ static bool wire_ready(struct op_stats *s, int sub_bits)
 		return false;
 	}
 	return true;
+}
+
+int op_stats_wire_init_all(struct op_stats *s)
+{
+	for (int t = 0; t < OP_NTYPES; t++)
+		if (!wire_ready(&s[t], s[t].lat.sub_bits))
+			return -ENOMEM;
+	return 0;
 }
 
 void op_stats_wire(struct op_stats *s, uint64_t w, uint64_t unc_ns)

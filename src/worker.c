@@ -368,7 +368,8 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 		goto fail_sched;
 	rc = -ENOMEM;
 	if (op_stats_init_all(w->total, HIST_PRECISE_BITS, run->cfg->rate > 0) ||
-	    op_stats_init_all(w->ival, HIST_PRECISE_BITS, false) || servers_init(w))
+	    op_stats_init_all(w->ival, HIST_PRECISE_BITS, false) || servers_init(w) ||
+	    (w->wire && (op_stats_wire_init_all(w->total) || op_stats_wire_init_all(w->ival))))
 		goto fail_stats;
 	for (; made < nconns; made++) {
 		rc = wconn_init(w, &w->conns[made], made, first_id + made);
