@@ -52,18 +52,23 @@ static bool lost_with_link(int status)
  * only, so a write the server did after all is written twice, the same.
  * Measured writes stay errors: the figures say what the server did. At
  * most iodepth are queued: each came from a busy slot, and nothing new is
- * issued while one waits.
+ * issued while one waits. A write lost SLOTS_TRIES times is given up (a
+ * server that drops the link on that very write would hold the layout
+ * forever): it stays an error, and a hole that --verify reports.
  */
+#define SLOTS_TRIES 8
+
 static void redo_later(struct wconn *wc, const struct slot *s)
 {
 	struct worker *w = wc->w;
 
 	if (w->run->phase == PHASE_MAIN || s->type != OP_WRITE || w->stopping ||
-	    wc->nredo >= w->run->cfg->iodepth)
+	    wc->nredo >= w->run->cfg->iodepth || s->tries >= SLOTS_TRIES)
 		return;
-	wc->redo[wc->nredo++] = (struct wl_op){ .type = s->type, .range = s->range,
-						.file = s->file, .offset = s->offset,
-						.len = s->len };
+	wc->redo[wc->nredo++] = (struct redo_op){
+		.op = { .type = s->type, .range = s->range, .file = s->file,
+			.offset = s->offset, .len = s->len },
+		.tries = s->tries };
 }
 
 /*
@@ -112,6 +117,7 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint64_t start, uint
 	s->type = op->type;
 	s->range = op->range;
 	s->len = op->len;
+	s->tries = 1;
 	s->busy = true;
 	s->req = (struct engine_req){ .op = op->type, .file = op->range, .offset = op->offset,
 				      .len = op->len, .buf = buf };
@@ -240,9 +246,12 @@ void slots_refill(struct wconn *wc, uint64_t t)
 				continue;
 			}
 			if (wc->nredo) {
-				op = wc->redo[--wc->nredo];
-				if (!issue(wc, &op, t, t))
+				const struct redo_op *r = &wc->redo[--wc->nredo];
+
+				if (!issue(wc, &r->op, t, t))
 					break;
+				/* the slot issue() took is the last one freed */
+				wc->free_slots[wc->nfree]->tries = (uint8_t)(r->tries + 1);
 				w->rewrites++;
 				continue;
 			}

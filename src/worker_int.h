@@ -25,7 +25,14 @@ struct slot {
 	uint8_t *buf;		/* --verify: this slot's write data */
 	struct meta_target tg;	/* --mix: what and where */
 	uint32_t len;
+	uint8_t tries;		/* a layout write: times issued (see redo_later) */
 	bool busy;
+};
+
+/* A layout write to issue again (slots.c). */
+struct redo_op {
+	struct wl_op op;
+	uint8_t tries;		/* times issued so far */
 };
 
 /* The link of a connection, as the worker sees it (--on-error continue re-makes it). */
@@ -69,7 +76,7 @@ struct wconn {
 	unsigned ncommits_due;
 
 	/* Layout writes lost with the link, sent again before anything new (iodepth of room). */
-	struct wl_op *redo;
+	struct redo_op *redo;
 	unsigned nredo;
 };
 

@@ -206,6 +206,8 @@ static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop
 	t->scratch_len = SCRATCH_LEN;
 	t->scratch = malloc(t->scratch_len);
 	t->xp = xport_new(loop, use_uring, cfg->connections + 16);
+	if (t->xp && cfg->wire_time)
+		xport_want_stamps(t->xp);
 	lowat_set_init(&t->lowat, loop, apply_lowat);
 	if (!t->scratch || !t->xp) {
 		xport_free(t->xp);

@@ -163,6 +163,8 @@ int nat_data(void *arg, const uint8_t *p, size_t n)
 	int rc = rpc_rec_feed(&c->rec, p, n, on_record, c);
 
 	c->lw.rx_seen = true;
+	if (rc == 0)
+		rpc_rec_trim(&c->rec);
 	if (rc == 0 && c->state == NS_READY)
 		lowat_update(&c->lw, c->inflight, c->cfg->max_load);
 	if (rc == -ECONNABORTED)

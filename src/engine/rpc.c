@@ -219,6 +219,23 @@ void rpc_rec_reset(struct rpc_rec *r)
 	r->last = false;
 }
 
+/*
+ * A gather buffer per connection adds up: 18,000 connections whose 4 KiB
+ * replies are sometimes split between two receives (incremental buffers) kept
+ * 8 KiB each, 72 MB per thread. A small one is cheap to make again; a large
+ * one (1 MiB reads, gathered every time) is kept.
+ */
+#define RPC_GATHER_KEEP 65536
+
+void rpc_rec_trim(struct rpc_rec *r)
+{
+	if (r->buf && r->cap <= RPC_GATHER_KEEP && !r->len && !r->mark_have) {
+		free(r->buf);
+		r->buf = NULL;
+		r->cap = 0;
+	}
+}
+
 /* Room in buf for need bytes: doubling, never past max (need <= max). */
 static int reserve(struct rpc_rec *r, size_t need)
 {

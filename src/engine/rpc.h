@@ -93,6 +93,8 @@ void rpc_rec_init(struct rpc_rec *r, size_t max);
 void rpc_rec_destroy(struct rpc_rec *r);
 /* Forgets a partial record (after a reconnect). */
 void rpc_rec_reset(struct rpc_rec *r);
+/* Frees a small gather buffer while no record is partial (after a feed). */
+void rpc_rec_trim(struct rpc_rec *r);
 /*
  * Feeds n bytes. Calls fn(arg, record, len) for each record completed; a
  * non-zero return from fn stops and is returned. -EBADMSG for a record over

@@ -109,6 +109,10 @@ int xport_set_lowat(struct xport_sock *s, int bytes);
  * requests in flight at most. 0, or -errno (this kernel cannot).
  */
 int xport_stamp_on(struct xport_sock *s, unsigned depth);
+/* Before x's first socket, when its sockets will turn timestamps on: an
+ * io_uring ring then gives each receive a buffer of its own (a recvmsg puts
+ * its header first, which a shared buffer's last bytes may not hold). */
+void xport_want_stamps(struct xport *x);
 /* The stream offset just past the last byte queued on s since it connected. */
 uint64_t xport_out_end(const struct xport_sock *s);
 /* When every byte before stream offset end had left this host (ns,

@@ -79,6 +79,7 @@ struct xport_sock {
 	int id;				/* in the ring's table (and fixed file if fixed), or -1 */
 	uint32_t gen;
 	bool fixed, recv_on, send_on, conn_on;
+	bool starved;			/* waits on the ring's starved for a buffer */
 
 	/* epoll */
 	ev_io rd, wr;
@@ -105,6 +106,7 @@ struct xport {
 	ev_io ring_w;			/* io_uring: on efd (the ring fd without it) */
 	ev_check ring_chk;		/* io_uring: completions a wake posted, after each poll */
 	struct xp_ring *ring;		/* io_uring: NULL until made, on the loop's thread */
+	bool stamps;			/* xport_want_stamps: no incremental buffers */
 	struct xport_stats st;
 };
 
@@ -152,6 +154,8 @@ bool xp_ring_process(struct xport *x, bool *called);
 bool xp_ring_submit(struct xport *x, bool calls, bool events);
 bool xp_ring_reap(struct xport *x);
 bool xp_ring_more(struct xport *x);
+/* Whether x's ring shares buffers between receives (no recvmsg then). */
+bool xp_ring_inc(const struct xport *x);
 /* In xport_free, its sockets gone: the ring and its watcher. */
 void xp_ring_destroy(struct xport *x);
 

@@ -27,12 +27,21 @@
  * ended and had to be made again (18,000 connections at iodepth 1 over two
  * servers: 61 us of client CPU per read, 17,000 reads/s and 1,025 connections
  * never served in 15 s; with 4096: 13 us, 41,000 reads/s, all served).
+ *
+ * Even 4096 ran dry there: the servers answer in waves of thousands, and a
+ * 4 KiB read's reply took a 16 KiB buffer (0.9 receives ended for want of one
+ * per reply). So a ring for more than XP_INC_SOCKS sockets uses incremental
+ * buffers where the kernel has them (Linux 6.12): 1024 of 64 KiB, each filled
+ * by one receive after another, so 64 MiB holds 15,000 such replies (none
+ * ended then). Not with timestamps: a recvmsg needs its header's room in one
+ * piece, and a buffer's last bytes may not have it.
  */
 #define XP_NBUFS_MIN 16u
 #define XP_NBUFS_REG 256u		/* in use after sockets register, at most */
 #define XP_NBUFS_CAP 4096u
 #define XP_BUFS_SPACE ((size_t)64 << 20)
 #define XP_BUFSZ_MAX ((size_t)64 << 10)
+#define XP_INC_SOCKS 128u		/* more sockets: incremental buffers */
 /* Linux 6.0 (as multishot recv). COOP_TASKRUN still wakes a thread sleeping in
  * epoll_wait (TWA_SIGNAL_NO_IPI); it only spares the IPI while it runs. */
 #define XP_RING_FLAGS (IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | \
@@ -126,14 +135,63 @@ void xp_bufs_grow(struct xp_ring *r, unsigned want)
 		xp_buf_put(r, r->nbufs++);
 }
 
+static void bufs_down(struct xp_ring *r)
+{
+	if (r->bufs)
+		munmap(r->bufs, (size_t)r->nbufs_max * r->bufsz);
+	if (r->br)
+		munmap(r->br, r->br_len);
+	free(r->boff);
+	r->bufs = NULL;
+	r->br = NULL;
+	r->boff = NULL;
+	r->inc = false;
+}
+
+/* The provided buffers (see above), incremental if inc; 0 or -errno. */
+static int bufs_up(struct xport *x, struct xp_ring *r, bool inc)
+{
+	struct io_uring_buf_reg reg;
+	void *p;
+	int rc;
+
+	r->nbufs_max = inc ? (unsigned)(XP_BUFS_SPACE / XP_BUFSZ_MAX) : 256;
+	while (!inc && r->nbufs_max < XP_NBUFS_CAP && r->nbufs_max < 2 * x->max_socks)
+		r->nbufs_max *= 2;
+	r->bufsz = XP_BUFS_SPACE / r->nbufs_max < XP_BUFSZ_MAX ? XP_BUFS_SPACE / r->nbufs_max :
+		   XP_BUFSZ_MAX;
+	r->br_len = r->nbufs_max * sizeof(struct io_uring_buf);
+	r->inc = inc;
+	p = mmap(NULL, r->br_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r->br = p == MAP_FAILED ? NULL : p;
+	p = mmap(NULL, (size_t)r->nbufs_max * r->bufsz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r->bufs = p == MAP_FAILED ? NULL : p;
+	r->boff = inc ? calloc(r->nbufs_max, sizeof(*r->boff)) : NULL;
+	if (!r->br || !r->bufs || (inc && !r->boff)) {
+		bufs_down(r);
+		return -ENOMEM;
+	}
+	io_uring_buf_ring_init(r->br);
+	memset(&reg, 0, sizeof(reg));
+	reg.ring_addr = (uintptr_t)r->br;
+	reg.ring_entries = r->nbufs_max;
+	reg.bgid = XP_BGID;
+	reg.pad = inc ? XP_PBUF_RING_INC : 0;	/* the flags; INC is EINVAL before Linux 6.12 */
+	rc = io_uring_register_buf_ring(&r->uring, &reg, 0);
+	if (rc < 0) {
+		bufs_down(r);
+		return rc;
+	}
+	return 0;
+}
+
 static int ring_up(struct xport *x)
 {
 	unsigned entries = x->max_socks * 2 + 8;
-	struct io_uring_buf_reg reg;
 	struct xp_ring *r;
 	struct rlimit rl;
-	void *p;
-	int rc;
+	int rc = -EINVAL;
 
 	if (entries < 64)
 		entries = 64;
@@ -145,33 +203,11 @@ static int ring_up(struct xport *x)
 	rc = ring_init(&r->uring, entries, entries * 4);
 	if (rc < 0)
 		goto fail_alloc;
-	r->nbufs_max = 256;
-	while (r->nbufs_max < XP_NBUFS_CAP && r->nbufs_max < 2 * x->max_socks)
-		r->nbufs_max *= 2;
-	r->bufsz = XP_BUFS_SPACE / r->nbufs_max < XP_BUFSZ_MAX ? XP_BUFS_SPACE / r->nbufs_max :
-		   XP_BUFSZ_MAX;
-	r->br_len = r->nbufs_max * sizeof(struct io_uring_buf);
-	p = mmap(NULL, r->br_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		rc = -errno;
+	rc = -EINVAL;
+	if (x->max_socks > XP_INC_SOCKS && !x->stamps)
+		rc = bufs_up(x, r, true);
+	if (rc < 0 && (rc = bufs_up(x, r, false)) < 0)
 		goto fail_ring;
-	}
-	r->br = p;
-	p = mmap(NULL, (size_t)r->nbufs_max * r->bufsz, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		rc = -errno;
-		goto fail_br;
-	}
-	r->bufs = p;
-	io_uring_buf_ring_init(r->br);
-	memset(&reg, 0, sizeof(reg));
-	reg.ring_addr = (uintptr_t)r->br;
-	reg.ring_entries = r->nbufs_max;
-	reg.bgid = XP_BGID;
-	rc = io_uring_register_buf_ring(&r->uring, &reg, 0);
-	if (rc < 0)
-		goto fail_bufs;
 	xp_bufs_grow(r, XP_NBUFS_MIN);
 	/* Sockets past the table (or every socket, if it cannot be made) use plain fds. */
 	r->nfiles = x->max_socks;
@@ -189,12 +225,6 @@ static int ring_up(struct xport *x)
 	ev_io_set(&x->ring_w, x->efd >= 0 ? x->efd : r->uring.ring_fd, EV_READ);
 	xp_ring_watch(x);
 	return 0;
-fail_bufs:
-	munmap(r->bufs, (size_t)r->nbufs_max * r->bufsz);
-	r->bufs = NULL;
-fail_br:
-	munmap(r->br, r->br_len);
-	r->br = NULL;
 fail_ring:
 	io_uring_queue_exit(&r->uring);
 fail_alloc:
@@ -267,6 +297,7 @@ void xp_sock_unregister(struct xport *x, struct xport_sock *s, bool owner)
 		r->free_ids[r->nfree++] = (unsigned)s->id;
 	s->id = -1;
 	s->fixed = false;
+	s->starved = false;	/* its place in the starved queue has the old generation */
 }
 
 void xp_ring_destroy(struct xport *x)
@@ -290,12 +321,12 @@ void xp_ring_destroy(struct xport *x)
 			io_uring_get_events(&r->uring);
 		}
 		io_uring_queue_exit(&r->uring);
-		munmap(r->bufs, (size_t)r->nbufs_max * r->bufsz);
-		munmap(r->br, r->br_len);
+		bufs_down(r);
 		xp_chunk_free_list(r->orphans);
 		free(r->tab);
 		free(r->free_ids);
 		free(r->bl);
+		free(r->starved);
 		free(r);
 		x->ring = NULL;
 	}

@@ -21,6 +21,20 @@
 
 #define XP_BGID 0
 
+/* Linux 6.12's incrementally consumed buffers, for headers older than that. */
+#ifndef IORING_CQE_F_BUF_MORE
+#define IORING_CQE_F_BUF_MORE (1U << 4)
+#endif
+#define XP_PBUF_RING_INC 2		/* IOU_PBUF_RING_INC */
+
+/* A reaped completion, with where its bytes start in their buffer. */
+struct xp_cqe {
+	uint64_t user_data;
+	int32_t res;
+	uint32_t flags;
+	uint32_t off;
+};
+
 struct xp_ent {
 	struct xport_sock *s;
 	uint32_t gen;
@@ -36,13 +50,18 @@ struct xp_ring {
 	size_t bufsz;
 	unsigned nbufs_max;		/* a power of 2, set by the sockets the ring may have */
 	unsigned nbufs;			/* buffers in use: the first nbufs */
+	bool inc;			/* incremental: receives share a buffer, in turn */
+	uint32_t *boff;			/* inc: bytes the kernel has used of each buffer */
 	unsigned nfiles;
 	struct xp_ent *tab;
 	unsigned ntab, tab_cap;
 	unsigned *free_ids;
 	unsigned nfree;
-	struct io_uring_cqe *bl;	/* reaped completions not yet handled */
+	struct xp_cqe *bl;		/* reaped completions not yet handled */
 	unsigned bl_pos, bl_n, bl_cap;
+	unsigned held;			/* buffers in reaped completions not yet handled */
+	uint64_t *starved;		/* sockets whose receive found no buffer (ud_make) */
+	unsigned st_head, st_n, st_cap;	/* a ring of st_cap (a power of 2) */
 	struct xp_chunk *orphans;	/* queues a cancel could not settle */
 };
 

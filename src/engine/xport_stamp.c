@@ -33,6 +33,8 @@ int xport_stamp_on(struct xport_sock *s, unsigned depth)
 		return -ENOTCONN;
 	if (s->stamp)
 		return 0;
+	if (s->x && xp_ring_inc(s->x))
+		return -EOPNOTSUPP;	/* xport_want_stamps came too late */
 	/* Without OPT_ID_TCP (before 6.2) keys count from the last byte acked,
 	 * which is the last byte sent while no request is in flight. */
 	if (setsockopt(s->fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0) {
@@ -45,6 +47,11 @@ int xport_stamp_on(struct xport_sock *s, unsigned depth)
 		return -ENOMEM;
 	s->stamp = true;
 	return 0;
+}
+
+void xport_want_stamps(struct xport *x)
+{
+	x->stamps = true;
 }
 
 void xp_stamp_off(struct xport_sock *s)
