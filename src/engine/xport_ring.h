@@ -65,6 +65,24 @@ struct xp_ring {
 	struct xp_chunk *orphans;	/* queues a cancel could not settle */
 };
 
+/* user_data: generation << 32 | table index << 2 | op */
+enum xp_op { XP_OP_NONE, XP_OP_RECV, XP_OP_SEND, XP_OP_CONNECT };
+
+static inline uint64_t ud_make(const struct xport_sock *s, enum xp_op op)
+{
+	return (uint64_t)s->gen << 32 | (uint64_t)(unsigned)s->id << 2 | op;
+}
+
+static inline struct xport_sock *ud_sock(const struct xport *x, uint64_t ud)
+{
+	const struct xp_ring *r = x->ring;
+	uint32_t id = (uint32_t)(ud >> 2) & 0x3fffffff;
+
+	if ((ud & 3) == XP_OP_NONE || id >= r->ntab || r->tab[id].gen != (uint32_t)(ud >> 32))
+		return NULL;
+	return r->tab[id].s;
+}
+
 /* Whether x has a ring and this is the thread that made it. Any thread. */
 bool xp_ring_owner(const struct xport *x);
 
@@ -72,6 +90,15 @@ bool xp_ring_owner(const struct xport *x);
 void xp_buf_put(struct xp_ring *r, unsigned bid);
 /* Puts more buffers in use, up to want of them (at most r->nbufs_max). */
 void xp_bufs_grow(struct xp_ring *r, unsigned want);
+/* A reaped completion c that carries a buffer: where its bytes start (c->off)
+ * and, if it finished the buffer, one more held. */
+void xp_buf_used(struct xp_ring *r, struct xp_cqe *c);
+/* Gives back the buffer of a handled completion if it finished it. */
+void xp_buf_back(struct xp_ring *r, const struct xp_cqe *c);
+/* s's receive ended for want of a buffer: it waits for one. */
+void xp_starve(struct xp_ring *r, struct xport_sock *s);
+/* Receives made again for waiting sockets, one per buffer free. */
+void xp_feed(struct xport *x);
 
 /* Gives s an entry in the table (s->id, s->gen) and a fixed file if its index
  * is below the ring's nfiles; two buffers in use per socket. 0 or -ENOMEM. */

@@ -44,24 +44,6 @@
  */
 #define XP_CHUNK 256u
 
-/* user_data: generation << 32 | table index << 2 | op */
-enum xp_op { XP_OP_NONE, XP_OP_RECV, XP_OP_SEND, XP_OP_CONNECT };
-
-static uint64_t ud_make(const struct xport_sock *s, enum xp_op op)
-{
-	return (uint64_t)s->gen << 32 | (uint64_t)(unsigned)s->id << 2 | op;
-}
-
-static struct xport_sock *ud_sock(const struct xport *x, uint64_t ud)
-{
-	const struct xp_ring *r = x->ring;
-	uint32_t id = (uint32_t)(ud >> 2) & 0x3fffffff;
-
-	if ((ud & 3) == XP_OP_NONE || id >= r->ntab || r->tab[id].gen != (uint32_t)(ud >> 32))
-		return NULL;
-	return r->tab[id].s;
-}
-
 static void ring_submit(struct xport *x, bool events)
 {
 	struct xp_ring *r = x->ring;
@@ -102,37 +84,6 @@ static void sqe_target(struct io_uring_sqe *sqe, const struct xport_sock *s)
 	}
 }
 
-/*
- * Buffers: a completion's bytes start at its buffer's start, or with
- * incremental buffers where the previous completion on that buffer ended (the
- * kernel fills a buffer from one receive to the next and says, F_BUF_MORE,
- * that it has not finished with it). Completions come in the order the kernel
- * used the buffers, so offsets are counted as they are reaped, and a buffer
- * goes back when the completion that finished it is handled (in order: the
- * ones before it, on other sockets, have been).
- */
-static void ring_buf_used(struct xp_ring *r, struct xp_cqe *c)
-{
-	unsigned bid = c->flags >> IORING_CQE_BUFFER_SHIFT;
-
-	if (r->inc) {
-		c->off = r->boff[bid];
-		r->boff[bid] = c->flags & IORING_CQE_F_BUF_MORE ?
-			       r->boff[bid] + (uint32_t)(c->res > 0 ? c->res : 0) : 0;
-	}
-	if (!(c->flags & IORING_CQE_F_BUF_MORE))
-		r->held++;
-}
-
-/* Gives back the buffer of a handled completion if it finished it. */
-static void ring_buf_back(struct xp_ring *r, const struct xp_cqe *c)
-{
-	if (!(c->flags & IORING_CQE_F_BUFFER) || (c->flags & IORING_CQE_F_BUF_MORE))
-		return;
-	r->held--;
-	xp_buf_put(r, c->flags >> IORING_CQE_BUFFER_SHIFT);
-}
-
 /* Copies completions out of the CQ, to be handled in order (memory only, no syscall). */
 static bool ring_reap(struct xport *x)
 {
@@ -169,7 +120,7 @@ static bool ring_reap(struct xport *x)
 		r->bl[r->bl_n].flags = cqe->flags;
 		r->bl[r->bl_n].off = 0;
 		if (cqe->flags & IORING_CQE_F_BUFFER)
-			ring_buf_used(r, &r->bl[r->bl_n]);
+			xp_buf_used(r, &r->bl[r->bl_n]);
 		r->bl_n++;
 		i++;
 	}
@@ -217,58 +168,6 @@ static int stash_add(struct xport_sock *s, const uint8_t *p, size_t n)
 	s->stash = b;
 	s->stash_len += n;
 	return 0;
-}
-
-/*
- * A multishot receive that finds no buffer ends (ENOBUFS) with its bytes left
- * in the socket. Made again at once, it would end the same way while the
- * buffers are in completions not handled yet: 18,000 connections at iodepth 1
- * (9,000 sockets and 4,096 buffers per ring, replies coming in waves) saw 1.2
- * such ends per reply. So the socket waits here, and receives are made again
- * for as many of them as there are buffers free.
- */
-static void ring_starve(struct xp_ring *r, struct xport_sock *s)
-{
-	if (s->starved)
-		return;
-	if (r->st_n == r->st_cap) {
-		unsigned cap = r->st_cap ? r->st_cap * 2 : 64, i;
-		uint64_t *q = malloc(cap * sizeof(*q));
-
-		if (!q) {
-			xp_work(s, XP_W_RECV);
-			return;
-		}
-		for (i = 0; i < r->st_n; i++)
-			q[i] = r->starved[(r->st_head + i) & (r->st_cap - 1)];
-		free(r->starved);
-		r->starved = q;
-		r->st_cap = cap;
-		r->st_head = 0;
-	}
-	r->starved[(r->st_head + r->st_n++) & (r->st_cap - 1)] = ud_make(s, XP_OP_RECV);
-	s->starved = true;
-}
-
-/* Receives made again for starved sockets, one per buffer free. */
-static void ring_feed(struct xport *x)
-{
-	struct xp_ring *r = x->ring;
-	unsigned budget = r->nbufs > r->held ? r->nbufs - r->held : 0;
-
-	while (r->st_n && budget) {
-		struct xport_sock *s = ud_sock(x, r->starved[r->st_head]);
-
-		r->st_head = (r->st_head + 1) & (r->st_cap - 1);
-		r->st_n--;
-		if (!s)
-			continue;
-		s->starved = false;
-		if (!s->recv_on && s->state == XP_OPEN) {
-			xp_work(s, XP_W_RECV);
-			budget--;
-		}
-	}
 }
 
 /* Applies the reaped, unhandled completions of s without callbacks (received bytes
@@ -463,7 +362,7 @@ static bool ring_cqe(struct xport *x, const struct xp_cqe *c)
 	int res = c->res;
 
 	if (!s) {
-		ring_buf_back(r, c);
+		xp_buf_back(r, c);
 		return false;
 	}
 	switch (op) {
@@ -476,21 +375,21 @@ static bool ring_cqe(struct xport *x, const struct xp_cqe *c)
 			bool gone;
 
 			if (n == 0) {
-				ring_buf_back(r, c);
+				xp_buf_back(r, c);
 				xp_sock_fail(s, p ? 0 : -EBADMSG);	/* a recvmsg's end of stream */
 				return false;
 			}
 			gone = xp_sock_call(s, XP_CB_DATA, 0, p, n);
-			ring_buf_back(r, c);
+			xp_buf_back(r, c);
 			if (gone)
 				return true;
 			called = true;
 		} else {
-			ring_buf_back(r, c);
+			xp_buf_back(r, c);
 			if (res == -ENOBUFS) {
 				xp_bufs_grow(r, r->nbufs * 2);
 				if (!s->recv_on && sock_on_ring(x, s) && s->state == XP_OPEN)
-					ring_starve(r, s);
+					xp_starve(r, s);
 				break;
 			}
 			if (res == 0 || (res < 0 && res != -ECANCELED &&
@@ -550,7 +449,7 @@ bool xp_ring_process(struct xport *x, bool *called)
 	if (r->bl_pos == r->bl_n)
 		r->bl_pos = r->bl_n = 0;
 	if (r->st_n)
-		ring_feed(x);
+		xp_feed(x);
 	return any;
 }
 
