@@ -447,44 +447,53 @@ static void test_echo_mix(void **state)
 #define NSOCK 64
 #define NWIDE 200
 
-static bool all64_connected(const void *arg)
-{
-	const struct cli *c = arg;
-	int i;
+/* n clients, for run_until */
+struct clis {
+	struct cli *c;
+	int n;
+};
 
-	for (i = 0; i < NSOCK; i++)
-		if (!c[i].connected)
+static bool clis_connected(const void *arg)
+{
+	const struct clis *m = arg;
+
+	for (int i = 0; i < m->n; i++)
+		if (!m->c[i].connected && !m->c[i].conn_err)
 			return false;
 	return true;
 }
 
-static bool wide_connected(const void *arg)
+static bool clis_back(const void *arg)
 {
-	const struct cli *c = arg;
-	int i;
+	const struct clis *m = arg;
 
-	for (i = 0; i < NWIDE; i++)
-		if (!c[i].connected && !c[i].conn_err)
+	for (int i = 0; i < m->n; i++)
+		if (!all_back(&m->c[i]))
 			return false;
 	return true;
 }
 
-static bool all64_back(const void *arg)
+/* n clients of x connected to port (each connected() with 0). */
+static void connect_clis(struct lp *l, struct xport *x, struct cli *c, int n, uint16_t port)
 {
-	const struct cli *c = arg;
-	int i;
+	struct sockaddr_in a = srv_addr(port);
+	struct clis m = { c, n };
 
-	for (i = 0; i < NSOCK; i++)
-		if (!all_back(&c[i]))
-			return false;
-	return true;
+	for (int i = 0; i < n; i++) {
+		c[i].s = xport_sock_new();
+		assert_int_equal(xport_connect(c[i].s, x, (struct sockaddr *)&a, sizeof(a), &cbs,
+					       &c[i]), 0);
+	}
+	assert_true(run_until(l->loop, clis_connected, &m, 10000));
+	for (int i = 0; i < n; i++)
+		assert_int_equal(c[i].conn_err, 0);
 }
 
 /* 64 sockets' sends of one loop turn: one submit on io_uring. */
 static void test_many_sockets(void **state)
 {
 	static struct cli c[NSOCK];
-	struct sockaddr_in a;
+	struct clis m = { c, NSOCK };
 	struct xport_stats s0, s1;
 	struct srv *v;
 	struct lp l;
@@ -497,15 +506,7 @@ static void test_many_sockets(void **state)
 	v = srv_start(SRV_ECHO);
 	lp_init(&l);
 	x = new_xport(l.loop, state, NSOCK);
-	a = srv_addr(v->port);
-	for (i = 0; i < NSOCK; i++) {
-		c[i].s = xport_sock_new();
-		assert_int_equal(xport_connect(c[i].s, x, (struct sockaddr *)&a, sizeof(a), &cbs,
-					       &c[i]), 0);
-	}
-	assert_true(run_until(l.loop, all64_connected, c, 10000));
-	for (i = 0; i < NSOCK; i++)
-		assert_int_equal(c[i].conn_err, 0);
+	connect_clis(&l, x, c, NSOCK, v->port);
 	/* let the arming settle, then one turn with a record on every socket */
 	for (i = 0; i < 5; i++)
 		ev_run(l.loop, EVRUN_NOWAIT);
@@ -527,7 +528,7 @@ static void test_many_sockets(void **state)
 	} else if (s1.sendcalls - s0.sendcalls != NSOCK) {
 		fail_msg("epoll: %" PRIu64 " sendmsg calls, want 64", s1.sendcalls - s0.sendcalls);
 	}
-	assert_true(run_until(l.loop, all64_back, c, 10000));
+	assert_true(run_until(l.loop, clis_back, &m, 10000));
 	for (i = 0; i < NSOCK; i++) {
 		check_stream(&c[i], "64 sockets");
 		xport_sock_free(c[i].s);
@@ -536,17 +537,6 @@ static void test_many_sockets(void **state)
 	xport_free(x);
 	lp_destroy(&l);
 	srv_stop(v);
-}
-
-static bool wide_back(const void *arg)
-{
-	const struct cli *c = arg;
-	int i;
-
-	for (i = 0; i < NWIDE; i++)
-		if (!all_back(&c[i]))
-			return false;
-	return true;
 }
 
 /*
@@ -558,7 +548,7 @@ static bool wide_back(const void *arg)
 static void test_many_echo(void **state)
 {
 	static struct cli c[NWIDE];
-	struct sockaddr_in a;
+	struct clis m = { c, NWIDE };
 	struct srv *v;
 	struct lp l;
 	struct xport *x;
@@ -571,13 +561,7 @@ static void test_many_echo(void **state)
 	v = srv_start(SRV_ECHO);
 	lp_init(&l);
 	x = new_xport(l.loop, state, NWIDE + 16);
-	a = srv_addr(v->port);
-	for (i = 0; i < NWIDE; i++) {
-		c[i].s = xport_sock_new();
-		assert_int_equal(xport_connect(c[i].s, x, (struct sockaddr *)&a, sizeof(a), &cbs,
-					       &c[i]), 0);
-	}
-	assert_true(run_until(l.loop, wide_connected, c, 10000));
+	connect_clis(&l, x, c, NWIDE, v->port);
 	for (turn = 0; turn < 20; turn++) {
 		for (i = 0; i < NWIDE; i++) {
 			seed = seed * 1103515245 + 12345;
@@ -587,7 +571,7 @@ static void test_many_echo(void **state)
 		}
 		ev_run(l.loop, EVRUN_NOWAIT);
 	}
-	assert_true(run_until(l.loop, wide_back, c, 30000));
+	assert_true(run_until(l.loop, clis_back, &m, 30000));
 	for (i = 0; i < NWIDE; i++) {
 		check_stream(&c[i], "200 sockets");
 		assert_int_equal(c[i].lost, 0);

@@ -223,6 +223,7 @@ static void thread_free(struct engine_thread *t)
 	if (!t)
 		return;
 	lowat_set_stop(&t->lowat);
+	nat_known_free(t);
 	xport_free(t->xp);
 	free(t->scratch);
 	free(t);
@@ -285,6 +286,7 @@ static bool setting_up(const struct engine_conn *c)
 
 void nat_setup_done(struct engine_conn *c, bool ok)
 {
+	nat_known_done(c, ok);
 	if (!ok) {
 		xport_close(c->sock);
 		c->state = NS_DOWN;
@@ -378,6 +380,7 @@ static void connected_cb(void *arg, int err)
 
 static void drop(struct engine_conn *c)
 {
+	nat_known_forget(c);
 	nat_retry_forget(c);
 	if (c->sess)
 		nat_v4_calls_lost(c);	/* their slots may have been taken: not used again */
@@ -394,23 +397,30 @@ static void drop(struct engine_conn *c)
 	c->state = NS_DOWN;
 }
 
+int nat_known_go(struct engine_conn *c, enum nat_known_start how)
+{
+	bool mount = how == KNOWN_ASK && !nat_v4(c) && nat_mount_apart();
+	int rc;
+
+	c->state = mount ? NS_MOUNT_CONNECT : NS_CONNECT;
+	if (how == KNOWN_WAIT)
+		return 0;	/* dialled when the connection that asks is done */
+	rc = nat_dial(c, mount);
+	if (rc < 0)
+		c->state = NS_DOWN;
+	return rc;
+}
+
 static int connect_conn(struct engine_conn *c, struct engine_thread *t,
 			const struct engine_cbs *cbs, void *owner)
 {
-	bool mount = !nat_v4(c) && nat_mount_apart();
-	int rc;
-
 	drop(c);
 	c->t = t;
 	c->cbs = cbs;
 	c->owner = owner;
 	c->error[0] = '\0';
 	c->step_start_ns = now_ns();
-	c->state = mount ? NS_MOUNT_CONNECT : NS_CONNECT;
-	rc = nat_dial(c, mount);
-	if (rc < 0)
-		c->state = NS_DOWN;
-	return rc;
+	return nat_known_go(c, nat_known_start(c));
 }
 
 void nat_sock_attach(struct engine_conn *c, struct xport *xp)
@@ -434,6 +444,7 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 
 static void detach(struct engine_conn *c)
 {
+	nat_known_forget(c);
 	lowat_unwatch(&c->lw);
 	if (c->t)
 		ev_timer_stop(c->t->loop, &c->retry_timer);
@@ -472,6 +483,7 @@ static void conn_free(struct engine_conn *c)
 {
 	if (!c)
 		return;
+	nat_known_forget(c);
 	xport_sock_free(c->sock);
 	rpc_rec_destroy(&c->rec);
 	nat_calls_destroy(c);

@@ -107,6 +107,8 @@ struct engine_thread {
 	struct lowat_set lowat;		/* --max-load */
 	uint8_t *scratch;		/* one call's header while it is encoded */
 	size_t scratch_len;
+	struct nat_known *known;	/* NFSv3 set-ups' handles, by server (native_known.c) */
+	unsigned nknown;
 };
 
 struct engine_conn {
@@ -139,6 +141,13 @@ struct engine_conn {
 	struct nat_file *files;
 	uint32_t *file_ids;
 	uint32_t nfiles;
+
+	/* native_known.c: a first NFSv3 set-up from what the thread learned */
+	bool was_ready;			/* set up once: a reconnect asks the server */
+	bool kn_learner;		/* the one asking while others wait */
+	bool kn_waits;			/* waiting for the learner */
+	bool kn_use;			/* starts from what is known */
+	struct engine_conn *kn_next;	/* the thread's waiting list */
 
 	/* NFSv4.1 */
 	struct nat_session *sess;
@@ -177,6 +186,21 @@ bool nat_v4(const struct engine_conn *c);
 void nat_sock_attach(struct engine_conn *c, struct xport *xp);
 /* The server address for NFS (port_nfs) or MOUNT. */
 const struct sockaddr *nat_addr(unsigned srv, bool mount, socklen_t *len);
+
+/* native_known.c */
+enum nat_known_start { KNOWN_ASK, KNOWN_WAIT, KNOWN_USE };
+/* How c's set-up starts: asking the server (and maybe teaching the others),
+ * waiting for the connection that asks, or from what is known (no MOUNT). */
+enum nat_known_start nat_known_start(struct engine_conn *c);
+/* In an NFSv3 start with kn_use: c's handles and files from what is known. */
+bool nat_known_apply(struct engine_conn *c);
+/* c's set-up ended: what it learned is kept; those waiting go on. */
+void nat_known_done(struct engine_conn *c, bool ok);
+/* c dropped: off the waiting list; if it was learning, the next one learns. */
+void nat_known_forget(struct engine_conn *c);
+void nat_known_free(struct engine_thread *t);
+/* native.c: c's set-up goes on as nat_known_start said; 0 or -errno. */
+int nat_known_go(struct engine_conn *c, enum nat_known_start how);
 
 /* native_call.c */
 int nat_calls_init(struct engine_conn *c, uint32_t n);

@@ -2,7 +2,8 @@
  * The native engine's NFSv3 set-up: MNT (on the MOUNT port, then a new
  * connection to the NFS port when they differ), FSINFO (rtmax and wtmax
  * bound --bs), the work directory's LOOKUPs one component at a time, then a
- * LOOKUP per file, as many at once as calls are free.
+ * LOOKUP per file, as many at once as calls are free. A connection after the
+ * first on a set-up thread starts from what that one learned (native_known.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,18 +45,25 @@ static bool send_lookup(struct engine_conn *c, const struct nfs_fh *dir, const c
 	return nat_call_send(c, call, &x, NULL, 0) == 0;
 }
 
-/* LOOKUPs for the files not asked for yet, as far as free calls go. */
+/* LOOKUPs for the files not asked for yet (nor known: native_known.c), as far as
+ * free calls go; the set-up is done when none is left to ask or answer. */
 static bool lookup_files(struct engine_conn *c)
 {
 	char name[32];
 
 	while (c->next_file < c->nfiles && c->nfree) {
+		if (c->files[c->next_file].open) {
+			c->next_file++;
+			continue;
+		}
 		snprintf(name, sizeof(name), "file.%06u", c->file_ids[c->next_file]);
 		if (!send_lookup(c, &c->dir, name, c->next_file))
 			return false;
 		c->next_file++;
 		c->pending++;
 	}
+	if (c->pending == 0 && c->next_file == c->nfiles)
+		nat_setup_done(c, true);
 	return true;
 }
 
@@ -147,10 +155,7 @@ static bool v3_step(struct engine_conn *c, struct nat_call *call, XDR *x)
 		c->files[arg].fh = fh;
 		c->files[arg].open = true;
 		nat_step(c, NAT_STEP_OPEN);
-		if (--c->pending == 0 && c->next_file == c->nfiles) {
-			nat_setup_done(c, true);
-			return true;
-		}
+		c->pending--;
 		return lookup_files(c);
 	}
 }
@@ -171,6 +176,12 @@ void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_
 
 bool nat_v3_start(struct engine_conn *c, bool mount)
 {
+	if (!mount && c->kn_use && nat_known_apply(c)) {
+		c->state = NS_SETUP;
+		c->pending = 0;
+		c->next_file = 0;
+		return lookup_files(c);
+	}
 	if (mount || !c->root.len)
 		return send_mnt(c);
 	c->state = NS_SETUP;
