@@ -81,6 +81,7 @@ struct verify_counts {
 
 struct worker;
 struct report;
+struct server_report;
 
 /* ops[] += every worker's totals of the phase just ended (exact). */
 void aggregate_ops(struct worker *const *w, unsigned n, struct op_stats *ops);
@@ -95,6 +96,8 @@ void aggregate_verify(struct worker *const *w, unsigned n, struct verify_counts 
 int aggregate_servers(struct worker *const *w, unsigned n, struct report *r);
 /* Their connections, outages, connections down and outlier flags, after aggregate_conns. */
 void aggregate_servers_end(struct report *r);
+/* Marks the outliers among n servers (p99 over 3x the median of the others'). */
+void aggregate_servers_flag(struct server_report *s, unsigned n);
 void aggregate_servers_free(struct report *r);
 int aggregate_conns(struct worker *const *w, unsigned n, struct report *r);
 /*

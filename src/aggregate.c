@@ -131,10 +131,26 @@ int aggregate_servers(struct worker *const *w, unsigned n, struct report *r)
 
 /* A server is an outlier when its p99 is over 3x the median of the others' p99: with
  * two servers, 3x the other's (the connections' rule, median of all, needs three). */
+void aggregate_servers_flag(struct server_report *s, unsigned n)
+{
+	uint64_t *p99 = calloc(n + 1, sizeof(*p99));
+
+	for (unsigned k = 0; p99 && k < n; k++) {
+		unsigned m = 0;
+		uint64_t mine = hist_percentile(&s[k].st.lat, 99);
+
+		for (unsigned j = 0; j < n; j++)
+			if (j != k && s[j].st.ops)
+				p99[m++] = hist_percentile(&s[j].st.lat, 99);
+		qsort(p99, m, sizeof(*p99), cmp_u64);
+		s[k].outlier = m && s[k].st.ops &&
+			       mine > 3 * (m % 2 ? p99[m / 2] : (p99[m / 2 - 1] + p99[m / 2]) / 2);
+	}
+	free(p99);
+}
+
 void aggregate_servers_end(struct report *r)
 {
-	uint64_t *p99 = calloc(r->nservers + 1, sizeof(*p99));
-
 	for (unsigned i = 0; i < r->nconns; i++) {
 		struct server_report *s;
 
@@ -144,18 +160,8 @@ void aggregate_servers_end(struct report *r)
 		s->outages += r->conns[i].noutages;
 		s->down += r->conns[i].down;
 	}
-	for (unsigned k = 0; p99 && k < r->nservers; k++) {
-		unsigned m = 0;
-		uint64_t mine = hist_percentile(&r->servers[k].st.lat, 99);
-
-		for (unsigned j = 0; j < r->nservers; j++)
-			if (j != k && r->servers[j].st.ops)
-				p99[m++] = hist_percentile(&r->servers[j].st.lat, 99);
-		qsort(p99, m, sizeof(*p99), cmp_u64);
-		r->servers[k].outlier = m && r->servers[k].st.ops &&
-					mine > 3 * (m % 2 ? p99[m / 2] : (p99[m / 2 - 1] + p99[m / 2]) / 2);
-	}
-	free(p99);
+	if (r->servers)
+		aggregate_servers_flag(r->servers, r->nservers);
 }
 
 void aggregate_servers_free(struct report *r)

@@ -9,7 +9,9 @@
  * would have reported for every operation of every run. min and max carry
  * over, the mean and standard deviation pool from each run's count, mean and
  * stdev. Wire time (--wire-time) adds the same way, from each operation's
- * wire and client buckets. A merged report is itself a report --merge reads.
+ * wire and client buckets, and so do the per-server tables of runs over
+ * several servers, by URL (merge_servers.c). A merged report is itself a
+ * report --merge reads.
  *
  * The runs are taken as concurrent: rates are the sum of operations over the
  * longest run's measured time. One row per input names its host and shows a
@@ -26,6 +28,7 @@
 
 #include "merge.h"
 #include "merge_series.h"
+#include "merge_servers.h"
 #include "report_int.h"
 #include "run.h"
 #include "stats.h"
@@ -134,7 +137,7 @@ static void copy_str(char *dst, size_t cap, json_t *v)
  * series into ms: 0, or -errno with one line in err.
  */
 static int read_input(const char *file, const char *text, struct input *in,
-		      struct merge_series *ms, char *err, size_t len)
+		      struct merge_series *ms, struct merge_servers *msrv, char *err, size_t len)
 {
 	json_error_t je;
 	json_t *root = text ? json_loads(text, 0, &je) : json_load_file(file, 0, &je), *ops, *set, *o;
@@ -166,6 +169,13 @@ static int read_input(const char *file, const char *text, struct input *in,
 		json_decref(root);
 		return rc == -ENOMEM ? rc : fail(err, len, "--merge: %s: series: a row of an "
 						 "operation nfsload does not report", file);
+	}
+	if ((rc = merge_servers_add(msrv, json_object_get(root, "servers"),
+				    json_is_true(json_object_get(set, "shared_namespace")), read_op)) < 0) {
+		json_decref(root);
+		return rc == -ENOMEM ? rc : fail(err, len, "--merge: %s: servers: not the per-server "
+						 "entries nfsload reports (url, connections, stats "
+						 "with buckets)", file);
 	}
 	json_object_foreach(ops, key, o) {
 		int t = op_from_name(key);
@@ -271,7 +281,7 @@ static int series_out(FILE *out, struct merge_series_out *to, struct merge_serie
 
 static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
 		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms,
-		       struct hdrlog *hdr)
+		       const struct merge_servers *msrv, struct hdrlog *hdr)
 {
 	struct merge_series_out to = { .hdr = hdr };
 	struct op_stats tot;
@@ -313,11 +323,12 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 			units_format_duration(hist_percentile(&s->lat, 99), b, sizeof(b)),
 			in[i].slow ? "slow: p99 over 3x the median input's" : "");
 	}
+	merge_servers_text(out, msrv, ns);
 }
 
 static void print_json(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
 		       int64_t start_ns, uint64_t ns, const char *diff, struct merge_series *ms,
-		       struct hdrlog *hdr)
+		       const struct merge_servers *msrv, struct hdrlog *hdr)
 {
 	struct merge_series_out to = { .json = out, .hdr = hdr };
 	uint64_t o = 0, bytes = 0, errors = 0;
@@ -330,8 +341,9 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 	report_json_str(out, in[0].engine);
 	fputs(", \"rw\": ", out);
 	report_json_str(out, in[0].rw);
-	fprintf(out, ", \"bs\": %" PRIu64 ", \"interval_ns\": %" PRIu64 "},\n\"inputs\": [",
-		in[0].bs, in[0].interval_ns);
+	fprintf(out, ", \"bs\": %" PRIu64 ", \"interval_ns\": %" PRIu64 "%s},\n\"inputs\": [",
+		in[0].bs, in[0].interval_ns,
+		merge_servers_shared(msrv) ? ", \"shared_namespace\": true" : "");
 	for (unsigned i = 0; i < n; i++) {
 		const struct op_stats *s = &in[i].total;
 
@@ -349,7 +361,9 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 			hist_percentile(&s->lat, 50), hist_percentile(&s->lat, 99),
 			in[i].slow ? "true" : "false");
 	}
-	fprintf(out, "\n],\n\"duration_ns\": %" PRIu64 ",\n\"ops\": {", ns);
+	fputs("\n],\n", out);
+	merge_servers_json(out, msrv, ns);
+	fprintf(out, "\"duration_ns\": %" PRIu64 ",\n\"ops\": {", ns);
 	for (int t = 0, first = 1; t < OP_NTYPES; t++) {
 		if (!ops[t].ops && !ops[t].errors)
 			continue;
@@ -471,20 +485,22 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n,
 	struct op_stats ops[OP_NTYPES];
 	struct input *in = calloc(n, sizeof(*in));
 	struct merge_series *ms = merge_series_new(n);
+	struct merge_servers *msrv = merge_servers_new();
 	int64_t start = INT64_MAX;
 	uint64_t ns = 0;
 	char diff[64];
 	int rc = -ENOMEM;
 
 	memset(ops, 0, sizeof(ops));
-	if (!in || !ms || op_stats_init_all(ops, HIST_PRECISE_BITS, false) < 0)
+	if (!in || !ms || !msrv || op_stats_init_all(ops, HIST_PRECISE_BITS, false) < 0)
 		goto done;
 	for (unsigned i = 0; i < n; i++)
 		if (op_stats_init_all(in[i].ops, HIST_PRECISE_BITS, false) < 0 ||
 		    op_stats_init(&in[i].total, HIST_PRECISE_BITS, false) < 0)
 			goto done;
 	for (unsigned i = 0; i < n; i++) {
-		if ((rc = read_input(names[i], texts ? texts[i] : NULL, &in[i], ms, err, len)) < 0)
+		if ((rc = read_input(names[i], texts ? texts[i] : NULL, &in[i], ms, msrv, err,
+				     len)) < 0)
 			goto done;
 		op_stats_add_all(ops, in[i].ops);
 		if (in[i].start_ns < start)
@@ -493,6 +509,7 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n,
 			ns = in[i].duration_ns;
 	}
 	flag_slow(in, n);
+	merge_servers_end(msrv);
 	differences(in, n, diff, sizeof(diff));
 	if (strstr(diff, "interval"))
 		merge_series_drop(ms);	/* the intervals do not line up */
@@ -508,14 +525,14 @@ int merge_reports(const char *const *names, char *const *texts, unsigned n,
 		goto done;
 	}
 	if (fmt == CFG_FORMAT_JSON) {
-		print_json(out, in, n, ops, start, ns, diff, ms, hdr);
+		print_json(out, in, n, ops, start, ns, diff, ms, msrv, hdr);
 	} else if (fmt == CFG_FORMAT_CSV) {
 		struct merge_series_out to = { .csv = out, .hdr = hdr };
 
 		report_csv_header(out, merge_series_wire(ms));
 		series_out(out, &to, ms, in[0].interval_ns);
 	} else {
-		print_text(out, in, n, ops, ns, diff, what, ms, hdr);
+		print_text(out, in, n, ops, ns, diff, what, ms, msrv, hdr);
 	}
 	rc = 0;
 	if (hdr && hdrlog_close(hdr) < 0)
@@ -533,6 +550,7 @@ done:
 	}
 	op_stats_destroy_all(ops);
 	merge_series_free(ms);
+	merge_servers_free(msrv);
 	free(in);
 	return rc;
 }

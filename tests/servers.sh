@@ -5,6 +5,7 @@
 #   - 8 connections, 4 each, both carry I/O; per-server counts add up to the totals and
 #     per-server histograms (JSON buckets) add up to the run's exactly; both engines;
 #   - weights (#weight=3: 6 + 2) and --servers FILE;
+#   - --merge of two such runs: per-server entries added by URL, histograms exactly;
 #   - one server behind a proxy holding replies 5 ms: it, and only it, is the outlier;
 #   - one server killed and restarted mid-run: its connections have outages, the other
 #     server's none, the run ends on its own with exit 0;
@@ -59,7 +60,22 @@ for engine in native libnfs; do
 		"$(ls "$A_EXPORT/srv" | grep -v '^\.' | tr '\n' ' ' | sed 's/ $//')"
 	# Every connection did I/O, so both servers were really reached.
 	check_eq "$name: every connection did I/O" 0 "$(jq '[.connections[] | select(.ops == 0)] | length' "$OUT")"
+	cp "$OUT" "$TMP/two-$engine.json"
 done
+
+# --merge of the two runs: a server's entries add up by URL, its histogram exactly.
+"$NFSLOAD" --merge --output-format json "$TMP/two-native.json" "$TMP/two-libnfs.json" \
+	>"$TMP/merged.json" 2>"$TMP/merged.err"
+check_eq "--merge: exit 0" 0 "$?"
+check_eq "--merge: each server's connections and ops added by URL" \
+	"$(jq -s -r '[.[0].servers, .[1].servers] | transpose | map([.[0].url, (.[0].connections + .[1].connections), (.[0].stats.ops + .[1].stats.ops)] | join(" ")) | join(" ")' \
+		"$TMP/two-native.json" "$TMP/two-libnfs.json")" \
+	"$(jq -r '.servers | map([.url, .connections, .stats.ops] | join(" ")) | join(" ")' "$TMP/merged.json")"
+check_eq "--merge: the servers' histograms add up to the merged run's exactly" equal \
+	"$(buckets_equal "$TMP/merged.json")"
+check_eq "--merge: one namespace, as the runs said" true "$(jq '.settings.shared_namespace' "$TMP/merged.json")"
+"$NFSLOAD" --merge "$TMP/two-native.json" "$TMP/two-libnfs.json" >"$TMP/merged.txt" 2>&1
+check_eq "--merge text: a row per server" 2 "$(grep -c '^  [01] .*nfs://127.0.0.1' "$TMP/merged.txt")"
 
 nl --engine native -c 8 -q 1 --rw randread --bs 4k --size 4m --dir srv --runtime 1s --keep \
 	--shared-namespace "$A3" "$B3"
@@ -119,6 +135,8 @@ if proxy_start 5; then
 	check_eq "slow server: only the one behind the proxy is an outlier" "false true" \
 		"$(jq -r '[.servers[].outlier] | join(" ")' "$OUT")"
 	check_ge "slow server: its p50 >= 5 ms" 5000000 "$(jqv '.servers[1].stats.lat_ns.p50')"
+	check_eq "slow server: still the outlier in a --merge of the run with itself" "false true" \
+		"$("$NFSLOAD" --merge --output-format json "$OUT" "$OUT" | jq -r '[.servers[].outlier] | join(" ")')"
 	kill "$PROXY_PID" 2>/dev/null
 	wait "$PROXY_PID" 2>/dev/null
 fi

@@ -144,7 +144,8 @@ struct engine_conn {
 
 	/* native_known.c: a first NFSv3 set-up from what the thread learned */
 	bool was_ready;			/* set up once: a reconnect asks the server */
-	bool kn_learner;		/* the one asking while others wait */
+	bool kn_learner;		/* asking for what others wait for */
+	bool kn_root;			/* ... the export's and directory's handles too */
 	bool kn_waits;			/* waiting for the learner */
 	bool kn_use;			/* starts from what is known */
 	struct engine_conn *kn_next;	/* the thread's waiting list */

@@ -8,9 +8,11 @@
  * directory, 32 files): 18,000 connections sent 650,000 calls before their
  * first read.
  *
- * The first connection to a server learns while the others wait for it (they
- * start when it is ready; if it fails, the next one learns). A connection's
- * files not known yet are looked up as before, and what it learns is kept too.
+ * The first connection to a server learns while the others wait for it; after
+ * it, a connection whose files are not all known looks up the missing ones
+ * itself, unless another one is looking one of them up: then it waits for
+ * that one (so each file is looked up once, and connections with files of
+ * their own still set up side by side). A connection that fails hands it on.
  * Only a connection's first set-up uses it: a reconnect asks the server again
  * (a server that restarted may hand out other handles), and so does the
  * engine thread of the set-up phase only live as long as that phase.
@@ -22,10 +24,11 @@
 #include "native.h"
 
 struct nat_known {
-	enum { KN_NONE, KN_LEARNING, KN_READY } state;
+	bool root_known, root_asking;	/* the export's and directory's handles */
 	struct nfs_fh root, dir;
 	uint32_t rtmax, wtmax;
 	struct nfs_fh *fh;		/* by file id; len 0: not known */
+	uint8_t *asking;		/* by file id: a connection is looking it up */
 	uint32_t cap;
 	struct engine_conn *waiting;	/* linked through kn_next */
 };
@@ -43,34 +46,77 @@ static struct nat_known *known_of(struct engine_conn *c)
 	return c->srv < t->nknown ? &t->known[c->srv] : NULL;
 }
 
+/* Room for file ids below c's largest: false when there is no memory. */
+static bool room(struct nat_known *k, const struct engine_conn *c)
+{
+	uint32_t top = 0, cap;
+	struct nfs_fh *fh;
+	uint8_t *asking;
+
+	for (uint32_t i = 0; i < c->nfiles; i++)
+		if (c->file_ids[i] >= top)
+			top = c->file_ids[i] + 1;
+	if (top <= k->cap)
+		return true;
+	for (cap = k->cap ? k->cap : 64; cap < top; cap *= 2)
+		;
+	if (!(fh = realloc(k->fh, cap * sizeof(*fh))))
+		return false;
+	k->fh = fh;
+	if (!(asking = realloc(k->asking, cap)))
+		return false;
+	k->asking = asking;
+	memset(fh + k->cap, 0, (cap - k->cap) * sizeof(*fh));
+	memset(asking + k->cap, 0, cap - k->cap);
+	k->cap = cap;
+	return true;
+}
+
+/* Marks (or clears) c's files not known as being asked for. */
+static void asking(struct nat_known *k, const struct engine_conn *c, bool on)
+{
+	for (uint32_t i = 0; i < c->nfiles; i++)
+		if (!k->fh[c->file_ids[i]].len)
+			k->asking[c->file_ids[i]] = on;
+}
+
 enum nat_known_start nat_known_start(struct engine_conn *c)
 {
 	struct nat_known *k;
+	bool missing = false;
 
 	c->kn_use = false;
-	if (nat_v4(c) || c->was_ready || !(k = known_of(c)))
+	if (nat_v4(c) || c->was_ready || !(k = known_of(c)) || !room(k, c))
 		return KNOWN_ASK;
-	switch (k->state) {
-	case KN_NONE:
-		k->state = KN_LEARNING;
-		c->kn_learner = true;
-		return KNOWN_ASK;
-	case KN_LEARNING:
-		c->kn_next = k->waiting;
-		k->waiting = c;
-		c->kn_waits = true;
-		return KNOWN_WAIT;
-	default:
-		c->kn_use = true;
-		return KNOWN_USE;
+	for (uint32_t i = 0; i < c->nfiles; i++) {
+		uint32_t id = c->file_ids[i];
+
+		if (!k->fh[id].len && k->asking[id])
+			goto wait;	/* another connection is looking it up */
+		missing |= !k->fh[id].len;
 	}
+	if (!k->root_known && k->root_asking)
+		goto wait;
+	if (missing || !k->root_known) {
+		asking(k, c, true);
+		c->kn_learner = true;
+		c->kn_root = !k->root_known;
+		k->root_asking |= c->kn_root;
+	}
+	c->kn_use = k->root_known;
+	return c->kn_use ? KNOWN_USE : KNOWN_ASK;
+wait:
+	c->kn_next = k->waiting;
+	k->waiting = c;
+	c->kn_waits = true;
+	return KNOWN_WAIT;
 }
 
 bool nat_known_apply(struct engine_conn *c)
 {
 	const struct nat_known *k = known_of(c);
 
-	if (!k || k->state != KN_READY)
+	if (!k || !k->root_known)
 		return false;
 	c->root = k->root;
 	c->dir = k->dir;
@@ -92,53 +138,38 @@ bool nat_known_apply(struct engine_conn *c)
 /* Keeps c's handles in k. */
 static void learn(struct nat_known *k, const struct engine_conn *c)
 {
-	if (k->state != KN_READY) {
+	if (!k->root_known) {
 		k->root = c->root;
 		k->dir = c->dir;
 		k->rtmax = c->rtmax;
 		k->wtmax = c->wtmax;
-		k->state = KN_READY;
+		k->root_known = true;
 	}
-	for (uint32_t i = 0; i < c->nfiles; i++) {
-		uint32_t id = c->file_ids[i];
-
-		if (!c->files[i].open)
-			continue;
-		if (id >= k->cap) {
-			uint32_t cap = k->cap ? k->cap : 64;
-			struct nfs_fh *fh;
-
-			while (cap <= id)
-				cap *= 2;
-			if (!(fh = realloc(k->fh, cap * sizeof(*fh))))
-				return;	/* not kept: the next ones ask */
-			memset(fh + k->cap, 0, (cap - k->cap) * sizeof(*fh));
-			k->fh = fh;
-			k->cap = cap;
-		}
-		k->fh[id] = c->files[i].fh;
-	}
+	for (uint32_t i = 0; i < c->nfiles; i++)
+		if (c->files[i].open)
+			k->fh[c->file_ids[i]] = c->files[i].fh;
 }
 
 void nat_known_done(struct engine_conn *c, bool ok)
 {
 	struct nat_known *k;
 	struct engine_conn *w;
-	bool learner = c->kn_learner;
 
-	c->kn_learner = false;
 	c->kn_use = false;
 	if (ok)
 		c->was_ready = true;
-	if (nat_v4(c) || !c->t || !(k = known_of(c)))
+	if (!c->kn_learner || !c->t || !(k = known_of(c))) {
+		c->kn_learner = false;
 		return;
+	}
+	c->kn_learner = false;
+	asking(k, c, false);
+	if (c->kn_root)
+		k->root_asking = false;
+	c->kn_root = false;
 	if (ok)
 		learn(k, c);
-	else if (learner)
-		k->state = KN_NONE;
-	if (!learner)
-		return;
-	/* Ready: those waiting start from it. Failed: the first of them learns. */
+	/* Those waiting look again: what they need may be known now, or theirs to ask. */
 	w = k->waiting;
 	k->waiting = NULL;
 	while (w) {
