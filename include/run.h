@@ -22,7 +22,8 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
 /* A run's figures for a job's summary, and what it created. */
 struct run_result {
 	struct job_row row;
-	struct fileset fs;
+	struct fileset fs[CFG_SERVERS_MAX];	/* one per namespace (config_namespaces) */
+	unsigned nfs;
 };
 
 /*

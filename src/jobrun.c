@@ -12,8 +12,9 @@
 
 /* Per work directory, what a job's runs created: removed after the last run. */
 struct job_dir {
-	struct config cfg;	/* a run's, to reach the server */
-	struct fileset fs;	/* what any run created there */
+	struct config cfg;	/* a run's, to reach the servers (the most namespaces') */
+	struct fileset fs[CFG_SERVERS_MAX];	/* what any run created there, per namespace */
+	unsigned nfs;
 	bool keep;
 	bool trees;		/* a --mix or small-file run made trees: tree_cfg's */
 	struct config tree_cfg;
@@ -46,22 +47,40 @@ static struct job_dir *job_dir_of(struct job_dir *dirs, unsigned *ndirs, const s
 	return &dirs[(*ndirs)++];
 }
 
+/* Namespace k of cfg: a server's own settings when each has its own. */
+static void ns_cfg(const struct config *cfg, unsigned k, struct config *out)
+{
+	if (config_namespaces(cfg) > 1)
+		config_for_server(cfg, k, out);
+	else
+		*out = *cfg;
+}
+
 static void dir_cleanup(struct job_dir *d)
 {
-	struct workdir *wd = NULL, *tw = NULL;
-	char err[600];
-	int rc;
+	struct config *c = malloc(2 * sizeof(*c));
 
-	rc = workdir_open(&d->cfg, &wd, err, sizeof(err));
-	/* The trees of --mix and small-file runs: their own config says how many. */
-	if (rc == 0 && d->trees && (rc = workdir_open(&d->tree_cfg, &tw, err, sizeof(err))) == 0)
-		rc = workdir_trees_remove(tw, err, sizeof(err));
-	if (rc == 0)
-		rc = workdir_cleanup(wd, &d->fs, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "nfsload: cleanup of /%s: %s\n", d->cfg.dir, err);
-	workdir_free(tw);
-	workdir_free(wd);
+	for (unsigned k = 0; c && (k < d->nfs || k == 0); k++) {
+		struct workdir *wd = NULL, *tw = NULL;
+		char err[600];
+		int rc;
+
+		ns_cfg(&d->cfg, k, &c[0]);
+		ns_cfg(&d->tree_cfg, k, &c[1]);
+		rc = workdir_open(&c[0], &wd, err, sizeof(err));
+		/* The trees of --mix and small-file runs: their own config says how many. */
+		if (rc == 0 && d->trees && (rc = workdir_open(&c[1], &tw, err, sizeof(err))) == 0)
+			rc = workdir_trees_remove(tw, err, sizeof(err));
+		if (rc == 0)
+			rc = workdir_cleanup(wd, &d->fs[k], err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "nfsload: cleanup of /%s on %s: %s\n", d->cfg.dir, c[0].url, err);
+		workdir_free(tw);
+		workdir_free(wd);
+	}
+	if (!c)
+		fprintf(stderr, "nfsload: cleanup of /%s: out of memory\n", d->cfg.dir);
+	free(c);
 }
 
 /* Each run's config, checked, with its outputs numbered. 0, or the exit status. */
@@ -113,6 +132,8 @@ static int run_all(struct job *job, struct config *cfgs, FILE *out)
 		row->sweep_key = job->runs[i].sweep_key;
 		row->sweep_value = job->runs[i].sweep_value;
 		d->keep |= cfgs[i].keep;
+		if (config_namespaces(&cfgs[i]) > config_namespaces(&d->cfg))
+			d->cfg = cfgs[i];
 		if (cfgs[i].meta || cfgs[i].small_files) {
 			d->trees = true;
 			d->tree_cfg = cfgs[i];
@@ -121,9 +142,13 @@ static int run_all(struct job *job, struct config *cfgs, FILE *out)
 		report_job_run_begin(out, cfgs[i].format, job->path, row, i, job->nruns);
 		status = row->status = run_one(&cfgs[i], out, &res[i]);
 		report_job_run_end(out, cfgs[i].format);
-		if (fileset_merge(&d->fs, &res[i].fs) && !status)
-			status = run_complain(EXIT_RUNTIME, "out of memory");
-		fileset_destroy(&res[i].fs);
+		for (unsigned k = 0; k < res[i].nfs; k++) {
+			if (fileset_merge(&d->fs[k], &res[i].fs[k]) && !status)
+				status = run_complain(EXIT_RUNTIME, "out of memory");
+			fileset_destroy(&res[i].fs[k]);
+		}
+		if (res[i].nfs > d->nfs)
+			d->nfs = res[i].nfs;
 	}
 	for (unsigned i = 0; i < done; i++)
 		rows[i] = res[i].row;
@@ -131,7 +156,8 @@ static int run_all(struct job *job, struct config *cfgs, FILE *out)
 	for (unsigned i = 0; i < ndirs; i++) {
 		if (!dirs[i].keep)
 			dir_cleanup(&dirs[i]);
-		fileset_destroy(&dirs[i].fs);
+		for (unsigned k = 0; k < dirs[i].nfs; k++)
+			fileset_destroy(&dirs[i].fs[k]);
 	}
 	free(res);
 	free(dirs);

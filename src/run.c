@@ -561,19 +561,16 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if (note[0])
 		fprintf(stderr, "nfsload: note: %s\n", note);
 
-	if (res && config_namespaces(cfg) > 1) {
-		status = run_complain(EXIT_USAGE, "several servers of a namespace each: not in a "
-				      "--job or --sweep yet (add --shared-namespace if they serve one)");
-		goto out;
-	}
 	/* From here a signal waits for the loop: nothing is left half made on the server. */
 	if ((status = open_workdirs(a)) == 0)
 		status = run_workload(a, res);
 	stop_workers(a);
 	cleanup(a);
-	if (res) {
-		res->fs = a->fs[0];	/* the job cleans up after its last run */
-		memset(&a->fs[0], 0, sizeof(a->fs[0]));
+	/* The job cleans up after its last run. */
+	for (unsigned k = 0; res && k < a->nns; k++) {
+		res->fs[k] = a->fs[k];
+		memset(&a->fs[k], 0, sizeof(a->fs[k]));
+		res->nfs = k + 1;
 	}
 out:
 	app_destroy(a);

@@ -10,7 +10,8 @@
 #   - one server killed and restarted mid-run: its connections have outages, the other
 #     server's none, the run ends on its own with exit 0;
 #   - NFSv4.1 sessions of 2 connections stay on one server;
-#   - a namespace each: the work directory made, laid out and removed on each server,
+#   - a namespace each: the work directory made, laid out and removed on each server
+#     (also by a job, --sweep, after its last run),
 #     each server's connections covering every file; --mix trees on each; both engines;
 #   - bad input: exit 2 and one line naming the URL or option, nothing written.
 # Needs NFSLOAD, HELPERS, jq, python3.
@@ -218,10 +219,25 @@ bad "--series-by server with one URL" "^nfsload: --series-by server: for several
 	--series-by server "$A3"
 bad "--series-by something else" "^nfsload: --series-by: 'server' is what it takes" \
 	--series-by op "$A3" "$B3"
-nl --engine native -c 2 --size 1m --runtime 1s --dir srv-bad --sweep iodepth=1,2 "$A3" "$C3"
-check_eq "--sweep, a namespace each: exit 2" 2 "$RC"
-check_match "--sweep, a namespace each: says so" \
-	"^nfsload: several servers of a namespace each: not in a --job or --sweep yet" "$(cat "$ERR")"
 check_eq "bad input: nothing written" "" "$(ls "$A_EXPORT" "$C_EXPORT" | grep srv-bad)"
+
+# --- a job (--sweep) over servers of a namespace each: every run laid out and read on
+# both, and what the runs made removed from both after the last one (or kept).
+for keep in no yes; do
+	name="--sweep, a namespace each, keep $keep"
+	nl --engine native -c 4 --rw randrw --size 1m --nrfiles 2 --runtime 1s \
+		--dir own-sweep --sweep iodepth=1,2 --output-format json \
+		$([[ $keep == yes ]] && echo --keep) "$A3" "$C3"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: two runs, both did I/O on both servers" "1 2 true" \
+		"$(jqv '[.summary[].sweep_value] + [([.summary[] | .read_iops > 0 and .write_iops > 0] | all)] | join(" ")')"
+	if [[ $keep == no ]]; then
+		check_eq "$name: removed from both" "no no" \
+			"$([[ -e $A_EXPORT/own-sweep ]] && echo yes || echo no) $([[ -e $C_EXPORT/own-sweep ]] && echo yes || echo no)"
+	else
+		check_eq "$name: both files kept on both" "file.000000 file.000001 file.000000 file.000001" \
+			"$(ls "$A_EXPORT/own-sweep" "$C_EXPORT/own-sweep" | grep '^file' | tr '\n' ' ' | sed 's/ $//')"
+	fi
+done
 
 t_summary

@@ -370,6 +370,7 @@ static void ctl_free(struct engine_ctl *ctl)
 	}
 	if (ctl->loop)
 		ev_timer_stop(ctl->loop, &ctl->tick);
+	nat_known_free(&ctl->t);
 	xport_free(ctl->t.xp);
 	free(ctl->t.scratch);
 	if (ctl->loop)

@@ -204,8 +204,10 @@ void nat_known_forget(struct engine_conn *c)
 
 void nat_known_free(struct engine_thread *t)
 {
-	for (unsigned i = 0; t->known && i < t->nknown; i++)
+	for (unsigned i = 0; t->known && i < t->nknown; i++) {
 		free(t->known[i].fh);
+		free(t->known[i].asking);
+	}
 	free(t->known);
 	t->known = NULL;
 }
