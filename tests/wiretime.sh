@@ -105,17 +105,23 @@ if [[ $(nproc) -ge 2 && -n $SRV_MASK ]] && taskset -a -p 1 "$GANESHA_PID" >/dev/
 			--output-format json "$URL3" >"$TMP/slow-$1.json" 2>"$ERR" || rc=$?
 		printf -v "RC_$1" %s "$rc"
 	}
-	slow_run idle
-	taskset 2 sh -c 'while :; do :; done' &
-	HOG_PID=$!
-	slow_run hog
-	kill "$HOG_PID" 2>/dev/null
-	wait "$HOG_PID" 2>/dev/null
-	HOG_PID=
-	taskset -a -p "$SRV_MASK" "$GANESHA_PID" >/dev/null 2>&1
 	q() { jq -r "$2" "$TMP/slow-$1.json"; }
+	slow_run idle
+	# Once in a while (seen once under ASan in ~10 runs) the scheduler lets the client
+	# through beside the busy loop: then the busy run is made once more.
+	for try in 1 2; do
+		taskset 2 sh -c 'while :; do :; done' &
+		HOG_PID=$!
+		slow_run hog
+		kill "$HOG_PID" 2>/dev/null
+		wait "$HOG_PID" 2>/dev/null
+		HOG_PID=
+		dclient=$(($(q hog .ops.read.client_lat_ns.p90) - $(q idle .ops.read.client_lat_ns.p90)))
+		((dclient > 0)) && break
+		echo "# slow client: try $try: client p90 did not grow ($dclient ns)"
+	done
+	taskset -a -p "$SRV_MASK" "$GANESHA_PID" >/dev/null 2>&1
 	check_eq "slow client: both runs exit 0" "0 0" "$RC_idle $RC_hog"
-	dclient=$(($(q hog .ops.read.client_lat_ns.p90) - $(q idle .ops.read.client_lat_ns.p90)))
 	dwire=$(($(q hog .ops.read.wire_lat_ns.p90) - $(q idle .ops.read.wire_lat_ns.p90)))
 	check_ge "slow client: client p90 grew (by $dclient ns)" 1 "$dclient"
 	check_ge "slow client: client p90 grew more than wire p90 ($dclient vs $dwire ns)" \
