@@ -36,6 +36,9 @@ int merge_buckets_add(json_t *b, struct hist *h, uint64_t *lo, uint64_t *hi);
  * and the sum of squares. 0 or -EINVAL.
  */
 int merge_hist_read(json_t *b, json_t *lat, struct hist *h);
+/* A report's non-negative count o.key (an integer, or a real a report may hold), else 0.
+ * merge.c's, for merge_servers.c too. */
+uint64_t merge_num(json_t *o, const char *key);
 
 struct merge_series *merge_series_new(unsigned inputs);
 void merge_series_free(struct merge_series *ms);

@@ -62,7 +62,7 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static uint64_t num(json_t *o, const char *key)
+uint64_t merge_num(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
@@ -88,14 +88,14 @@ static int read_wire(json_t *o, struct op_stats *s)
 {
 	json_t *wb = json_object_get(o, "wire_buckets"), *cb = json_object_get(o, "client_buckets");
 
-	s->wire_missed = num(o, "wire_missed");
+	s->wire_missed = merge_num(o, "wire_missed");
 	if (!wb && !cb)
 		return 0;
 	if (hist_init(&s->wire, s->lat.sub_bits) < 0 || hist_init(&s->client, s->lat.sub_bits) < 0)
 		return -ENOMEM;
 	if (merge_hist_read(wb, json_object_get(o, "wire_lat_ns"), &s->wire) < 0 ||
 	    merge_hist_read(cb, json_object_get(o, "client_lat_ns"), &s->client) < 0 ||
-	    s->wire.count != num(o, "wire_count") || s->client.count != s->wire.count)
+	    s->wire.count != merge_num(o, "wire_count") || s->client.count != s->wire.count)
 		return -EINVAL;
 	return 0;
 }
@@ -110,9 +110,9 @@ static int read_op(json_t *o, struct op_stats *s)
 
 	if (!json_is_object(lat) || !json_is_array(b))
 		return -EINVAL;
-	s->ops = num(o, "ops");
-	s->bytes = num(o, "bytes");
-	s->errors = num(o, "errors");
+	s->ops = merge_num(o, "ops");
+	s->bytes = merge_num(o, "bytes");
+	s->errors = merge_num(o, "errors");
 	if (merge_hist_read(b, lat, &s->lat) < 0 || s->lat.count != s->ops)
 		return -EINVAL;	/* the buckets hold every successful operation */
 	return read_wire(o, s);
@@ -158,10 +158,10 @@ static int read_input(const char *file, const char *text, struct input *in,
 	copy_str(in->host, sizeof(in->host), json_object_get(root, "host"));
 	copy_str(in->engine, sizeof(in->engine), json_object_get(set, "engine"));
 	copy_str(in->rw, sizeof(in->rw), json_object_get(set, "rw"));
-	in->bs = num(set, "bs");
-	in->start_ns = (int64_t)num(root, "start_unix_ns");
-	in->duration_ns = num(root, "duration_ns");
-	in->interval_ns = num(set, "interval_ns");
+	in->bs = merge_num(set, "bs");
+	in->start_ns = (int64_t)merge_num(root, "start_unix_ns");
+	in->duration_ns = merge_num(root, "duration_ns");
+	in->interval_ns = merge_num(set, "interval_ns");
 	in->user_s = real(json_object_get(root, "cpu"), "user_s");
 	in->sys_s = real(json_object_get(root, "cpu"), "sys_s");
 	if ((rc = merge_series_add(ms, json_object_get(root, "series"), in->interval_ns,

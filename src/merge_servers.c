@@ -11,6 +11,7 @@
 
 #include "aggregate.h"
 #include "config.h"
+#include "merge_series.h"
 #include "merge_servers.h"
 #include "report.h"
 #include "report_int.h"
@@ -34,13 +35,6 @@ void merge_servers_free(struct merge_servers *m)
 	for (unsigned k = 0; k < m->n; k++)
 		op_stats_destroy(&m->s[k].st);
 	free(m);
-}
-
-static uint64_t num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
 /* The entry for url, made if new; NULL: more than CFG_SERVERS_MAX, or no memory. */
@@ -81,7 +75,7 @@ int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns,
 
 		if (!json_is_string(url))
 			return -EINVAL;
-		if (!(s = entry(m, json_string_value(url), (unsigned)num(o, "weight"))))
+		if (!(s = entry(m, json_string_value(url), (unsigned)merge_num(o, "weight"))))
 			return -ENOMEM;
 		memset(&st, 0, sizeof(st));
 		if (op_stats_init(&st, HIST_PRECISE_BITS, false) < 0)
@@ -92,9 +86,9 @@ int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns,
 		op_stats_destroy(&st);
 		if (rc < 0)
 			return rc;
-		s->conns += (unsigned)num(o, "connections");
-		s->outages += num(o, "outages");
-		s->down += (unsigned)num(o, "down");
+		s->conns += (unsigned)merge_num(o, "connections");
+		s->outages += merge_num(o, "outages");
+		s->down += (unsigned)merge_num(o, "down");
 	}
 	return 0;
 }

@@ -97,7 +97,8 @@ static void refused(struct wconn *wc, struct slot *s, int rc, uint64_t t)
 }
 
 /* Takes a free slot for op, stamped start (intended) and t (issue). false: refused. */
-static bool issue(struct wconn *wc, const struct wl_op *op, uint64_t start, uint64_t t)
+static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint64_t start,
+		  uint64_t t)
 {
 	const struct run *run = wc->w->run;
 	struct slot *s = wc->free_slots[--wc->nfree];
@@ -117,7 +118,7 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint64_t start, uint
 	s->type = op->type;
 	s->range = op->range;
 	s->len = op->len;
-	s->tries = 1;
+	s->tries = tries;
 	s->busy = true;
 	s->req = (struct engine_req){ .op = op->type, .file = op->range, .offset = op->offset,
 				      .len = op->len, .buf = buf };
@@ -140,7 +141,7 @@ static bool issue_commit(struct wconn *wc, uint64_t t)
 			continue;
 		wc->commit_due[r] = false;
 		wc->ncommits_due--;
-		return issue(wc, &op, t, t);
+		return issue(wc, &op, 1, t, t);
 	}
 	return false;
 }
@@ -248,10 +249,8 @@ void slots_refill(struct wconn *wc, uint64_t t)
 			if (wc->nredo) {
 				const struct redo_op *r = &wc->redo[--wc->nredo];
 
-				if (!issue(wc, &r->op, t, t))
+				if (!issue(wc, &r->op, (uint8_t)(r->tries + 1), t, t))
 					break;
-				/* the slot issue() took is the last one freed */
-				wc->free_slots[wc->nfree]->tries = (uint8_t)(r->tries + 1);
 				w->rewrites++;
 				continue;
 			}
@@ -273,7 +272,7 @@ void slots_refill(struct wconn *wc, uint64_t t)
 				if (start >= run->measure_start_ns && t - start > w->max_lag_ns)
 					w->max_lag_ns = t - start;
 			}
-			if (!issue(wc, &op, start, t))
+			if (!issue(wc, &op, 1, start, t))
 				break;
 		}
 	}
