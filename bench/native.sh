@@ -9,7 +9,8 @@
 # Workloads (a)-(e) run BENCH_ROUNDS times, the tools taking turns (the order rotates every
 # round); the table shows medians. Tools: libnfs = --engine libnfs; native = --engine native
 # (sockets on io_uring); native-epoll = the same with NFSLOAD_IO_URING=0; native-wire = native
-# with --wire-time, in (a) and (b) (target: cpu within 1.1x of native's).
+# with --wire-time (a packet tap when run as root), native-stamps = native with
+# --wire-source stamps (socket timestamps), in (a) and (b) (target: cpu within 1.1x of native's).
 #   (a) 4 KiB random read, NFSv3, 1 connection, iodepth 16 (target: native <= 0.6x libnfs)
 #       (e) fio's nfs engine runs the same workload on the same file (1 job)
 #   (b) 4 KiB random read, NFSv3, 64 connections x iodepth 4 on one thread (target <= 0.4x)
@@ -149,14 +150,15 @@ tables() {
 				printf "%-20s   vs libnfs in the same round: %s\n", "", pr
 			}
 			nk = wl SUBSEP "native"
-			if (tool ~ /-wire$/ && cnt[nk]) {
+			if (tool ~ /-(wire|stamps)$/ && cnt[nk]) {
 				pr = ""
 				for (i = 1; i <= runs[key]; i++)
 					pr = pr sprintf("%s%s", i > 1 ? " " : "", \
 						(((key, i) in byround) && ((nk, i) in byround)) ? \
 						sprintf("%.2fx", byround[key, i] / byround[nk, i]) : "-")
-				printf "%-20s   --wire-time vs native without: %.2fx (medians); same round: %s\n", \
-					"", median(key, "cop") / median(nk, "cop"), pr
+				printf "%-20s   %s vs native without: %.2fx (medians); same round: %s\n", \
+					"", tool ~ /-wire$/ ? "--wire-time" : "--wire-source stamps", \
+					median(key, "cop") / median(nk, "cop"), pr
 			}
 		}
 	}' "$ROWS"
@@ -314,6 +316,7 @@ nfsload_cmd() {
 	CMD+=("$NFSLOAD" --engine "${tool%%-*}" "$@")
 	[[ $tool == *-max32 ]] && CMD+=(--max-load 32)
 	[[ $tool == *-wire ]] && CMD+=(--wire-time)
+	[[ $tool == *-stamps ]] && CMD+=(--wire-source stamps)
 	CMD+=(--skip-layout --keep --quiet --output-format json --output "$B.json" "$url")
 }
 
@@ -432,8 +435,8 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 	say "# round $ROUND of $ROUNDS"
 	for w in $WORKLOADS; do
 		case $w in
-		a) tools=(libnfs native native-epoll native-wire fio) ;;
-		b) tools=(libnfs native native-epoll native-wire) ;;
+		a) tools=(libnfs native native-epoll native-wire native-stamps fio) ;;
+		b) tools=(libnfs native native-epoll native-wire native-stamps) ;;
 		d-*) tools=(native native-epoll) ;;
 		g) tools=(libnfs native libnfs-max32 native-max32 fio) ;;
 		*) tools=(libnfs native native-epoll) ;;

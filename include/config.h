@@ -21,6 +21,9 @@ enum cfg_arrival { CFG_ARRIVAL_UNIFORM, CFG_ARRIVAL_POISSON };
 enum cfg_live { CFG_LIVE_AUTO, CFG_LIVE_ON, CFG_LIVE_OFF };
 /* What a failed operation or a lost connection does to the run. */
 enum cfg_on_error { CFG_ON_ERROR_CONTINUE, CFG_ON_ERROR_STOP };
+/* Where wire time comes from (--wire-source): a packet tap where it can be
+ * opened, else the sockets' kernel timestamps; or one of them. */
+enum cfg_wire { CFG_WIRE_AUTO, CFG_WIRE_TAP, CFG_WIRE_STAMPS };
 
 #define CFG_URL_MAX 1024
 #define CFG_SERVERS_MAX 16		/* URLs in one run */
@@ -82,6 +85,7 @@ struct config {
 	bool direct;			/* --direct: O_DIRECT (local engine only) */
 	bool series_buckets;		/* JSON series rows carry their histogram buckets */
 	bool wire_time;			/* --wire-time: wire time beside client time */
+	enum cfg_wire wire_source;	/* --wire-source (sets wire_time) */
 	enum cfg_on_error on_error;	/* default: continue if time based, else stop */
 	/* --verify: blocks carry a header and a checksum, reads check them */
 	bool verify;

@@ -31,6 +31,7 @@ enum {
 	OPT_FILES_PER_DIR, OPT_FILE_SIZE, OPT_SMALL_FILES, OPT_ON_ERROR, OPT_VERIFY,
 	OPT_VERIFY_ONLY, OPT_VERIFY_CONTINUE, OPT_ENGINE, OPT_UID, OPT_GID,
 	OPT_CONNS_PER_SESSION, OPT_MAX_LOAD, OPT_DIRECT, OPT_SERIES_BUCKETS, OPT_WIRE_TIME,
+	OPT_WIRE_SOURCE,
 	OPT_SERVERS, OPT_SHARED_NS, OPT_SERIES_BY,
 };
 
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
 	{ "direct", no_argument, NULL, OPT_DIRECT },
 	{ "series-buckets", no_argument, NULL, OPT_SERIES_BUCKETS },
 	{ "wire-time", no_argument, NULL, OPT_WIRE_TIME },
+	{ "wire-source", required_argument, NULL, OPT_WIRE_SOURCE },
 	{ "servers", required_argument, NULL, OPT_SERVERS },
 	{ "shared-namespace", no_argument, NULL, OPT_SHARED_NS },
 	{ "series-by", required_argument, NULL, OPT_SERIES_BY },
@@ -413,6 +415,18 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			break;
 		case OPT_WIRE_TIME:
 			cfg->wire_time = true;
+			break;
+		case OPT_WIRE_SOURCE:
+			cfg->wire_time = true;
+			if (strcmp(arg, "auto") == 0)
+				cfg->wire_source = CFG_WIRE_AUTO;
+			else if (strcmp(arg, "tap") == 0)
+				cfg->wire_source = CFG_WIRE_TAP;
+			else if (strcmp(arg, "stamps") == 0)
+				cfg->wire_source = CFG_WIRE_STAMPS;
+			else
+				rc = config_fail(err, len, "--wire-source: '%s' is not a source (try "
+						 "tap, stamps or auto)", arg);
 			break;
 		case OPT_SERVERS:
 			servers_file = arg;

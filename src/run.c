@@ -555,7 +555,8 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if (a->rep.limits_note[0])
 		fprintf(stderr, "nfsload: note: %s\n", a->rep.limits_note);
 	if (cfg->engine->init(cfg, note, sizeof(note)) < 0) {
-		status = run_complain(EXIT_RUNTIME, "cannot prepare the %s engine", cfg->engine->name);
+		status = run_complain(EXIT_RUNTIME, "cannot prepare the %s engine%s%s",
+				      cfg->engine->name, note[0] ? ": " : "", note);
 		goto out;
 	}
 	if (note[0])

@@ -30,7 +30,7 @@ const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
 static struct sockaddr_storage nfs_addr[CFG_SERVERS_MAX], mnt_addr[CFG_SERVERS_MAX];
 static socklen_t addr_len[CFG_SERVERS_MAX];
 static bool use_uring;
-static char transport_note[256];
+static char transport_note[512];
 
 bool nat_mount_apart(void)
 {
@@ -166,6 +166,16 @@ static int init(const struct config *cfg, char *note, size_t len)
 	if (cfg->nfs_version == 4)
 		snprintf(transport_note + strlen(transport_note),
 			 sizeof(transport_note) - strlen(transport_note), "; version=4 is NFSv4.1");
+	rc = nat_tap_init(cfg, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(note, len, "--wire-source tap: %s", why);
+		return rc;
+	}
+	if (cfg->wire_time)
+		snprintf(transport_note + strlen(transport_note),
+			 sizeof(transport_note) - strlen(transport_note),
+			 "; wire time from %s%s%s%s", nat_tap_used() ? "a packet tap" :
+			 "socket timestamps", why[0] ? " (" : "", why, why[0] ? ")" : "");
 	return 0;
 }
 
@@ -206,7 +216,7 @@ static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop
 	t->scratch_len = SCRATCH_LEN;
 	t->scratch = malloc(t->scratch_len);
 	t->xp = xport_new(loop, use_uring, cfg->connections + 16);
-	if (t->xp && cfg->wire_time)
+	if (t->xp && cfg->wire_time && !nat_tap_used())
 		xport_want_stamps(t->xp);
 	lowat_set_init(&t->lowat, loop, apply_lowat);
 	if (!t->scratch || !t->xp) {
@@ -224,6 +234,7 @@ static void thread_free(struct engine_thread *t)
 		return;
 	lowat_set_stop(&t->lowat);
 	nat_known_free(t);
+	nat_tap_thread_free(t);
 	xport_free(t->xp);
 	free(t->scratch);
 	free(t);
@@ -341,6 +352,8 @@ int nat_dial(struct engine_conn *c, bool mount)
 	rpc_rec_reset(&c->rec);
 	nat_calls_reset(c);
 	lowat_reset(&c->lw);
+	nat_tap_leave(c);
+	c->rx_fed = c->rx_rec = 0;
 	rc = xport_connect(c->sock, c->t->xp, sa, len, &sock_cbs, c);
 	if (rc < 0)
 		nat_set_error(c, "cannot connect to port %u: %s", addr_port((const void *)sa),
@@ -365,7 +378,7 @@ static void connected_cb(void *arg, int err)
 		return;
 	}
 	/* Not available (an old kernel): every reply counts as left out of wire time. */
-	if (c->cfg->wire_time && !mount)
+	if (c->cfg->wire_time && !mount && !nat_tap_used())
 		xport_stamp_on(c->sock, c->cfg->iodepth);
 	if (nat_v4(c))
 		ok = nat_v4_start(c) == 0;
@@ -385,6 +398,7 @@ static void drop(struct engine_conn *c)
 	if (c->sess)
 		nat_v4_calls_lost(c);	/* their slots may have been taken: not used again */
 	xport_close(c->sock);
+	nat_tap_leave(c);
 	nat_calls_reset(c);
 	rpc_rec_reset(&c->rec);
 	for (uint32_t i = 0; i < c->nfiles; i++)
@@ -436,6 +450,9 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 	c->owner = owner;
 	if (xport_is_open(c->sock))
 		xport_attach(c->sock, t->xp, &sock_cbs, c);
+	/* Failing, every reply is left out of wire time. */
+	if (nat_tap_thread(t) == 0 && t->tap && c->state == NS_READY)
+		nat_tap_join(c);
 	if (c->cfg->max_load)
 		lowat_watch(&t->lowat, &c->lw);
 	if (c->retry_head)
@@ -445,6 +462,7 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 static void detach(struct engine_conn *c)
 {
 	nat_known_forget(c);
+	nat_tap_leave(c);
 	lowat_unwatch(&c->lw);
 	if (c->t)
 		ev_timer_stop(c->t->loop, &c->retry_timer);
@@ -484,6 +502,7 @@ static void conn_free(struct engine_conn *c)
 	if (!c)
 		return;
 	nat_known_forget(c);
+	nat_tap_destroy(c);
 	xport_sock_free(c->sock);
 	rpc_rec_destroy(&c->rec);
 	nat_calls_destroy(c);

@@ -26,6 +26,7 @@
 #include "nfs4x.h"
 #include "rpc.h"
 #include "slot4.h"
+#include "tap.h"
 #include "xport.h"
 
 /* What a reply is to (the call's kind decides how it is read). */
@@ -55,7 +56,10 @@ struct nat_call {
 	uint16_t slot;			/* v4.1: the session slot it holds */
 	uint32_t arg;			/* the kind's: a file index */
 	uint64_t deadline_ns;
-	uint64_t tx_end;		/* the stream offset just past its last byte */
+	uint64_t tx_start, tx_end;	/* the stream offsets of its first byte and past its last */
+	uint64_t tx_ns;			/* the packet tap: when its last byte left, 0: not seen */
+	uint32_t rx_seq, rx_mark;	/* ... the TCP sequence number and record mark of */
+	bool rx_seen;			/* ... a segment its reply starts (rx_seen) */
 	struct engine_req *req;		/* NK_REQ */
 };
 
@@ -109,6 +113,16 @@ struct engine_thread {
 	size_t scratch_len;
 	struct nat_known *known;	/* NFSv3 set-ups' handles, by server (native_known.c) */
 	unsigned nknown;
+	struct tap *tap;		/* --wire-time from a packet tap (native_tap.c) */
+	struct engine_conn **by_port;	/* its connections by local port, chained */
+};
+
+struct nat_tap {
+	struct engine_thread *t;	/* joined: in t->by_port[lport] */
+	struct engine_conn *next;	/* the chain there */
+	uint32_t laddr, raddr;		/* network order */
+	uint16_t lport, rport;
+	struct tap_stream out, in;	/* calls (no segments kept: nat_call.tx_ns), replies */
 };
 
 struct engine_conn {
@@ -156,6 +170,8 @@ struct engine_conn {
 	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
 
 	struct lowat lw;		/* --max-load */
+	struct nat_tap tap;		/* --wire-time from a packet tap */
+	uint64_t rx_fed, rx_rec;	/* bytes received on the socket; where the next reply starts */
 
 	/* requests to send again after a backoff (linked through priv[1]) */
 	struct engine_req *retry_head, *retry_tail;
@@ -225,6 +241,24 @@ int nat_data(void *arg, const uint8_t *p, size_t n);
 void nat_calls_tick(struct engine_conn *c, uint64_t now);
 /* A reply arrived for call (header already read, x at the results): by kind. */
 void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+
+/* native_tap.c: wire time from a packet tap (tap.h). */
+/* At init: whether the run's wire time comes from a tap (cfg->wire_source,
+ * CAP_NET_RAW, IPv4 servers); where not, why, for the note. -errno when the
+ * tap was asked for and cannot be opened (errmsg set). */
+int nat_tap_init(const struct config *cfg, char *why, size_t len);
+bool nat_tap_used(void);
+/* A worker thread's tap (opened on first attach): 0 or -errno. */
+int nat_tap_thread(struct engine_thread *t);
+void nat_tap_thread_free(struct engine_thread *t);
+/* c on its thread's table (its socket's ports and addresses read), from
+ * attach or from the first reply after a reconnect: false if it cannot be. */
+bool nat_tap_join(struct engine_conn *c);
+/* c's socket closes or leaves its thread: its segments are forgotten. */
+void nat_tap_leave(struct engine_conn *c);
+void nat_tap_destroy(struct engine_conn *c);
+/* A reply from stream offset start to end to call: its wire time, 0 if not known. */
+uint64_t nat_tap_wire(struct engine_conn *c, struct nat_call *call, uint64_t start, uint64_t end);
 
 /* native.c: connects c's socket to the MOUNT or NFS port (connected() goes on). */
 int nat_dial(struct engine_conn *c, bool mount);

@@ -76,6 +76,8 @@ struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, ui
 	call->req = NULL;
 	call->arg = 0;
 	call->slot = UINT16_MAX;
+	call->rx_seen = false;
+	call->tx_ns = 0;
 	if (!rpc_start_call(x, t->scratch, t->scratch_len, xid, prog, vers, proc, &c->cred)) {
 		nat_call_free(c, call);
 		return NULL;
@@ -101,6 +103,7 @@ int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const vo
 		return rc;
 	}
 	call->tx_end = xport_out_end(c->sock);
+	call->tx_start = call->tx_end - (n + len + pad);
 	c->last_send_ns = now_ns();
 	call->deadline_ns = c->last_send_ns + c->cfg->timeout_ns;
 	c->inflight++;
@@ -135,10 +138,12 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 	struct engine_conn *c = arg;
 	struct rpc_reply r;
 	struct nat_call *call;
+	uint64_t start = c->rx_rec, end = c->rx_fed - c->rec.rest;
 	uint32_t xid;
 	XDR x;
 	int rc;
 
+	c->rx_rec = end;
 	if (!rpc_peek_xid(rec, len, &xid))
 		return -EBADMSG;
 	call = &c->calls[xid & c->mask];
@@ -150,7 +155,8 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 		rc = rpc_reply_errno(&r);
 	c->inflight--;
 	if (call->req)
-		call->req->wire_ns = wire_ns(c, call);
+		call->req->wire_ns = c->t && c->t->tap ? nat_tap_wire(c, call, start, end) :
+				     wire_ns(c, call);
 	nat_reply(c, call, &x, rc);
 	xdr_destroy(&x);
 	/* The reply may have dropped or failed the connection. */
@@ -160,7 +166,10 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 int nat_data(void *arg, const uint8_t *p, size_t n)
 {
 	struct engine_conn *c = arg;
-	int rc = rpc_rec_feed(&c->rec, p, n, on_record, c);
+	int rc;
+
+	c->rx_fed += n;
+	rc = rpc_rec_feed(&c->rec, p, n, on_record, c);
 
 	c->lw.rx_seen = true;
 	if (rc == 0)

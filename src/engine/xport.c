@@ -495,3 +495,16 @@ const char *xport_peer(const struct xport_sock *s)
 {
 	return s && s->peer[0] ? s->peer : "-";
 }
+
+int xport_addrs(const struct xport_sock *s, struct sockaddr_storage *local,
+		struct sockaddr_storage *peer)
+{
+	socklen_t len = sizeof(*local);
+
+	if (!s || s->state != XP_OPEN)
+		return -ENOTCONN;
+	if (getsockname(s->fd, (struct sockaddr *)local, &len) < 0)
+		return -errno;
+	memcpy(peer, &s->sa, sizeof(*peer) < sizeof(s->sa) ? sizeof(*peer) : sizeof(s->sa));
+	return 0;
+}

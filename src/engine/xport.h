@@ -124,6 +124,9 @@ uint64_t xport_rx_time(const struct xport_sock *s);
 
 /* The local and peer port, for messages ("127.0.0.1:2049 (local port 40312)"). */
 const char *xport_peer(const struct xport_sock *s);
+/* The local and peer addresses of an open socket: 0, or -ENOTCONN. */
+int xport_addrs(const struct xport_sock *s, struct sockaddr_storage *local,
+		struct sockaddr_storage *peer);
 
 /* Counters since xport_new, for tests and diagnostics. */
 struct xport_stats {
