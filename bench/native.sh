@@ -197,7 +197,7 @@ command -v jq >/dev/null || die "jq not found"
 [[ -x /usr/bin/time ]] || die "no /usr/bin/time (apt-get install time)"
 [[ $(id -u) == 0 ]] || die "must run as root (the nfs-ganesha server needs it)"
 [[ -x $NFSLOAD ]] || die "$NFSLOAD: not built (make, or pass the binary)"
-"$NFSLOAD" --help 2>&1 | grep -q -- --connections-per-session ||
+"$NFSLOAD" --help 2>&1 | grep -- --connections-per-session >/dev/null ||
 	die "$NFSLOAD has no native engine (--connections-per-session missing)"
 WORKLOADS=${BENCH_WORKLOADS:-a b c d-write d-read g}
 ((MANY % 32 == 0)) || die "BENCH_MANY=$MANY: a multiple of 32 (2 threads x 16 per session)"

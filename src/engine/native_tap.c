@@ -157,6 +157,14 @@ bool nat_tap_join(struct engine_conn *c)
 	return true;
 }
 
+static bool server_port(uint16_t port)
+{
+	for (unsigned i = 0; i < tap_nports; i++)
+		if (tap_ports[i] == port)
+			return true;
+	return false;
+}
+
 static struct engine_conn *find(struct engine_thread *t, uint16_t lport, uint16_t rport,
 				uint32_t laddr, uint32_t raddr)
 {
@@ -186,14 +194,16 @@ static void on_pkt(void *arg, const struct tap_pkt *k)
 	struct engine_thread *t = arg;
 	struct engine_conn *c;
 	struct nat_call *call;
-	bool out = true;
+	bool out = !server_port(k->sport);	/* a guess: a local port may equal a server's */
 
-	c = find(t, k->sport, k->dport, k->saddr, k->daddr);
-	if (!c) {
-		out = false;
-		c = find(t, k->dport, k->sport, k->daddr, k->saddr);
-		if (!c)
+	for (int tries = 0;; tries++) {
+		c = out ? find(t, k->sport, k->dport, k->saddr, k->daddr) :
+			  find(t, k->dport, k->sport, k->daddr, k->saddr);
+		if (c)
+			break;
+		if (tries)
 			return;
+		out = !out;
 	}
 	if (!out)
 		tap_stream_add(&c->tap.in, k);
