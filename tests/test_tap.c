@@ -183,6 +183,7 @@ static void keep(void *arg, const struct tap_pkt *k)
  * sends and one the server sends back are each seen once (the outgoing copy
  * on lo is filtered out), with their lengths, marks, XIDs and sequence
  * numbers one after the other; the connection's ACKs and SYNs are not seen.
+ * Filtered on the client's local port: both directions; on another: nothing.
  * Needs CAP_NET_RAW: without it the test says so and is skipped.
  */
 static void test_loopback(void **state)
@@ -193,7 +194,7 @@ static void test_loopback(void **state)
 	struct seen seen = { .n = 0 };
 	struct tap *t;
 	int l, cli, srv, rc, one = 1;
-	uint16_t port;
+	uint16_t port, cport, other;
 
 	(void)state;
 	l = socket(AF_INET, SOCK_STREAM, 0);
@@ -238,6 +239,25 @@ static void test_loopback(void **state)
 	assert_int_equal(seen.k[2].mark, 0x80000000u | 96);
 	assert_true(seen.k[0].ns > 0 && seen.k[1].ns >= seen.k[0].ns && seen.k[2].ns >= seen.k[1].ns);
 	assert_int_equal(tap_drain(t, keep, &seen), 0);
+	/* Filtered on the client's port instead: both directions again; on another
+	 * port: nothing. */
+	salen = sizeof(sa);
+	assert_int_equal(getsockname(cli, (struct sockaddr *)&sa, &salen), 0);
+	cport = ntohs(sa.sin_port);
+	other = (uint16_t)(cport ^ 1);
+	assert_int_equal(tap_filter_ports(t, &other, 1), 0);
+	assert_int_equal(send(cli, rec, 100, 0), 100);
+	assert_int_equal(recv(srv, buf, 100, MSG_WAITALL), 100);
+	assert_int_equal(tap_drain(t, keep, &seen), 0);
+	assert_int_equal(tap_filter_ports(t, &cport, 1), 0);
+	assert_int_equal(send(cli, rec, 100, 0), 100);
+	assert_int_equal(recv(srv, buf, 100, MSG_WAITALL), 100);
+	assert_int_equal(send(srv, rec, 100, 0), 100);
+	assert_int_equal(recv(cli, buf, 100, MSG_WAITALL), 100);
+	seen.n = 0;
+	assert_int_equal(tap_drain(t, keep, &seen), 2);
+	assert_int_equal(seen.k[0].sport, cport);
+	assert_int_equal(seen.k[1].dport, cport);
 	assert_int_equal(tap_drops(t), 0);
 	tap_close(t);
 	close(cli);

@@ -115,6 +115,9 @@ struct engine_thread {
 	unsigned nknown;
 	struct tap *tap;		/* --wire-time from a packet tap (native_tap.c) */
 	struct engine_conn **by_port;	/* its connections by local port, chained */
+	uint16_t *tap_local;		/* ... and their ports, for the tap's filter */
+	unsigned ntap_local;
+	bool tap_narrow;		/* the filter has them (not the servers' ports) */
 };
 
 struct nat_tap {

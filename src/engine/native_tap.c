@@ -26,8 +26,8 @@
 #define TAP_PORTS 65536
 
 static bool tap_used;
-static uint16_t tap_ports[TAP_PORTS_MAX];
-static unsigned tap_nports;
+static uint16_t srv_ports[CFG_SERVERS_MAX];
+static unsigned nsrv_ports;
 static bool tap_lo;		/* every server on 127.0.0.0/8 */
 
 bool nat_tap_used(void)
@@ -46,7 +46,7 @@ int nat_tap_init(const struct config *cfg, char *why, size_t len)
 	int rc;
 
 	tap_used = false;
-	tap_nports = 0;
+	nsrv_ports = 0;
 	tap_lo = true;
 	why[0] = '\0';
 	if (!cfg->wire_time || cfg->wire_source == CFG_WIRE_STAMPS)
@@ -63,10 +63,10 @@ int nat_tap_init(const struct config *cfg, char *why, size_t len)
 		}
 		if ((ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) != 127)
 			tap_lo = false;
-		while (j < tap_nports && tap_ports[j] != sa_port(sa))
+		while (j < nsrv_ports && srv_ports[j] != sa_port(sa))
 			j++;
-		if (j == tap_nports && tap_nports < TAP_PORTS_MAX)
-			tap_ports[tap_nports++] = (uint16_t)sa_port(sa);
+		if (j == nsrv_ports && nsrv_ports < CFG_SERVERS_MAX)
+			srv_ports[nsrv_ports++] = (uint16_t)sa_port(sa);
 	}
 	rc = tap_probe();
 	if (rc < 0) {
@@ -85,14 +85,17 @@ int nat_tap_thread(struct engine_thread *t)
 	if (!tap_used || t->tap)
 		return 0;
 	t->by_port = calloc(TAP_PORTS, sizeof(*t->by_port));
-	if (!t->by_port)
-		return -ENOMEM;
-	rc = tap_open(&t->tap, tap_ports, tap_nports, tap_lo);
+	t->tap_local = malloc((t->cfg->connections + 1) * sizeof(*t->tap_local));
+	rc = t->by_port && t->tap_local ? tap_open(&t->tap, srv_ports, nsrv_ports, tap_lo) : -ENOMEM;
 	if (rc < 0) {
 		free(t->by_port);
+		free(t->tap_local);
 		t->by_port = NULL;
+		t->tap_local = NULL;
 		t->tap = NULL;
 	}
+	t->ntap_local = 0;
+	t->tap_narrow = false;
 	return rc;
 }
 
@@ -104,9 +107,28 @@ void nat_tap_thread_free(struct engine_thread *t)
 		for (struct engine_conn *c = t->by_port[p]; c; c = c->tap.next)
 			c->tap.t = NULL;
 	free(t->by_port);
+	free(t->tap_local);
 	tap_close(t->tap);
 	t->by_port = NULL;
+	t->tap_local = NULL;
 	t->tap = NULL;
+}
+
+/*
+ * The tap's filter follows the thread's connections: their local ports while
+ * there are at most TAP_PORTS_MAX (each thread's tap then copies its own
+ * segments only), else every segment on the servers' ports (each thread's
+ * tap copies all threads' segments; the others are skipped in on_pkt).
+ */
+static void refilter(struct engine_thread *t)
+{
+	bool narrow = t->ntap_local <= TAP_PORTS_MAX;
+
+	if (narrow)
+		tap_filter_ports(t->tap, t->tap_local, t->ntap_local);
+	else if (t->tap_narrow)
+		tap_filter_ports(t->tap, srv_ports, nsrv_ports);
+	t->tap_narrow = narrow;
 }
 
 void nat_tap_leave(struct engine_conn *c)
@@ -119,6 +141,12 @@ void nat_tap_leave(struct engine_conn *c)
 	for (pp = &t->by_port[c->tap.lport]; *pp; pp = &(*pp)->tap.next)
 		if (*pp == c) {
 			*pp = c->tap.next;
+			break;
+		}
+	for (unsigned i = 0; i < t->ntap_local; i++)
+		if (t->tap_local[i] == c->tap.lport) {
+			t->tap_local[i] = t->tap_local[--t->ntap_local];
+			refilter(t);
 			break;
 		}
 	c->tap.t = NULL;
@@ -154,13 +182,17 @@ bool nat_tap_join(struct engine_conn *c)
 	c->tap.next = t->by_port[c->tap.lport];
 	t->by_port[c->tap.lport] = c;
 	c->tap.t = t;
+	if (t->ntap_local < t->cfg->connections + 1) {
+		t->tap_local[t->ntap_local++] = c->tap.lport;
+		refilter(t);
+	}
 	return true;
 }
 
 static bool server_port(uint16_t port)
 {
-	for (unsigned i = 0; i < tap_nports; i++)
-		if (tap_ports[i] == port)
+	for (unsigned i = 0; i < nsrv_ports; i++)
+		if (srv_ports[i] == port)
 			return true;
 	return false;
 }

@@ -132,45 +132,38 @@ int tap_stream_time(const struct tap_stream *s, uint64_t off, uint64_t *ns)
 
 /*
  * The filter, on a SOCK_DGRAM tap (offsets from the IP header): drop the
- * outgoing copy on lo; keep IPv4 TCP, not a fragment, from or to one of the
- * ports, carrying bytes; TAP_SNAP bytes of it.
+ * outgoing copy on lo; keep IPv4 TCP, not a fragment, carrying bytes, from
+ * or to one of the ports; TAP_SNAP bytes of it. The ports are tried one
+ * after the other, each followed by its own return: a BPF jump reaches 255
+ * instructions at most.
  */
 static int set_filter(int fd, const uint16_t *ports, unsigned nports)
 {
-	struct sock_filter f[32 + 2 * TAP_PORTS_MAX];
-	unsigned n = 0, to_drop[8 + 2 * TAP_PORTS_MAX], nd = 0, to_ok[2 * TAP_PORTS_MAX], no = 0;
-	unsigned lo = if_nametoindex("lo");
+	struct sock_filter *f = malloc((32 + 4 * (size_t)nports) * sizeof(*f));
+	unsigned n = 0, to_drop[8], nd = 0, drop;
 	struct sock_fprog prog;
+	int rc;
 
+	if (!f)
+		return -ENOMEM;
 #define OP(c, k) (f[n++] = (struct sock_filter)BPF_STMT((c), (k)))
-#define JMP(c, k) (f[n++] = (struct sock_filter)BPF_JUMP((c), (k), 0, 0))
+#define JMP(c, k, t, e) (f[n++] = (struct sock_filter)BPF_JUMP((c), (k), (t), (e)))
 	OP(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_PKTTYPE));
-	JMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING);
-	f[n - 1].jf = 2;
+	JMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 0, 2);
 	OP(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_IFINDEX));
-	JMP(BPF_JMP | BPF_JEQ | BPF_K, lo);
+	JMP(BPF_JMP | BPF_JEQ | BPF_K, if_nametoindex("lo"), 0, 0);
 	to_drop[nd++] = (n - 1) << 1 | 1;	/* jt */
 	OP(BPF_LDX | BPF_B | BPF_MSH, 0);	/* X: the IP header's length */
 	OP(BPF_LD | BPF_B | BPF_ABS, 0);
 	OP(BPF_ALU | BPF_AND | BPF_K, 0xf0);
-	JMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40);
+	JMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 0);
 	to_drop[nd++] = (n - 1) << 1;		/* jf */
 	OP(BPF_LD | BPF_B | BPF_ABS, 9);
-	JMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP);
+	JMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 0);
 	to_drop[nd++] = (n - 1) << 1;
 	OP(BPF_LD | BPF_H | BPF_ABS, 6);
-	JMP(BPF_JMP | BPF_JSET | BPF_K, 0x3fff);
+	JMP(BPF_JMP | BPF_JSET | BPF_K, 0x3fff, 0, 0);
 	to_drop[nd++] = (n - 1) << 1 | 1;
-	for (unsigned dir = 0; dir < 2; dir++) {
-		OP(BPF_LD | BPF_H | BPF_IND, dir * 2);	/* source, then destination port */
-		for (unsigned i = 0; i < nports; i++) {
-			JMP(BPF_JMP | BPF_JEQ | BPF_K, ports[i]);
-			to_ok[no++] = (n - 1) << 1 | 1;
-		}
-	}
-	OP(BPF_RET | BPF_K, 0);
-	for (unsigned i = 0; i < no; i++)
-		f[to_ok[i] >> 1].jt = (uint8_t)(n - (to_ok[i] >> 1) - 1);
 	OP(BPF_LD | BPF_H | BPF_ABS, 2);	/* the IP total length ... */
 	OP(BPF_ST, 0);
 	OP(BPF_LD | BPF_B | BPF_IND, 12);	/* ... less both headers */
@@ -180,24 +173,40 @@ static int set_filter(int fd, const uint16_t *ports, unsigned nports)
 	OP(BPF_MISC | BPF_TAX, 0);
 	OP(BPF_LD | BPF_MEM, 0);
 	OP(BPF_ALU | BPF_SUB | BPF_X, 0);
-	JMP(BPF_JMP | BPF_JEQ | BPF_K, 0);
-	to_drop[nd++] = (n - 1) << 1 | 1;
-	OP(BPF_RET | BPF_K, TAP_SNAP);
+	JMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);	/* no bytes: the drop next */
+	drop = n;
+	OP(BPF_RET | BPF_K, 0);
+	OP(BPF_LDX | BPF_B | BPF_MSH, 0);
+	for (unsigned dir = 0; dir < 2; dir++) {
+		OP(BPF_LD | BPF_H | BPF_IND, dir * 2);	/* source, then destination port */
+		for (unsigned i = 0; i < nports; i++) {
+			JMP(BPF_JMP | BPF_JEQ | BPF_K, ports[i], 0, 1);
+			OP(BPF_RET | BPF_K, TAP_SNAP);
+		}
+	}
 	OP(BPF_RET | BPF_K, 0);
 #undef OP
 #undef JMP
 	for (unsigned i = 0; i < nd; i++) {
 		unsigned at = to_drop[i] >> 1;
-		uint8_t off = (uint8_t)(n - 1 - at - 1);
 
 		if (to_drop[i] & 1)
-			f[at].jt = off;
+			f[at].jt = (uint8_t)(drop - at - 1);
 		else
-			f[at].jf = off;
+			f[at].jf = (uint8_t)(drop - at - 1);
 	}
 	prog.len = (unsigned short)n;
 	prog.filter = f;
-	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ? -errno : 0;
+	rc = setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ? -errno : 0;
+	free(f);
+	return rc;
+}
+
+int tap_filter_ports(struct tap *t, const uint16_t *ports, unsigned nports)
+{
+	if (nports > TAP_PORTS_MAX)
+		return -EINVAL;
+	return set_filter(t->fd, ports, nports);
 }
 
 int tap_open(struct tap **out, const uint16_t *ports, unsigned nports, bool lo_only)

@@ -72,8 +72,11 @@ struct tap;
 
 /* A tap for TCP to or from ports[0..nports) (at most TAP_PORTS_MAX), on
  * every interface or on lo only: 0, or -errno (-EPERM without CAP_NET_RAW). */
-#define TAP_PORTS_MAX 16
+#define TAP_PORTS_MAX 256
 int tap_open(struct tap **out, const uint16_t *ports, unsigned nports, bool lo_only);
+/* From now on, TCP to or from these ports instead (none: nothing; segments
+ * already in the ring stay): 0, or -errno. */
+int tap_filter_ports(struct tap *t, const uint16_t *ports, unsigned nports);
 /* Whether this process may open one: 0, or -errno. */
 int tap_probe(void);
 void tap_close(struct tap *t);
