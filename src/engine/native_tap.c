@@ -1,7 +1,8 @@
 /*
  * native_tap: wire time from a packet tap (--wire-source tap). Each worker
- * thread has a tap (tap.h) that sees every segment to and from the servers'
- * NFS ports; its connections are found by local port. A connection keeps the
+ * thread has a tap (tap.h) that sees the segments of its connections (by
+ * local port; past TAP_PORTS_MAX of them, every segment on the servers' NFS
+ * ports); its connections are found by local port. A connection keeps the
  * latest segments of each direction of its stream (sequence number, length,
  * time seen). A call's wire time is from the segment that carried its last
  * byte to the one that carried its reply's last byte, as a capture's

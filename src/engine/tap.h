@@ -4,8 +4,9 @@
  * interfaces, each frame with its own receive time: the times a capture
  * (tcpdump, tshark) gives, one per segment, where socket timestamps give one
  * per receive (stamp.h). A classic BPF filter keeps only IPv4 TCP segments
- * that carry bytes, to or from the given server ports, and on loopback only
- * the copy that arrives (each segment passes lo twice, as libpcap also skips).
+ * that carry bytes, to or from the given ports (servers' or local), and on
+ * loopback only the copy that arrives (each segment passes lo twice; libpcap
+ * skips the other copy too).
  * Frames are read from shared memory without a system call (tap_drain).
  * Opening it needs CAP_NET_RAW.
  */
