@@ -136,10 +136,11 @@ integration: $(BUILD)/nfsload $(HELPER_BINS)
 		tally $$t $$rc $$(cat $$c 2>/dev/null); \
 	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
 
-# Everything is built first (a build failure stops here); then the unit tests and the
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+# Everything is built first, in parallel (a build failure stops here); then the unit tests and the
 # suites all run, and one line sums them. Non-zero if anything failed.
 test: deps-test
-	@$(MAKE) --no-print-directory test-build
+	@$(MAKE) --no-print-directory -j$(NPROC) test-build
 	@rc=0; $(MAKE) --no-print-directory unit || rc=1; \
 	$(MAKE) --no-print-directory integration || rc=1; \
 	cat $(BUILD)/unit.counts $(BUILD)/integration.counts | awk '{ p += $$1; f += $$2 } \
