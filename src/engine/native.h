@@ -248,7 +248,7 @@ void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_sta
 /* native_tap.c: wire time from a packet tap (tap.h). */
 /* At init: whether the run's wire time comes from a tap (cfg->wire_source,
  * CAP_NET_RAW, IPv4 servers); where not, why, for the note. -errno when the
- * tap was asked for and cannot be opened (errmsg set). */
+ * tap was asked for and cannot be opened (why says why). */
 int nat_tap_init(const struct config *cfg, char *why, size_t len);
 bool nat_tap_used(void);
 /* A worker thread's tap (opened on first attach): 0 or -errno. */

@@ -2,12 +2,12 @@
  * native_tap: wire time from a packet tap (--wire-source tap). Each worker
  * thread has a tap (tap.h) that sees the segments of its connections (by
  * local port; past TAP_PORTS_MAX of them, every segment on the servers' NFS
- * ports); its connections are found by local port. A connection keeps the
- * latest segments of each direction of its stream (sequence number, length,
- * time seen). A call's wire time is from the segment that carried its last
- * byte to the one that carried its reply's last byte, as a capture's
- * rpc.time counts it: every reply gets one, at any queue depth (socket
- * timestamps merge the times of segments read together: stamp.h).
+ * ports); its connections are found by local port. A call keeps the time
+ * of the segment that carried its last byte; a connection keeps its latest
+ * reply segments (sequence number, length, time seen). A call's wire time
+ * is from the former to the segment that carried its reply's last byte, as
+ * a capture's rpc.time counts it: every reply gets one, at any queue depth
+ * (socket timestamps merge the times of segments read together: stamp.h).
  *
  * Stream offsets become sequence numbers once a segment that starts a record
  * is seen: a call's (its XID in flight, its length as queued) or a reply's
