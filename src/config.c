@@ -148,6 +148,25 @@ static int parse_time(const char *opt, const char *s, uint64_t *out, char *err, 
 	return 0;
 }
 
+/* arg as one of words (NULL-ended): its index in *out, or "OPT: 'arg' is not
+ * NOUN (w1, w2, ...)". */
+static int parse_word(const char *opt, const char *arg, const char *const *words,
+		      const char *noun, int *out, char *err, size_t len)
+{
+	char list[128] = "";
+	size_t n = 0;
+
+	for (int i = 0; words[i]; i++) {
+		if (strcmp(arg, words[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+		n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0, "%s%s",
+				      i ? ", " : "", words[i]);
+	}
+	return config_fail(err, len, "%s: '%s' is not %s (%s)", opt, arg, noun, list);
+}
+
 /* A file name for an output: non-empty, fits. */
 static int parse_path(const char *opt, const char *s, char *dst, char *err, size_t len)
 {
@@ -341,7 +360,7 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 	bool threads_set = false, arrival_set = false, on_error_set = false;
 	const char *servers_file = NULL;
 	uint64_t v;
-	int c, rc = 0;
+	int c, rc = 0, word;
 
 	set_defaults(cfg);
 	config_expand_abbrev(argc, argv);
@@ -418,15 +437,9 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			break;
 		case OPT_WIRE_SOURCE:
 			cfg->wire_time = true;
-			if (strcmp(arg, "auto") == 0)
-				cfg->wire_source = CFG_WIRE_AUTO;
-			else if (strcmp(arg, "tap") == 0)
-				cfg->wire_source = CFG_WIRE_TAP;
-			else if (strcmp(arg, "stamps") == 0)
-				cfg->wire_source = CFG_WIRE_STAMPS;
-			else
-				rc = config_fail(err, len, "--wire-source: '%s' is not a source (try "
-						 "tap, stamps or auto)", arg);
+			if ((rc = parse_word("--wire-source", arg, (const char *const[]){ "auto", "tap",
+					  "stamps", NULL }, "a source", &word, err, len)) == 0)
+				cfg->wire_source = (enum cfg_wire)word;
 			break;
 		case OPT_SERVERS:
 			servers_file = arg;
@@ -465,12 +478,9 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			break;
 		case OPT_ON_ERROR:
 			on_error_set = true;
-			if (strcmp(arg, "continue") == 0)
-				cfg->on_error = CFG_ON_ERROR_CONTINUE;
-			else if (strcmp(arg, "stop") == 0)
-				cfg->on_error = CFG_ON_ERROR_STOP;
-			else
-				rc = config_fail(err, len, "--on-error: '%s' is not a choice (continue, stop)", arg);
+			if ((rc = parse_word("--on-error", arg, (const char *const[]){ "continue", "stop",
+					  NULL }, "a choice", &word, err, len)) == 0)
+				cfg->on_error = (enum cfg_on_error)word;
 			break;
 		case OPT_VERIFY:
 			cfg->verify = true;
@@ -512,14 +522,9 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			cfg->live = CFG_LIVE_OFF;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(arg, "text") == 0)
-				cfg->format = CFG_FORMAT_TEXT;
-			else if (strcmp(arg, "json") == 0)
-				cfg->format = CFG_FORMAT_JSON;
-			else if (strcmp(arg, "csv") == 0)
-				cfg->format = CFG_FORMAT_CSV;
-			else
-				rc = config_fail(err, len, "--output-format: '%s' is not a format (text, json, csv)", arg);
+			if ((rc = parse_word("--output-format", arg, (const char *const[]){ "text", "json",
+					  "csv", NULL }, "a format", &word, err, len)) == 0)
+				cfg->format = (enum cfg_format)word;
 			break;
 		case OPT_OUTPUT:
 			rc = parse_path("--output", arg, cfg->output, err, len);
@@ -541,13 +546,9 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 			break;
 		case OPT_ARRIVAL:
 			arrival_set = true;
-			if (strcmp(arg, "uniform") == 0)
-				cfg->arrival = CFG_ARRIVAL_UNIFORM;
-			else if (strcmp(arg, "poisson") == 0)
-				cfg->arrival = CFG_ARRIVAL_POISSON;
-			else
-				rc = config_fail(err, len, "--arrival: '%s' is not an arrival process "
-					  "(uniform, poisson)", arg);
+			if ((rc = parse_word("--arrival", arg, (const char *const[]){ "uniform", "poisson",
+					  NULL }, "an arrival process", &word, err, len)) == 0)
+				cfg->arrival = (enum cfg_arrival)word;
 			break;
 		case 'h':
 			config_usage(stdout);

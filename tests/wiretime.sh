@@ -118,7 +118,7 @@ fi
 nl --engine native --wire-source lots --dir wt "$URL3"
 check_eq "--wire-source lots: exit 2" 2 "$RC"
 check_match "--wire-source lots: names the option and what it takes" \
-	"^nfsload: --wire-source: 'lots' is not a source \(try tap, stamps or auto\)" "$(cat "$ERR")"
+	"^nfsload: --wire-source: 'lots' is not a source \(auto, tap, stamps\)" "$(cat "$ERR")"
 
 # --- a proxy holding each reply 5 ms: wire and total move alike ----------------------
 if proxy_start 5; then

@@ -505,6 +505,6 @@ int xport_addrs(const struct xport_sock *s, struct sockaddr_storage *local,
 		return -ENOTCONN;
 	if (getsockname(s->fd, (struct sockaddr *)local, &len) < 0)
 		return -errno;
-	memcpy(peer, &s->sa, sizeof(*peer) < sizeof(s->sa) ? sizeof(*peer) : sizeof(s->sa));
+	*peer = s->sa;
 	return 0;
 }
