@@ -16,7 +16,7 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 
 OPT ?= -O2 -g
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(OPT) \
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(OPT) \
 	-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	-MMD -MP
 ifeq ($(CI),true)
@@ -42,7 +42,8 @@ RPC_LIBS := $(shell $(PKG_CONFIG) --libs libtirpc 2>/dev/null || echo -ltirpc) -
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(RPC_CFLAGS) $(CFLAGS)
 LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson
 
-SRCS := $(wildcard src/*.c src/engine/*.c)
+# Every .c under src/ (folders are the layers: docs/ARCHITECTURE.md).
+SRCS := $(sort $(shell find src -name '*.c'))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
 UNIT_SRCS := $(wildcard tests/test_*.c)
 UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -178,8 +179,7 @@ uninstall:
 clean:
 	rm -rf build build-mpi build-san-* build-fuzz nfsload
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/engine/*.d $(BUILD)/tests/*.d $(MPI_BUILD)/*.d \
-	$(MPI_BUILD)/engine/*.d)
+-include $(LIB_OBJS:.o=.d) $(BUILD)/main.d $(UNIT_BINS:=.d) $(HELPER_BINS:=.d) $(MPI_OBJS:.o=.d)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 #   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job rpc merge) built
@@ -190,7 +190,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS := options url units job rpc merge
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude $(NFS_CFLAGS) $(RPC_CFLAGS) $(FUZZ_SAN)
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(NFS_CFLAGS) $(RPC_CFLAGS) $(FUZZ_SAN)
 # all of src/ but main.c, as the unit tests link it (config.c's dependencies move)
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
 FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
@@ -200,7 +200,7 @@ FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 fuzz: $(FUZZ_BINS)
 	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h src/*.h src/engine/*.h) | $(FUZZ_BUILD)/obj
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) $(shell find src -name '*.h') | $(FUZZ_BUILD)/obj
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -104,9 +104,9 @@ fi
 
 # The micro-benchmark: compiled from the sources it measures, with the Makefile's -O2.
 HAVE_MICRO=0
-if ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -O2 -g -Wall -Wextra -Werror \
-	-o "$MICRO" "$ROOT/bench/micro.c" "$ROOT/src/hist.c" "$ROOT/src/stats.c" "$ROOT/src/hdrlog.c" \
-	"$ROOT/src/verify.c" \
+if ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/src" -O2 -g -Wall -Wextra -Werror \
+	-o "$MICRO" "$ROOT/bench/micro.c" "$ROOT/src/measure/hist.c" "$ROOT/src/measure/stats.c" "$ROOT/src/measure/hdrlog.c" \
+	"$ROOT/src/workload/verify.c" \
 	-lz -lxxhash -lpthread -lm >"$OUT/micro-build.log" 2>&1; then
 	HAVE_MICRO=1
 else

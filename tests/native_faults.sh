@@ -266,7 +266,7 @@ for kind in truncate corrupt garbage; do
 		check_match "v4.1 set-up record $r $kind: says so" "failed to set up" "$(cat "$ERR")"
 	done
 done
-# The control connection (accept 1, src/engine/native_ctl.c) mounts and makes the work
+# The control connection (accept 1, src/engine/native/native_ctl.c) mounts and makes the work
 # directory: its second reply corrupted (v3: the LOOKUP of the work directory, after
 # FSINFO; v4.1: CREATE_SESSION). It fails, saying the reply was bad (not what a bad
 # reply might be taken for: "does not exist", "not nfsload's").

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/engine/nfs3x.h"
+#include "engine/native/codec/nfs3x.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define BUF_MAX 16384

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/engine/nfs4x.h"
+#include "engine/native/codec/nfs4x.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define WIRE_MAX 4096

@@ -18,7 +18,7 @@
 
 #include <rpc/rpc.h>
 
-#include "../src/engine/rpc.h"
+#include "engine/native/rpc/rpc.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_PRINTED 20		/* mismatches printed per test; all are counted */

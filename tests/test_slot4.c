@@ -13,7 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../src/engine/slot4.h"
+#include "engine/native/slot4.h"
 
 static int bad;
 

@@ -16,7 +16,7 @@
 #include <netinet/in.h>
 #include <linux/errqueue.h>
 
-#include "../src/engine/stamp.h"
+#include "engine/native/xport/stamp.h"
 
 /* find(), as "ns or -errno". */
 static int64_t find(const struct stamp_tx *t, uint64_t end)

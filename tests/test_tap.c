@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/engine/tap.h"
+#include "engine/native/xport/tap.h"
 
 static void put16(uint8_t *p, uint32_t v)
 {

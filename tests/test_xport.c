@@ -29,7 +29,7 @@
 
 #include <ev.h>
 
-#include "../src/engine/xport.h"
+#include "engine/native/xport/xport.h"
 
 #define MIB (1024u * 1024)
 

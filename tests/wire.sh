@@ -54,7 +54,7 @@ check_eq "layout: exit 0" 0 "$RC"
 
 # --- NFSv3 set-up: 8 connections on 2 files, each file looked up twice (the control
 # connection's check of the layout, then the first connection to have it: the others
-# take its handle, src/engine/native_known.c), and 2 MNTs (control, first data one).
+# take its handle, src/engine/native/native_known.c), and 2 MNTs (control, first data one).
 if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 	nl --engine native --dir wire -c 8 -q 1 --rw read --bs 4k --size 1m --nrfiles 2 \
 		--runtime 1s --keep "$URL3"
@@ -89,7 +89,7 @@ for engine in native libnfs; do
 	check_eq "$name: nothing malformed" 0 "$(malformed)"
 	if [[ $engine == native ]]; then
 		# The control connection's MNT and the first data connection's: the second
-		# takes the handles the first got (src/engine/native_known.c). One UMNT.
+		# takes the handles the first got (src/engine/native/native_known.c). One UMNT.
 		check_eq "$name: MNT calls: the control connection's and the first data one's" 2 \
 			"$(count_rpc 100005 1 0)"
 		check_eq "$name: one UMNT for the run" 1 "$(count_rpc 100005 3 0)"

@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: --merge's reading of JSON reports (src/merge.c and
- * src/merge_series.c), which trust nothing in them. The input is split at
+ * libFuzzer target: --merge's reading of JSON reports (src/merge/merge.c and
+ * src/merge/merge_series.c), which trust nothing in them. The input is split at
  * its first NUL into two reports (the second empty if none) and merged as
  * MPI ranks' texts are, as text and as JSON. Checks: the call returns 0 or
  * -EINVAL/-ENOMEM, with a message when it fails; a merged JSON report, read

@@ -19,9 +19,9 @@
 #include <stddef.h>
 
 #include "fuzz_common.h"
-#include "../../src/engine/nfs3x.h"
-#include "../../src/engine/nfs4x.h"
-#include "../../src/engine/rpc.h"
+#include "engine/native/codec/nfs3x.h"
+#include "engine/native/codec/nfs4x.h"
+#include "engine/native/rpc/rpc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

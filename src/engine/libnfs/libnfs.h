@@ -10,7 +10,7 @@
 #include <pthread.h>
 
 #include "engine.h"
-#include "lowat.h"
+#include "../lowat.h"
 #include "libnfs_shim.h"
 
 /* libnfs 4.0 cannot encode an NFSv4 WRITE larger than this (fixed in 5.0). */

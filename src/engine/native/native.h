@@ -21,13 +21,13 @@
 #include <sys/socket.h>
 
 #include "engine.h"
-#include "lowat.h"
-#include "nfs3x.h"
-#include "nfs4x.h"
-#include "rpc.h"
+#include "../lowat.h"
+#include "codec/nfs3x.h"
+#include "codec/nfs4x.h"
+#include "rpc/rpc.h"
 #include "slot4.h"
-#include "tap.h"
-#include "xport.h"
+#include "xport/tap.h"
+#include "xport/xport.h"
 
 /* What a reply is to (the call's kind decides how it is read). */
 enum nat_kind {

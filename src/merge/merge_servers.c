@@ -14,7 +14,7 @@
 #include "merge_series.h"
 #include "merge_servers.h"
 #include "report.h"
-#include "report_int.h"
+#include "../report/report_int.h"
 
 struct merge_servers {
 	struct config cfg;		/* what the printers read: nservers, weights, namespace */

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "native.h"
-#include "tap.h"
+#include "xport/tap.h"
 
 #define TAP_PORTS 65536
 

@@ -29,7 +29,7 @@
 #include "merge.h"
 #include "merge_series.h"
 #include "merge_servers.h"
-#include "report_int.h"
+#include "../report/report_int.h"
 #include "run.h"
 #include "stats.h"
 #include "units.h"

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "merge_series.h"
-#include "report_int.h"
+#include "../report/report_int.h"
 
 struct entry {
 	uint64_t idx;

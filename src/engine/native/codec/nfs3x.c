@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "nfs3x.h"
-#include "rpc.h"
+#include "../rpc/rpc.h"
 
 #define NFS3_FHSIZE 64
 #define MNT3_PATHLEN 1024
