@@ -20,12 +20,14 @@
 #include <string.h>
 
 #include "engine/native/codec/nfs3x.h"
+#include "engine/native/rpc/xdrx.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define BUF_MAX 16384
 
 static int fails;
 static const char *cur;		/* the case being run, for messages */
+static const uint8_t *rec_lo, *rec_hi;	/* the record being decoded */
 static _Alignas(8) uint8_t big[BUF_MAX];
 
 static void check_num(const char *what, uint64_t got, uint64_t want)
@@ -568,8 +570,8 @@ static int dec_readdirplus(XDR *x, const struct dec_case *c, bool check)
 	unsigned i, want_n;
 	int rc;
 
-	s.lo = (const uint8_t *)x->x_base;
-	s.hi = s.lo + xdr_getpos(x) + x->x_handy;
+	s.lo = rec_lo;
+	s.hi = rec_hi;
 	memset(v, 0xa5, sizeof(v));
 	rc = nfs3_dec_readdirplus(x, v, &eof, seen_fn, &s);
 	if (rc < 0 && s.n) {
@@ -875,7 +877,9 @@ static int decode_copy(const struct dec_case *c, const uint8_t *rec, size_t len,
 		fail_msg("out of memory");
 	p = mem ? mem + unaligned : none;
 	memcpy(p, rec, len);
-	xdrmem_create(&x, (char *)p, (u_int)len, XDR_DECODE);
+	rec_lo = p;
+	rec_hi = p + len;
+	xdrx_create(&x, p, len, XDR_DECODE);
 	rc = c->decode(&x, c, check);
 	xdr_destroy(&x);
 	free(mem);

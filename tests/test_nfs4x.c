@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "engine/native/codec/nfs4x.h"
+#include "engine/native/rpc/xdrx.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define WIRE_MAX 4096
@@ -1371,7 +1372,7 @@ static int run_copy(int (*run)(XDR *x), const void *p, u_int n, bool unaligned, 
 	int rc;
 
 	memcpy(at, p, n);
-	xdrmem_create(&x, at, n, XDR_DECODE);
+	xdrx_create(&x, at, n, XDR_DECODE);
 	rc = run(&x);
 	if (used)
 		*used = xdr_getpos(&x);

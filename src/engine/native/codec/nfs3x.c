@@ -6,16 +6,15 @@
  * Decoders trust nothing in the record: every length is checked against
  * what is left before it is used, and booleans or enums out of their range
  * are garbage (-EBADMSG). Names and data are returned as pointers into the
- * record. libtirpc's xdrmem gives no inline pointer for a record that is not
- * 4-byte aligned (one gathered from a stream can start anywhere), so take()
- * falls back to the stream's position there: decoders need an xdrmem stream.
+ * record (xdrx_take): decoders need an xdrmem stream, made by xdrx_create
+ * when the record may not be 4-byte aligned.
  */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 
 #include "nfs3x.h"
-#include "../rpc/rpc.h"
+#include "../rpc/xdrx.h"
 
 #define NFS3_FHSIZE 64
 #define MNT3_PATHLEN 1024
@@ -27,42 +26,14 @@
 
 enum nfs3_time_how { NFS3_TIME_DONT_CHANGE = 0, NFS3_TIME_SET_TO_SERVER = 1 };
 
-static bool put32(XDR *x, uint32_t v)
-{
-	u_int u = v;
-
-	return xdr_u_int(x, &u);
-}
-
-static bool put64(XDR *x, uint64_t v)
-{
-	return xdr_uint64_t(x, &v);
-}
-
-/* opaque<max>: length, bytes, padding */
-static bool put_opaque(XDR *x, const void *p, uint32_t len, uint32_t max)
-{
-	return len <= max && put32(x, len) && xdr_opaque(x, (char *)p, len);
-}
-
-static bool put_name(XDR *x, const char *name, uint32_t max)
-{
-	size_t len;
-
-	if (!name)
-		return false;
-	len = strlen(name);
-	return len <= max && put_opaque(x, name, (uint32_t)len, max);
-}
-
 static bool put_fh(XDR *x, const struct nfs_fh *fh)
 {
-	return put_opaque(x, fh->data, fh->len, NFS3_FHSIZE);
+	return xdrx_put_opaque(x, fh->data, fh->len, NFS3_FHSIZE);
 }
 
 static bool put_diropargs(XDR *x, const struct nfs_fh *dir, const char *name)
 {
-	return put_fh(x, dir) && put_name(x, name, UINT32_MAX);
+	return put_fh(x, dir) && xdrx_put_string(x, name, UINT32_MAX);
 }
 
 /* sattr3: each member a union on a boolean (or on time_how for the times); uid and gid never set */
@@ -70,10 +41,10 @@ static bool put_sattr(XDR *x, const struct nfs_sattr *sa)
 {
 	uint32_t how = sa->has_times ? NFS3_TIME_SET_TO_SERVER : NFS3_TIME_DONT_CHANGE;
 
-	return put32(x, sa->has_mode) && (!sa->has_mode || put32(x, sa->mode)) &&
-	       put32(x, 0) && put32(x, 0) &&
-	       put32(x, sa->has_size) && (!sa->has_size || put64(x, sa->size)) &&
-	       put32(x, how) && put32(x, how);
+	return xdrx_put32(x, sa->has_mode) && (!sa->has_mode || xdrx_put32(x, sa->mode)) &&
+	       xdrx_put32(x, 0) && xdrx_put32(x, 0) &&
+	       xdrx_put32(x, sa->has_size) && (!sa->has_size || xdrx_put64(x, sa->size)) &&
+	       xdrx_put32(x, how) && xdrx_put32(x, how);
 }
 
 static bool put_mode(XDR *x, uint32_t mode)
@@ -85,7 +56,7 @@ static bool put_mode(XDR *x, uint32_t mode)
 
 bool mnt3_enc_mnt(XDR *x, const char *path)
 {
-	return put_name(x, path, MNT3_PATHLEN);
+	return xdrx_put_string(x, path, MNT3_PATHLEN);
 }
 
 bool nfs3_enc_fh(XDR *x, const struct nfs_fh *fh)
@@ -100,24 +71,24 @@ bool nfs3_enc_lookup(XDR *x, const struct nfs_fh *dir, const char *name)
 
 bool nfs3_enc_access(XDR *x, const struct nfs_fh *fh, uint32_t access)
 {
-	return put_fh(x, fh) && put32(x, access);
+	return put_fh(x, fh) && xdrx_put32(x, access);
 }
 
 bool nfs3_enc_read(XDR *x, const struct nfs_fh *fh, uint64_t offset, uint32_t count)
 {
-	return put_fh(x, fh) && put64(x, offset) && put32(x, count);
+	return put_fh(x, fh) && xdrx_put64(x, offset) && xdrx_put32(x, count);
 }
 
 bool nfs3_enc_write(XDR *x, const struct nfs_fh *fh, uint64_t offset, uint32_t count,
 		    enum nfs3_stable stable)
 {
-	return put_fh(x, fh) && put64(x, offset) && put32(x, count) && put32(x, stable) &&
-	       put32(x, count);
+	return put_fh(x, fh) && xdrx_put64(x, offset) && xdrx_put32(x, count) && xdrx_put32(x, stable) &&
+	       xdrx_put32(x, count);
 }
 
 bool nfs3_enc_commit(XDR *x, const struct nfs_fh *fh, uint64_t offset, uint32_t count)
 {
-	return put_fh(x, fh) && put64(x, offset) && put32(x, count);
+	return put_fh(x, fh) && xdrx_put64(x, offset) && xdrx_put32(x, count);
 }
 
 bool nfs3_enc_create(XDR *x, const struct nfs_fh *dir, const char *name,
@@ -126,7 +97,7 @@ bool nfs3_enc_create(XDR *x, const struct nfs_fh *dir, const char *name,
 	/* EXCLUSIVE carries a verifier instead of attributes: not ours to send */
 	if (how != NFS3_CREATE_UNCHECKED && how != NFS3_CREATE_GUARDED)
 		return false;
-	return put_diropargs(x, dir, name) && put32(x, how) && put_mode(x, mode);
+	return put_diropargs(x, dir, name) && xdrx_put32(x, how) && put_mode(x, mode);
 }
 
 bool nfs3_enc_mkdir(XDR *x, const struct nfs_fh *dir, const char *name, uint32_t mode)
@@ -143,70 +114,15 @@ bool nfs3_enc_rename(XDR *x, const struct nfs_fh *from_dir, const char *from,
 bool nfs3_enc_setattr(XDR *x, const struct nfs_fh *fh, const struct nfs_sattr *sa)
 {
 	/* sattrguard3 check = false: no ctime guard */
-	return put_fh(x, fh) && put_sattr(x, sa) && put32(x, 0);
+	return put_fh(x, fh) && put_sattr(x, sa) && xdrx_put32(x, 0);
 }
 
 bool nfs3_enc_readdirplus(XDR *x, const struct nfs_fh *dir, uint64_t cookie,
 			  const uint8_t cookieverf[8], uint32_t dircount, uint32_t maxcount)
 {
-	return put_fh(x, dir) && put64(x, cookie) &&
-	       xdr_opaque(x, (char *)cookieverf, NFS3_VERF_LEN) &&
-	       put32(x, dircount) && put32(x, maxcount);
-}
-
-static bool get32(XDR *x, uint32_t *v)
-{
-	u_int u;
-
-	if (!xdr_u_int(x, &u))
-		return false;
-	*v = u;
-	return true;
-}
-
-static bool get64(XDR *x, uint64_t *v)
-{
-	return xdr_uint64_t(x, v);
-}
-
-/* Stricter than xdr_bool, which takes any non-zero word as true. */
-static bool get_bool(XDR *x, bool *b)
-{
-	uint32_t v;
-
-	if (!get32(x, &v) || v > 1)
-		return false;
-	*b = v;
-	return true;
-}
-
-/* len bytes and their padding, in place; NULL past the record's end. */
-static const uint8_t *take(XDR *x, uint32_t len)
-{
-	uint32_t padded, pos;
-	int32_t *p;
-
-	if (len > UINT32_MAX - 3)
-		return NULL;
-	padded = len + rpc_pad(len);
-	p = XDR_INLINE(x, padded);
-	if (p)
-		return (const uint8_t *)p;
-	/* xdrmem's setpos checks the bounds that inline would have */
-	pos = xdr_getpos(x);
-	if (padded > UINT_MAX - pos || !xdr_setpos(x, pos + padded))
-		return NULL;
-	return (const uint8_t *)x->x_base + pos;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
+	return put_fh(x, dir) && xdrx_put64(x, cookie) &&
+	       xdrx_put_fixed(x, cookieverf, NFS3_VERF_LEN) &&
+	       xdrx_put32(x, dircount) && xdrx_put32(x, maxcount);
 }
 
 /* The status word: 0 to go on, the status (> 0) or -EBADMSG to return. */
@@ -214,7 +130,7 @@ static int get_status(XDR *x)
 {
 	uint32_t stat;
 
-	if (!get32(x, &stat) || stat > INT_MAX)
+	if (!xdrx_get32(x, &stat) || stat > INT_MAX)
 		return -EBADMSG;
 	return (int)stat;
 }
@@ -224,7 +140,7 @@ static bool get_fh(XDR *x, struct nfs_fh *fh)
 	const uint8_t *p;
 	uint32_t len;
 
-	if (!get32(x, &len) || len > NFS3_FHSIZE || !(p = take(x, len)))
+	if (!xdrx_get32(x, &len) || len > NFS3_FHSIZE || !(p = xdrx_take(x, len)))
 		return false;
 	if (fh) {
 		fh->len = len;
@@ -235,19 +151,19 @@ static bool get_fh(XDR *x, struct nfs_fh *fh)
 
 static bool get_fattr(XDR *x, struct nfs_attr *attr)
 {
-	const uint8_t *p = take(x, FATTR3_LEN);
+	const uint8_t *p = xdrx_take(x, FATTR3_LEN);
 	uint32_t type;
 
 	if (!p)
 		return false;
-	type = be32(p);
+	type = xdrx_be32(p);
 	if (type == 0 || type > NFS3_FTYPE_MAX)
 		return false;
 	if (attr) {
 		attr->type = type;
-		attr->mode = be32(p + 4);
-		attr->size = be64(p + 20);
-		attr->fileid = be64(p + 52);
+		attr->mode = xdrx_be32(p + 4);
+		attr->size = xdrx_be64(p + 20);
+		attr->fileid = xdrx_be64(p + 52);
 	}
 	return true;
 }
@@ -256,7 +172,7 @@ static bool get_post_op_attr(XDR *x, struct nfs_attr *attr)
 {
 	bool follows;
 
-	if (!get_bool(x, &follows))
+	if (!xdrx_get_bool(x, &follows))
 		return false;
 	if (follows)
 		return get_fattr(x, attr);
@@ -269,7 +185,7 @@ static bool get_post_op_fh(XDR *x, bool *has_fh, struct nfs_fh *fh)
 {
 	bool follows;
 
-	if (!get_bool(x, &follows) || (follows && !get_fh(x, fh)))
+	if (!xdrx_get_bool(x, &follows) || (follows && !get_fh(x, fh)))
 		return false;
 	if (has_fh)
 		*has_fh = follows;
@@ -280,13 +196,13 @@ static bool skip_wcc(XDR *x)
 {
 	bool follows;
 
-	return get_bool(x, &follows) && (!follows || take(x, WCC_ATTR_LEN)) &&
+	return xdrx_get_bool(x, &follows) && (!follows || xdrx_skip(x, WCC_ATTR_LEN)) &&
 	       get_post_op_attr(x, NULL);
 }
 
 static bool get_verf(XDR *x, uint8_t verf[8])
 {
-	const uint8_t *p = take(x, NFS3_VERF_LEN);
+	const uint8_t *p = xdrx_take(x, NFS3_VERF_LEN);
 
 	if (!p)
 		return false;
@@ -302,8 +218,7 @@ int mnt3_dec_mnt(XDR *x, struct nfs_fh *fh)
 
 	if (st)
 		return st;
-	if (!get_fh(x, fh) || !get32(x, &nflavors) || nflavors > (UINT32_MAX - 3) / 4 ||
-	    !take(x, nflavors * 4))
+	if (!get_fh(x, fh) || !xdrx_get32(x, &nflavors) || !xdrx_skip32(x, nflavors))
 		return -EBADMSG;
 	return 0;
 }
@@ -335,7 +250,7 @@ int nfs3_dec_access(XDR *x, uint32_t *access)
 
 	if (st)
 		return st;
-	if (!get_post_op_attr(x, NULL) || !get32(x, &a))
+	if (!get_post_op_attr(x, NULL) || !xdrx_get32(x, &a))
 		return -EBADMSG;
 	if (access)
 		*access = a;
@@ -352,8 +267,8 @@ int nfs3_dec_read(XDR *x, uint32_t *count, bool *eof, const uint8_t **data)
 	if (st)
 		return st;
 	/* count and the opaque's length must agree: the caller reads count bytes at data */
-	if (!get_post_op_attr(x, NULL) || !get32(x, &n) || !get_bool(x, &e) ||
-	    !get32(x, &len) || len != n || !(p = take(x, len)))
+	if (!get_post_op_attr(x, NULL) || !xdrx_get32(x, &n) || !xdrx_get_bool(x, &e) ||
+	    !xdrx_get32(x, &len) || len != n || !(p = xdrx_take(x, len)))
 		return -EBADMSG;
 	if (count)
 		*count = n;
@@ -371,7 +286,7 @@ int nfs3_dec_write(XDR *x, uint32_t *count, enum nfs3_stable *committed, uint8_t
 
 	if (st)
 		return st;
-	if (!skip_wcc(x) || !get32(x, &n) || !get32(x, &how) || how > NFS3_FILE_SYNC ||
+	if (!skip_wcc(x) || !xdrx_get32(x, &n) || !xdrx_get32(x, &how) || how > NFS3_FILE_SYNC ||
 	    !get_verf(x, verf))
 		return -EBADMSG;
 	if (count)
@@ -413,15 +328,15 @@ int nfs3_dec_fsinfo(XDR *x, struct nfs3_fsinfo *fi)
 
 	if (st)
 		return st;
-	if (!get_post_op_attr(x, NULL) || !(p = take(x, FSINFO3_LEN)))
+	if (!get_post_op_attr(x, NULL) || !(p = xdrx_take(x, FSINFO3_LEN)))
 		return -EBADMSG;
 	if (fi) {
-		fi->rtmax = be32(p);
-		fi->rtpref = be32(p + 4);
-		fi->wtmax = be32(p + 12);
-		fi->wtpref = be32(p + 16);
-		fi->dtpref = be32(p + 24);
-		fi->maxfilesize = be64(p + 28);
+		fi->rtmax = xdrx_be32(p);
+		fi->rtpref = xdrx_be32(p + 4);
+		fi->wtmax = xdrx_be32(p + 12);
+		fi->wtpref = xdrx_be32(p + 16);
+		fi->dtpref = xdrx_be32(p + 24);
+		fi->maxfilesize = xdrx_be64(p + 28);
 	}
 	return 0;
 }
@@ -440,19 +355,20 @@ static int dec_entries(XDR *x, bool *eof,
 		bool follows;
 		int rc;
 
-		if (!get_bool(x, &follows))
+		if (!xdrx_get_bool(x, &follows))
 			return -EBADMSG;
 		if (!follows)
 			break;
-		if (!get64(x, &fileid) || !get32(x, &namelen) || !(name = take(x, namelen)) ||
-		    !get64(x, &cookie) || !get_post_op_attr(x, &attr) ||
+		if (!xdrx_get64(x, &fileid) || !xdrx_get32(x, &namelen) ||
+		    !(name = xdrx_take(x, namelen)) ||
+		    !xdrx_get64(x, &cookie) || !get_post_op_attr(x, &attr) ||
 		    !get_post_op_fh(x, NULL, NULL))
 			return -EBADMSG;
 		if (fn && (rc = fn(arg, (const char *)name, namelen, cookie,
 				   attr.type == NFS3_DIR)))
 			return rc;
 	}
-	return get_bool(x, eof) ? 0 : -EBADMSG;
+	return xdrx_get_bool(x, eof) ? 0 : -EBADMSG;
 }
 
 int nfs3_dec_readdirplus(XDR *x, uint8_t cookieverf[8], bool *eof,

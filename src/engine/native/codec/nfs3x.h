@@ -1,6 +1,7 @@
 /*
  * nfs3x: the XDR of MOUNT v3 and NFS v3 (RFC 1813) messages the native
- * engine sends and reads, over libtirpc's xdr_* primitives. Pure logic.
+ * engine sends and reads, over xdrx's helpers (libtirpc's public XDR API).
+ * Pure logic.
  *
  * Encoders append one procedure's arguments to an XDR stream that
  * rpc_start_call began; they return false when the buffer is too small.
@@ -8,7 +9,8 @@
  * rpc_decode_reply; they return 0 (NFS3_OK), the protocol's status (> 0:
  * nfsstat3 or mountstat3) or -EBADMSG (truncated or garbage). Decoders never
  * allocate: names and data point into the record, valid while it is. They
- * need an xdrmem stream (xdrmem_create over the record, at any alignment).
+ * need an xdrmem stream: xdrx_create over the record (any alignment), or
+ * xdrmem_create over a 4-byte aligned one.
  */
 #ifndef NFSLOAD_NFS3X_H
 #define NFSLOAD_NFS3X_H

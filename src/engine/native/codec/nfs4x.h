@@ -1,6 +1,7 @@
 /*
  * nfs4x: the XDR of NFSv4.1 (RFC 8881) COMPOUNDs the native engine sends and
- * reads, over libtirpc's xdr_* primitives. Pure logic, no allocation.
+ * reads, over xdrx's helpers (libtirpc's public XDR API). Pure logic, no
+ * allocation. Decoders need a stream as nfs3x.h says.
  *
  * A COMPOUND is encoded after rpc_start_call(NFS_PROGRAM, 4, proc 1):
  * nfs4_enc_begin, one nfs4_enc_<op> per operation, nfs4_enc_end (which

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nfs4x_int.h"
+#include "../rpc/xdrx.h"
 
 /*
  * The XDR size of the fixed-size attributes (RFC 8881 section 5; 77..82
@@ -28,120 +29,24 @@ static const uint8_t attr_size[] = {
 	[78] = 8, [79] = 4, [81] = 8, [82] = 4,
 };
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
-static bool get32(XDR *x, uint32_t *v)
-{
-	return xdr_u_int(x, v);
-}
-
-static bool get64(XDR *x, uint64_t *v)
-{
-	return xdr_uint64_t(x, v);
-}
-
-/* XDR says a bool is 0 or 1; anything else is garbage. */
-static bool get_bool(XDR *x, bool *b)
-{
-	uint32_t v;
-
-	if (!get32(x, &v) || v > 1)
-		return false;
-	*b = v;
-	return true;
-}
-
-static bool skip32(XDR *x, unsigned n)
-{
-	uint32_t v;
-
-	while (n--)
-		if (!get32(x, &v))
-			return false;
-	return true;
-}
-
-/*
- * n bytes of the record in place, their padding skipped; NULL when fewer
- * are left. libtirpc's xdrmem has no XDR_INLINE over a buffer that is not
- * 4-byte aligned, and a record passed in place after a stream split at an
- * odd byte can be one: then this steps over the bytes itself, with the two
- * fields xdrmem keeps in either case (x_private the next byte, x_handy the
- * bytes left).
- */
-static const uint8_t *take(XDR *x, uint32_t n)
-{
-	const uint8_t *p;
-	uint32_t padded;
-
-	if (n > UINT32_MAX - 3)
-		return NULL;
-	padded = (n + 3) & ~3u;
-	p = (const uint8_t *)XDR_INLINE(x, padded);
-	if (p || x->x_op != XDR_DECODE || ((uintptr_t)x->x_private & 3) == 0)
-		return p;
-	if (x->x_handy < padded)
-		return NULL;
-	p = x->x_private;
-	x->x_private = (char *)x->x_private + padded;
-	x->x_handy -= padded;
-	return p;
-}
-
-static bool get_fixed(XDR *x, void *dst, uint32_t n)
-{
-	const uint8_t *p = take(x, n);
-
-	if (!p)
-		return false;
-	memcpy(dst, p, n);
-	return true;
-}
-
-/* A variable-length opaque of at most max bytes, in place. */
-static bool get_opaque(XDR *x, uint32_t max, const uint8_t **p, uint32_t *n)
-{
-	if (!get32(x, n) || *n > max)
-		return false;
-	*p = take(x, *n);
-	return *p != NULL;
-}
-
-static bool skip_opaque(XDR *x, uint32_t max)
-{
-	const uint8_t *p;
-	uint32_t n;
-
-	return get_opaque(x, max, &p, &n);
-}
-
 static bool get_bitmap(XDR *x, const uint8_t **words, uint32_t *n)
 {
-	if (!get32(x, n) || *n > UINT32_MAX / 4)
+	if (!xdrx_get32(x, n) || *n > UINT32_MAX / 4)
 		return false;
-	*words = take(x, *n * 4);
+	*words = xdrx_take(x, *n * 4);
 	return *words != NULL;
 }
 
 static bool skip_bitmap(XDR *x)
 {
-	const uint8_t *w;
 	uint32_t n;
 
-	return get_bitmap(x, &w, &n);
+	return xdrx_get32(x, &n) && xdrx_skip32(x, n);
 }
 
 static bool get_stateid(XDR *x, struct nfs4_stateid *sid)
 {
-	return get32(x, &sid->seqid) && get_fixed(x, sid->other, sizeof(sid->other));
+	return xdrx_get32(x, &sid->seqid) && xdrx_get_fixed(x, sid->other, sizeof(sid->other));
 }
 
 static bool skip_stateid(XDR *x)
@@ -156,13 +61,13 @@ static bool skip_cinfo(XDR *x)
 {
 	bool atomic;
 
-	return get_bool(x, &atomic) && skip32(x, 4);
+	return xdrx_get_bool(x, &atomic) && xdrx_skip32(x, 4);
 }
 
 /* nfsace4: type, flag, access_mask, who. */
 static bool skip_ace(XDR *x)
 {
-	return skip32(x, 3) && skip_opaque(x, UINT32_MAX);
+	return xdrx_skip32(x, 3) && xdrx_skip_opaque(x, UINT32_MAX);
 }
 
 /*
@@ -176,10 +81,10 @@ static bool get_fattr(XDR *x, struct nfs_attr *a, uint32_t *rdattr_error)
 	const uint8_t *mask, *list;
 	uint32_t nwords, len, off = 0, w;
 
-	if (!get_bitmap(x, &mask, &nwords) || !get_opaque(x, UINT32_MAX, &list, &len))
+	if (!get_bitmap(x, &mask, &nwords) || !xdrx_get_opaque(x, UINT32_MAX, &list, &len))
 		return false;
 	for (w = 0; w < nwords; w++) {
-		uint32_t bits = be32(mask + 4 * w);
+		uint32_t bits = xdrx_be32(mask + 4 * w);
 
 		while (bits) {
 			uint32_t attr = w * 32 + (uint32_t)__builtin_ctz(bits);
@@ -191,19 +96,19 @@ static bool get_fattr(XDR *x, struct nfs_attr *a, uint32_t *rdattr_error)
 				return false;
 			switch (attr) {
 			case FATTR4_TYPE:
-				a->type = be32(p);
+				a->type = xdrx_be32(p);
 				break;
 			case FATTR4_SIZE:
-				a->size = be64(p);
+				a->size = xdrx_be64(p);
 				break;
 			case FATTR4_RDATTR_ERROR:
-				*rdattr_error = be32(p);
+				*rdattr_error = xdrx_be32(p);
 				break;
 			case FATTR4_FILEID:
-				a->fileid = be64(p);
+				a->fileid = xdrx_be64(p);
 				break;
 			case FATTR4_MODE:
-				a->mode = be32(p);
+				a->mode = xdrx_be32(p);
 				break;
 			}
 			off += size;
@@ -219,14 +124,14 @@ static int ok(bool b)
 
 int nfs4_dec_begin(XDR *x, uint32_t *status, uint32_t *nresults)
 {
-	return ok(get32(x, status) && skip_opaque(x, UINT32_MAX) && get32(x, nresults));
+	return ok(xdrx_get32(x, status) && xdrx_skip_opaque(x, UINT32_MAX) && xdrx_get32(x, nresults));
 }
 
 int nfs4_dec_op(XDR *x, enum nfs4_opnum expect, uint32_t *status)
 {
 	uint32_t op;
 
-	if (!get32(x, &op) || !get32(x, status))
+	if (!xdrx_get32(x, &op) || !xdrx_get32(x, status))
 		return -EBADMSG;
 	/* A server that does not know the opcode answers OP_ILLEGAL and stops there. */
 	if (op == OP4_ILLEGAL && *status == NFS4ERR_OP_ILLEGAL)
@@ -239,8 +144,8 @@ int nfs4_dec_exchange_id(XDR *x, struct nfs4_exchange_id_res *r)
 	uint32_t how, n, i;
 	uint64_t minor_id;
 
-	if (!get64(x, &r->clientid) || !get32(x, &r->sequenceid) || !get32(x, &r->flags) ||
-	    !get32(x, &how))
+	if (!xdrx_get64(x, &r->clientid) || !xdrx_get32(x, &r->sequenceid) || !xdrx_get32(x, &r->flags) ||
+	    !xdrx_get32(x, &how))
 		return -EBADMSG;
 	switch (how) {
 	case SP4_NONE:
@@ -250,22 +155,22 @@ int nfs4_dec_exchange_id(XDR *x, struct nfs4_exchange_id_res *r)
 			return -EBADMSG;
 		break;
 	case SP4_SSV:		/* the ops, hash and encryption algorithms, ssv_len, window, handles */
-		if (!skip_bitmap(x) || !skip_bitmap(x) || !skip32(x, 4) || !get32(x, &n))
+		if (!skip_bitmap(x) || !skip_bitmap(x) || !xdrx_skip32(x, 4) || !xdrx_get32(x, &n))
 			return -EBADMSG;
 		for (i = 0; i < n; i++)
-			if (!skip_opaque(x, UINT32_MAX))
+			if (!xdrx_skip_opaque(x, UINT32_MAX))
 				return -EBADMSG;
 		break;
 	default:
 		return -EBADMSG;
 	}
 	/* server_owner4, server_scope, server_impl_id<1> */
-	if (!get64(x, &minor_id) || !skip_opaque(x, NFS4_OPAQUE_LIMIT) ||
-	    !skip_opaque(x, NFS4_OPAQUE_LIMIT) || !get32(x, &n) || n > 1)
+	if (!xdrx_get64(x, &minor_id) || !xdrx_skip_opaque(x, NFS4_OPAQUE_LIMIT) ||
+	    !xdrx_skip_opaque(x, NFS4_OPAQUE_LIMIT) || !xdrx_get32(x, &n) || n > 1)
 		return -EBADMSG;
 	/* nfs_impl_id4: domain, name, date (int64 seconds, uint32 nseconds) */
-	if (n == 1 && (!skip_opaque(x, UINT32_MAX) || !skip_opaque(x, UINT32_MAX) ||
-		       !skip32(x, 3)))
+	if (n == 1 && (!xdrx_skip_opaque(x, UINT32_MAX) || !xdrx_skip_opaque(x, UINT32_MAX) ||
+		       !xdrx_skip32(x, 3)))
 		return -EBADMSG;
 	return 0;
 }
@@ -274,16 +179,16 @@ static bool get_chan(XDR *x, struct nfs4_chan_attrs *a)
 {
 	uint32_t n;
 
-	return get32(x, &a->headerpadsize) && get32(x, &a->maxrequestsize) &&
-	       get32(x, &a->maxresponsesize) && get32(x, &a->maxresponsesize_cached) &&
-	       get32(x, &a->maxoperations) && get32(x, &a->maxrequests) &&
-	       get32(x, &n) && n <= 1 && skip32(x, n);
+	return xdrx_get32(x, &a->headerpadsize) && xdrx_get32(x, &a->maxrequestsize) &&
+	       xdrx_get32(x, &a->maxresponsesize) && xdrx_get32(x, &a->maxresponsesize_cached) &&
+	       xdrx_get32(x, &a->maxoperations) && xdrx_get32(x, &a->maxrequests) &&
+	       xdrx_get32(x, &n) && n <= 1 && xdrx_skip32(x, n);
 }
 
 int nfs4_dec_create_session(XDR *x, struct nfs4_create_session_res *r)
 {
-	return ok(get_fixed(x, r->sessionid, NFS4_SESSIONID_SIZE) && get32(x, &r->sequence) &&
-		  get32(x, &r->flags) && get_chan(x, &r->fore) && get_chan(x, &r->back));
+	return ok(xdrx_get_fixed(x, r->sessionid, NFS4_SESSIONID_SIZE) && xdrx_get32(x, &r->sequence) &&
+		  xdrx_get32(x, &r->flags) && get_chan(x, &r->fore) && get_chan(x, &r->back));
 }
 
 int nfs4_dec_bind_conn(XDR *x)
@@ -292,16 +197,16 @@ int nfs4_dec_bind_conn(XDR *x)
 	uint32_t dir;
 	bool rdma;
 
-	return ok(get_fixed(x, sessionid, sizeof(sessionid)) && get32(x, &dir) &&
-		  get_bool(x, &rdma));
+	return ok(xdrx_get_fixed(x, sessionid, sizeof(sessionid)) && xdrx_get32(x, &dir) &&
+		  xdrx_get_bool(x, &rdma));
 }
 
 int nfs4_dec_sequence(XDR *x, struct nfs4_sequence_res *r)
 {
-	return ok(get_fixed(x, r->sessionid, NFS4_SESSIONID_SIZE) &&
-		  get32(x, &r->sequenceid) && get32(x, &r->slotid) &&
-		  get32(x, &r->highest_slotid) && get32(x, &r->target_highest_slotid) &&
-		  get32(x, &r->status_flags));
+	return ok(xdrx_get_fixed(x, r->sessionid, NFS4_SESSIONID_SIZE) &&
+		  xdrx_get32(x, &r->sequenceid) && xdrx_get32(x, &r->slotid) &&
+		  xdrx_get32(x, &r->highest_slotid) && xdrx_get32(x, &r->target_highest_slotid) &&
+		  xdrx_get32(x, &r->status_flags));
 }
 
 int nfs4_dec_getfh(XDR *x, struct nfs_fh *fh)
@@ -309,7 +214,7 @@ int nfs4_dec_getfh(XDR *x, struct nfs_fh *fh)
 	const uint8_t *p;
 	uint32_t n;
 
-	if (!get_opaque(x, NFS4_FHSIZE, &p, &n))
+	if (!xdrx_get_opaque(x, NFS4_FHSIZE, &p, &n))
 		return -EBADMSG;
 	fh->len = n;
 	memcpy(fh->data, p, n);
@@ -326,7 +231,7 @@ int nfs4_dec_getattr(XDR *x, struct nfs_attr *attr)
 
 int nfs4_dec_access(XDR *x, uint32_t *supported, uint32_t *access)
 {
-	return ok(get32(x, supported) && get32(x, access));
+	return ok(xdrx_get32(x, supported) && xdrx_get32(x, access));
 }
 
 /* open_delegation4: each arm read and dropped (the engine asked for none). */
@@ -335,30 +240,30 @@ static bool skip_delegation(XDR *x)
 	uint32_t type, limitby, why;
 	bool b;
 
-	if (!get32(x, &type))
+	if (!xdrx_get32(x, &type))
 		return false;
 	switch (type) {
 	case OPEN_DELEGATE_NONE:
 		return true;
 	case OPEN_DELEGATE_READ:	/* stateid, recall, permissions */
-		return skip_stateid(x) && get_bool(x, &b) && skip_ace(x);
+		return skip_stateid(x) && xdrx_get_bool(x, &b) && skip_ace(x);
 	case OPEN_DELEGATE_WRITE:	/* stateid, recall, space_limit, permissions */
-		if (!skip_stateid(x) || !get_bool(x, &b) || !get32(x, &limitby))
+		if (!skip_stateid(x) || !xdrx_get_bool(x, &b) || !xdrx_get32(x, &limitby))
 			return false;
 		if (limitby == NFS_LIMIT_SIZE) {
-			if (!skip32(x, 2))	/* filesize */
+			if (!xdrx_skip32(x, 2))	/* filesize */
 				return false;
 		} else if (limitby == NFS_LIMIT_BLOCKS) {
-			if (!skip32(x, 2))	/* num_blocks, bytes_per_block */
+			if (!xdrx_skip32(x, 2))	/* num_blocks, bytes_per_block */
 				return false;
 		} else {
 			return false;
 		}
 		return skip_ace(x);
 	case OPEN_DELEGATE_NONE_EXT:	/* why, and for two reasons a bool */
-		if (!get32(x, &why))
+		if (!xdrx_get32(x, &why))
 			return false;
-		return (why != WND4_CONTENTION && why != WND4_RESOURCE) || get_bool(x, &b);
+		return (why != WND4_CONTENTION && why != WND4_RESOURCE) || xdrx_get_bool(x, &b);
 	default:
 		return false;
 	}
@@ -368,7 +273,7 @@ int nfs4_dec_open(XDR *x, struct nfs4_stateid *sid)
 {
 	uint32_t rflags;
 
-	return ok(get_stateid(x, sid) && skip_cinfo(x) && get32(x, &rflags) &&
+	return ok(get_stateid(x, sid) && skip_cinfo(x) && xdrx_get32(x, &rflags) &&
 		  skip_bitmap(x) && skip_delegation(x));
 }
 
@@ -379,18 +284,18 @@ int nfs4_dec_close(XDR *x, struct nfs4_stateid *sid)
 
 int nfs4_dec_read(XDR *x, bool *eof, uint32_t *count, const uint8_t **data)
 {
-	return ok(get_bool(x, eof) && get_opaque(x, UINT32_MAX, data, count));
+	return ok(xdrx_get_bool(x, eof) && xdrx_get_opaque(x, UINT32_MAX, data, count));
 }
 
 int nfs4_dec_write(XDR *x, uint32_t *count, uint32_t *committed, uint8_t verf[8])
 {
-	return ok(get32(x, count) && get32(x, committed) &&
-		  get_fixed(x, verf, NFS4_VERIFIER_SIZE));
+	return ok(xdrx_get32(x, count) && xdrx_get32(x, committed) &&
+		  xdrx_get_fixed(x, verf, NFS4_VERIFIER_SIZE));
 }
 
 int nfs4_dec_commit(XDR *x, uint8_t verf[8])
 {
-	return ok(get_fixed(x, verf, NFS4_VERIFIER_SIZE));
+	return ok(xdrx_get_fixed(x, verf, NFS4_VERIFIER_SIZE));
 }
 
 int nfs4_dec_remove(XDR *x)
@@ -428,17 +333,17 @@ static int readdir_entries(XDR *x, bool *eof,
 		uint64_t cookie;
 		int rc;
 
-		if (!get_bool(x, &more))
+		if (!xdrx_get_bool(x, &more))
 			return -EBADMSG;
 		if (!more)
 			break;
-		if (!get64(x, &cookie) || !get_opaque(x, UINT32_MAX, &name, &namelen) ||
+		if (!xdrx_get64(x, &cookie) || !xdrx_get_opaque(x, UINT32_MAX, &name, &namelen) ||
 		    !get_fattr(x, &a, &rdattr_error))
 			return -EBADMSG;
 		if (fn && (rc = fn(arg, (const char *)name, namelen, cookie, a.type == NF4DIR)))
 			return rc;
 	}
-	return ok(get_bool(x, eof));
+	return ok(xdrx_get_bool(x, eof));
 }
 
 int nfs4_dec_readdir(XDR *x, uint8_t verf[8], bool *eof,
@@ -451,7 +356,7 @@ int nfs4_dec_readdir(XDR *x, uint8_t verf[8], bool *eof,
 	int rc;
 
 	*eof = false;
-	if (!get_fixed(x, verf, NFS4_VERIFIER_SIZE))
+	if (!xdrx_get_fixed(x, verf, NFS4_VERIFIER_SIZE))
 		return -EBADMSG;
 	/* The whole list is checked before fn sees an entry of it. */
 	start = xdr_getpos(x);

@@ -4,13 +4,15 @@
  * Headers are written and read with xdr_u_int and friends rather than
  * xdr_callmsg/xdr_replymsg: those allocate for opaque bodies on decode and
  * need a struct rpc_msg filled in on encode, and the engine sends and reads
- * one fixed shape. Skipping is done with xdr_setpos, not XDR_INLINE: xdrmem
- * refuses XDR_INLINE on a buffer that is not 4-byte aligned.
+ * one fixed shape. The words themselves go through xdrx (the helpers rpc.c
+ * and the codecs share); skipping is done by position, which works over a
+ * buffer at any alignment.
  *
  * Not here: sockets (xport), the procedures' arguments and results (nfs3x,
  * nfs4x), matching replies to calls (the engine's xid table).
  */
 #include "rpc.h"
+#include "xdrx.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,69 +27,35 @@
 #define RPC_MACHINE_MAX 64	/* what we send of the machine name (the protocol allows 255) */
 #define RPC_GATHER_MIN 4096	/* the first gather buffer */
 
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static bool put_u32(XDR *x, uint32_t v)
-{
-	u_int u = v;
-
-	return xdr_u_int(x, &u);
-}
-
-static bool get_u32(XDR *x, uint32_t *v)
-{
-	u_int u;
-
-	if (!xdr_u_int(x, &u))
-		return false;
-	*v = u;
-	return true;
-}
-
 static bool put_auth_sys(XDR *x, const struct rpc_cred *cred)
 {
 	size_t n = strnlen(cred->machine, RPC_MACHINE_MAX);
 	uint32_t body = 4 + 4 + (uint32_t)n + rpc_pad((uint32_t)n) + 4 + 4 + 4;
 
-	/* xdr_opaque only reads the bytes when encoding. */
-	return put_u32(x, AUTH_SYS) && put_u32(x, body) && put_u32(x, cred->stamp) &&
-	       put_u32(x, (uint32_t)n) && xdr_opaque(x, (char *)cred->machine, (u_int)n) &&
-	       put_u32(x, cred->uid) && put_u32(x, cred->gid) && put_u32(x, 0);
+	return xdrx_put32(x, AUTH_SYS) && xdrx_put32(x, body) && xdrx_put32(x, cred->stamp) &&
+	       xdrx_put_opaque(x, cred->machine, (uint32_t)n, RPC_MACHINE_MAX) &&
+	       xdrx_put32(x, cred->uid) && xdrx_put32(x, cred->gid) && xdrx_put32(x, 0);
 }
 
 bool rpc_start_call(XDR *x, void *buf, size_t len, uint32_t xid, uint32_t prog,
 		    uint32_t vers, uint32_t proc, const struct rpc_cred *cred)
 {
-	/* xdrmem's sizes are u_int: a larger buffer is used only up to that. */
-	if (len > UINT32_MAX)
-		len = UINT32_MAX;
-	xdrmem_create(x, buf, (u_int)len, XDR_ENCODE);
+	xdrx_create(x, buf, len, XDR_ENCODE);
 	if (len < RPC_MARK_LEN || !xdr_setpos(x, RPC_MARK_LEN))
 		return false;
-	if (!put_u32(x, xid) || !put_u32(x, CALL) || !put_u32(x, RPC_MSG_VERSION) ||
-	    !put_u32(x, prog) || !put_u32(x, vers) || !put_u32(x, proc))
+	if (!xdrx_put32(x, xid) || !xdrx_put32(x, CALL) || !xdrx_put32(x, RPC_MSG_VERSION) ||
+	    !xdrx_put32(x, prog) || !xdrx_put32(x, vers) || !xdrx_put32(x, proc))
 		return false;
-	if (cred ? !put_auth_sys(x, cred) : !(put_u32(x, AUTH_NONE) && put_u32(x, 0)))
+	if (cred ? !put_auth_sys(x, cred) : !(xdrx_put32(x, AUTH_NONE) && xdrx_put32(x, 0)))
 		return false;
-	return put_u32(x, AUTH_NONE) && put_u32(x, 0);
+	return xdrx_put32(x, AUTH_NONE) && xdrx_put32(x, 0);
 }
 
 size_t rpc_finish_call(XDR *x, void *buf, uint32_t extra)
 {
 	u_int pos = xdr_getpos(x);
 
-	put_be32(buf, RPC_LAST_FRAG | ((pos - RPC_MARK_LEN + extra) & RPC_FRAG_MAX));
+	xdrx_put_be32(buf, RPC_LAST_FRAG | ((pos - RPC_MARK_LEN + extra) & RPC_FRAG_MAX));
 	return pos;
 }
 
@@ -95,25 +63,23 @@ bool rpc_peek_xid(const uint8_t *rec, size_t len, uint32_t *xid)
 {
 	if (len < 4)
 		return false;
-	*xid = get_be32(rec);
+	*xid = xdrx_be32(rec);
 	return true;
 }
 
 /* Skips an opaque_auth (flavor, body<400>): the server's verifier. */
 static bool skip_auth(XDR *x)
 {
-	uint32_t flavor, len;
+	uint32_t flavor;
 
-	if (!get_u32(x, &flavor) || !get_u32(x, &len) || len > MAX_AUTH_BYTES)
-		return false;
-	return xdr_setpos(x, xdr_getpos(x) + len + rpc_pad(len));
+	return xdrx_get32(x, &flavor) && xdrx_skip_opaque(x, MAX_AUTH_BYTES);
 }
 
 static int decode_accepted(XDR *x, struct rpc_reply *r)
 {
 	uint32_t stat;
 
-	if (!skip_auth(x) || !get_u32(x, &stat))
+	if (!skip_auth(x) || !xdrx_get32(x, &stat))
 		return -EBADMSG;
 	r->detail = stat;
 	switch (stat) {
@@ -121,7 +87,7 @@ static int decode_accepted(XDR *x, struct rpc_reply *r)
 		r->stat = RPC_REPLY_OK;
 		return 0;
 	case PROG_MISMATCH:
-		if (!get_u32(x, &r->low) || !get_u32(x, &r->high))
+		if (!xdrx_get32(x, &r->low) || !xdrx_get32(x, &r->high))
 			return -EBADMSG;
 		/* fall through */
 	case PROG_UNAVAIL:
@@ -139,18 +105,18 @@ static int decode_denied(XDR *x, struct rpc_reply *r)
 {
 	uint32_t stat, why;
 
-	if (!get_u32(x, &stat))
+	if (!xdrx_get32(x, &stat))
 		return -EBADMSG;
 	r->stat = RPC_REPLY_DENIED;
 	switch (stat) {
 	case RPC_MISMATCH:
-		if (!get_u32(x, &r->low) || !get_u32(x, &r->high))
+		if (!xdrx_get32(x, &r->low) || !xdrx_get32(x, &r->high))
 			return -EBADMSG;
 		r->detail = RPC_MISMATCH;
 		return 0;
 	case AUTH_ERROR:
 		/* AUTH_OK would read as RPC_MISMATCH in detail, and means nothing here. */
-		if (!get_u32(x, &why) || why == AUTH_OK)
+		if (!xdrx_get32(x, &why) || why == AUTH_OK)
 			return -EBADMSG;
 		r->detail = why;
 		return 0;
@@ -164,7 +130,8 @@ int rpc_decode_reply(XDR *x, struct rpc_reply *r)
 	uint32_t type, stat;
 
 	memset(r, 0, sizeof(*r));
-	if (!get_u32(x, &r->xid) || !get_u32(x, &type) || type != REPLY || !get_u32(x, &stat))
+	if (!xdrx_get32(x, &r->xid) || !xdrx_get32(x, &type) || type != REPLY ||
+	    !xdrx_get32(x, &stat))
 		return -EBADMSG;
 	switch (stat) {
 	case MSG_ACCEPTED:
@@ -266,7 +233,7 @@ static bool whole_record(const struct rpc_rec *r, const uint8_t *p, size_t n, ui
 
 	if (r->mark_have || r->len || n < RPC_MARK_LEN || ((uintptr_t)p & 3))
 		return false;
-	mark = get_be32(p);
+	mark = xdrx_be32(p);
 	*len = mark & RPC_FRAG_MAX;
 	return (mark & RPC_LAST_FRAG) && *len <= n - RPC_MARK_LEN;
 }
@@ -303,7 +270,7 @@ int rpc_rec_feed(struct rpc_rec *r, const uint8_t *p, size_t n,
 			if (r->mark_have < RPC_MARK_LEN)
 				return 0;
 			r->last = r->mark[0] & 0x80;
-			r->frag_left = get_be32(r->mark) & RPC_FRAG_MAX;
+			r->frag_left = xdrx_be32(r->mark) & RPC_FRAG_MAX;
 			if (r->frag_left > r->max - r->len)
 				return -EBADMSG;
 			rc = reserve(r, r->len + r->frag_left);

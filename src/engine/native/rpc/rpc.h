@@ -9,7 +9,7 @@
  * the mark. A WRITE's data is not copied into the buffer: the arguments
  * end with the data's length and the caller sends buffer, data and
  * rpc_pad(len) zero bytes as one record (rpc_finish_call is given the
- * extra length).
+ * extra length). The words are written and read with xdrx.h's helpers.
  */
 #ifndef NFSLOAD_RPC_H
 #define NFSLOAD_RPC_H
@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "xdrx.h"
 
 #define RPC_MARK_LEN 4
 /* The largest record the engine takes (a 1 MiB READ reply, headers, slack): larger is an error. */
@@ -43,7 +45,7 @@ size_t rpc_finish_call(XDR *x, void *buf, uint32_t extra);
 /* Zero bytes that follow n bytes of opaque data (0..3). */
 static inline uint32_t rpc_pad(uint32_t n)
 {
-	return (4 - (n & 3)) & 3;
+	return xdrx_pad(n);
 }
 
 /* A reply's header. */
