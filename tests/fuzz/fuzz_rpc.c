@@ -6,14 +6,19 @@
  *           its size): bits 0-5 a chunk size (0: one chunk), bit 6 sizes
  *           that vary, bit 7 chunks at an odd address;
  *   byte 1: bits 0-4 which results decoder reads each record after its
- *           reply header (nfs3x's, mnt3_dec_mnt, or an NFSv4 COMPOUND
- *           walked op by op), bit 7 a record limit of 256 bytes.
+ *           reply header (nfs3x's, mnt3_dec_mnt, an NFSv4 COMPOUND walked
+ *           op by op, or xdrx's helpers themselves, each picked by a word
+ *           of the record), bits 5-6 the odd offset (1..3) of the record's
+ *           second copy, bit 7 a record limit of 256 bytes.
  *
  * Each record rpc_rec_feed completes goes through rpc_decode_reply and, when
- * that is SUCCESS, the chosen decoder. Checks: return values are the ones
- * the headers allow; records are 4-byte aligned and within the limit; data
- * and names the decoders return lie inside the record; and the records (and
- * the final return) are the same as when the stream is fed in one chunk.
+ * that is SUCCESS, the chosen decoder: in place (a plain xdrmem stream, as
+ * the engine reads it), then from a copy at an odd address (an xdrx_create
+ * stream). Checks: return values are the ones the headers allow; records
+ * are 4-byte aligned and within the limit; data and names the decoders
+ * return lie inside the record; both copies give the same results at the
+ * same offsets; and the records (and the final return) are the same as when
+ * the stream is fed in one chunk.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,26 +27,30 @@
 #include "engine/native/codec/nfs3x.h"
 #include "engine/native/codec/nfs4x.h"
 #include "engine/native/rpc/rpc.h"
+#include "engine/native/rpc/xdrx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define SMALL_MAX 256
 #define NFS4_OPS_MAX 64		/* results walked in one COMPOUND */
 #define OP4_ILLEGAL_NUM 10044	/* a server's answer to an opcode it does not know */
+#define XDR_STEPS_MAX 64		/* helper calls in one DEC_XDR walk */
 #define FNV_BASIS UINT64_C(0xcbf29ce484222325)
 
 enum { DEC_MNT, DEC_GETATTR, DEC_LOOKUP, DEC_ACCESS, DEC_READ, DEC_WRITE, DEC_COMMIT,
-       DEC_CREATE, DEC_WCC, DEC_FSINFO, DEC_READDIRPLUS, DEC_COMPOUND, DEC_COUNT };
+       DEC_CREATE, DEC_WCC, DEC_FSINFO, DEC_READDIRPLUS, DEC_COMPOUND, DEC_XDR, DEC_COUNT };
 
 struct run {
 	bool decode;		/* false: the reference feed, records only */
 	unsigned decoder;
+	size_t odd;		/* the second copy's offset, 1..3 */
 	size_t max;
 	uint64_t hash;		/* of the records' lengths and bytes, in order */
 	unsigned records;
-	const uint8_t *rec;	/* the record being decoded */
+	const uint8_t *rec;	/* the record being decoded (or its copy) */
 	size_t len;
 	unsigned entries;
+	uint64_t trace;		/* of one decoding's results and where they lie */
 };
 
 static void hash_bytes(uint64_t *h, const void *p, size_t n)
@@ -52,22 +61,35 @@ static void hash_bytes(uint64_t *h, const void *p, size_t n)
 		*h = (*h ^ b[i]) * UINT64_C(0x100000001b3);
 }
 
-static void check_inside(const struct run *r, const void *p, size_t n)
+/* p[0..n) lies in the record; its offset and length go to the trace. */
+static void check_inside(struct run *r, const void *p, size_t n)
 {
 	const uint8_t *b = p;
+	uint64_t where[2] = { n, 0 };
 
-	if (!n)
-		return;
-	FUZZ_CHECK(b >= r->rec && n <= r->len && b - r->rec <= (ptrdiff_t)(r->len - n));
+	if (n) {
+		FUZZ_CHECK(b >= r->rec && n <= r->len && b - r->rec <= (ptrdiff_t)(r->len - n));
+		where[1] = (uint64_t)(b - r->rec);
+	}
+	hash_bytes(&r->trace, where, sizeof(where));
+}
+
+/* A result and the stream's position after it, to the trace. */
+static void trace(struct run *r, int rc, XDR *x)
+{
+	uint64_t v[2] = { (uint64_t)(int64_t)rc, xdr_getpos(x) };
+
+	FUZZ_CHECK(v[1] <= r->len);
+	hash_bytes(&r->trace, v, sizeof(v));
 }
 
 static int entry(void *arg, const char *name, uint32_t namelen, uint64_t cookie, bool is_dir)
 {
 	struct run *r = arg;
 
-	(void)cookie;
-	(void)is_dir;
 	check_inside(r, name, namelen);
+	hash_bytes(&r->trace, &cookie, sizeof(cookie));
+	hash_bytes(&r->trace, &is_dir, sizeof(is_dir));
 	/* a non-zero return stops the walk and comes back from the decoder */
 	return ++r->entries == 100 ? 7 : 0;
 }
@@ -168,12 +190,14 @@ static void decode_compound(XDR *x, struct run *r)
 	for (uint32_t i = 0; !rc && i < n && i < NFS4_OPS_MAX && peek_op(x, &op); i++) {
 		rc = nfs4_dec_op(x, (enum nfs4_opnum)op, &opstat);
 		check_nfs4(rc);
+		trace(r, rc, x);
 		if (rc)
 			break;
 		if (opstat != NFS4_OK && op != OP4_SETATTR)
 			break;
 		rc = nfs4_results(x, r, op);
 		check_nfs4(rc);
+		trace(r, rc, x);
 		if (opstat != NFS4_OK)
 			break;
 	}
@@ -241,6 +265,100 @@ static void decode_nfs3(XDR *x, struct run *r)
 		break;
 	}
 	check_nfs3(rc);
+	trace(r, rc, x);
+}
+
+/*
+ * xdrx's readers themselves, in an order the record chooses: each word's
+ * low 3 bits pick one, its other bits give the length or limit it takes.
+ * A reader that succeeds moved by whole words; one that fails ends the walk.
+ */
+static void decode_xdr(XDR *x, struct run *r)
+{
+	for (unsigned i = 0; i < XDR_STEPS_MAX; i++) {
+		uint32_t w, n, v32;
+		uint64_t v64;
+		uint8_t buf[64];
+		const uint8_t *p;
+		u_int before;
+		bool ok, b;
+
+		if (!xdrx_get32(x, &w))
+			break;
+		n = w >> 3;
+		before = xdr_getpos(x);
+		switch (w & 7) {
+		case 0:
+			ok = xdrx_get32(x, &v32);
+			break;
+		case 1:
+			ok = xdrx_get64(x, &v64);
+			break;
+		case 2:
+			ok = xdrx_get_bool(x, &b);
+			FUZZ_CHECK(!ok || b == (xdrx_be32(r->rec + before) == 1));
+			break;
+		case 3:
+			ok = (p = xdrx_take(x, n)) != NULL;
+			if (ok)
+				check_inside(r, p, n);
+			break;
+		case 4:
+			ok = xdrx_get_opaque(x, n, &p, &v32);
+			if (ok) {
+				FUZZ_CHECK(v32 <= n);
+				check_inside(r, p, v32);
+			}
+			break;
+		case 5:
+			ok = xdrx_skip_opaque(x, n);
+			break;
+		case 6:
+			ok = xdrx_get_fixed(x, buf, n % sizeof(buf));
+			if (ok)
+				hash_bytes(&r->trace, buf, n % sizeof(buf));
+			break;
+		default:
+			ok = xdrx_skip32(x, n);
+			break;
+		}
+		trace(r, ok, x);
+		if (!ok)
+			break;
+		FUZZ_CHECK(xdr_getpos(x) >= before && (xdr_getpos(x) - before) % 4 == 0);
+	}
+}
+
+static void decode_results(XDR *x, struct run *r)
+{
+	if (r->decoder == DEC_COMPOUND)
+		decode_compound(x, r);
+	else if (r->decoder == DEC_XDR)
+		decode_xdr(x, r);
+	else
+		decode_nfs3(x, r);
+	FUZZ_CHECK(xdr_getpos(x) <= r->len);
+}
+
+/* The record again from a copy at an odd address: the same results, at the same offsets. */
+static void decode_copy(const uint8_t *rec, size_t len, struct run *r)
+{
+	uint64_t in_place = r->trace;
+	struct rpc_reply rep;
+	uint8_t *mem = malloc(len + r->odd);
+	XDR x;
+
+	if (!mem)
+		abort();
+	memcpy(mem + r->odd, rec, len);
+	r->rec = mem + r->odd;
+	r->trace = FNV_BASIS;
+	xdrx_create(&x, mem + r->odd, len, XDR_DECODE);
+	FUZZ_CHECK(rpc_decode_reply(&x, &rep) == 0);
+	decode_results(&x, r);
+	FUZZ_CHECK(r->trace == in_place);
+	free(mem);
+	r->rec = rec;
 }
 
 static int on_record(void *arg, const uint8_t *rec, size_t len)
@@ -276,11 +394,9 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 		   rc == -EBADMSG || rc == -EIO);
 	if (rep.stat != RPC_REPLY_OK)
 		return 0;
-	if (r->decoder == DEC_COMPOUND)
-		decode_compound(&x, r);
-	else
-		decode_nfs3(&x, r);
-	FUZZ_CHECK(xdr_getpos(&x) <= len);
+	r->trace = FNV_BASIS;
+	decode_results(&x, r);
+	decode_copy(rec, len, r);
 	return 0;
 }
 
@@ -324,6 +440,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	chunked.decode = true;
 	chunked.decoder = (data[1] & 31) % DEC_COUNT;
+	chunked.odd = 1 + (size_t)((data[1] >> 5) & 3) % 3;
 	chunked.max = whole.max = (data[1] & 128) ? SMALL_MAX : RPC_RECORD_MAX;
 	rc_chunked = feed(&chunked, data[0], data + 2, size - 2);
 	rc_whole = feed(&whole, 0, data + 2, size - 2);
