@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nfs4x.h"
 #include "nfs4x_int.h"
 #include "../rpc/xdrx.h"
 

@@ -1,11 +1,10 @@
 /*
  * nfs4x's own constants, shared by its encoders (nfs4x.c) and decoders
- * (nfs4x_dec.c): RFC 5662's union arms and attribute numbers.
+ * (nfs4x_dec.c): RFC 5662's union arms and attribute numbers. Constants
+ * only: it includes nothing, so that both files stand above it.
  */
 #ifndef NFSLOAD_NFS4X_INT_H
 #define NFSLOAD_NFS4X_INT_H
-
-#include "nfs4x.h"
 
 #define NFS4_OPAQUE_LIMIT 1024
 #define NFS4_FHSIZE 128
