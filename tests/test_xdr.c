@@ -416,9 +416,9 @@ static void test_round_trip(void **state)
 		uint8_t *mem, *p = copy_at(enc, len, off, &mem);
 		const uint8_t *in;
 		uint8_t v[8];
-		uint64_t u64;
-		uint32_t u32, n;
-		bool b;
+		uint64_t u64 = 0;
+		uint32_t u32 = 0, n = 0;
+		bool b = false;
 
 		xdrx_create(&x, p, len, XDR_DECODE);
 		assert_true(xdrx_get32(&x, &u32));

@@ -1,8 +1,8 @@
 /*
  * xdrx: XDR helpers over libtirpc's public API, for rpc.c and the codecs.
  *
- * Values go through xdr_u_int, xdr_uint64_t and xdr_opaque, so encoders
- * write exactly what libtirpc writes (padding zeroed). Bytes in place come
+ * Opaques go through xdr_opaque, so encoders write exactly what libtirpc
+ * writes (padding zeroed); words are inline in xdrx.h. Bytes in place come
  * from XDR_INLINE; libtirpc's xdrmem refuses it over a buffer that is not
  * 4-byte aligned (a record gathered from a stream can start anywhere), so
  * there xdrx_take steps with xdr_setpos, which checks the same bounds, and
@@ -22,18 +22,6 @@ void xdrx_create(XDR *x, void *buf, size_t len, enum xdr_op op)
 		len = UINT_MAX;
 	xdrmem_create(x, buf, (u_int)len, op);
 	x->x_public = buf;
-}
-
-bool xdrx_put32(XDR *x, uint32_t v)
-{
-	u_int u = v;
-
-	return xdr_u_int(x, &u);
-}
-
-bool xdrx_put64(XDR *x, uint64_t v)
-{
-	return xdr_uint64_t(x, &v);
 }
 
 bool xdrx_put_fixed(XDR *x, const void *p, uint32_t n)
@@ -57,31 +45,6 @@ bool xdrx_put_string(XDR *x, const char *s, uint32_t max)
 	return n <= max && xdrx_put_opaque(x, s, (uint32_t)n, max);
 }
 
-bool xdrx_get32(XDR *x, uint32_t *v)
-{
-	u_int u;
-
-	if (!xdr_u_int(x, &u))
-		return false;
-	*v = u;
-	return true;
-}
-
-bool xdrx_get64(XDR *x, uint64_t *v)
-{
-	return xdr_uint64_t(x, v);
-}
-
-bool xdrx_get_bool(XDR *x, bool *b)
-{
-	uint32_t v;
-
-	if (!xdrx_get32(x, &v) || v > 1)
-		return false;
-	*b = v;
-	return true;
-}
-
 /* n bytes and their padding, in bytes; false when that passes 2^32 - 1. */
 static bool padded_len(uint32_t n, uint32_t *padded)
 {
@@ -94,10 +57,15 @@ static bool padded_len(uint32_t n, uint32_t *padded)
 bool xdrx_skip(XDR *x, uint32_t n)
 {
 	uint32_t padded;
-	u_int pos = xdr_getpos(x);
+	u_int pos;
 
-	return padded_len(n, &padded) && padded <= UINT_MAX - pos &&
-	       xdr_setpos(x, pos + padded);
+	if (!padded_len(n, &padded))
+		return false;
+	/* One call where xdrmem inlines, two (by position) where it will not. */
+	if (XDR_INLINE(x, padded))
+		return true;
+	pos = xdr_getpos(x);
+	return padded <= UINT_MAX - pos && xdr_setpos(x, pos + padded);
 }
 
 bool xdrx_skip32(XDR *x, uint32_t n)
@@ -128,7 +96,17 @@ const uint8_t *xdrx_take(XDR *x, uint32_t n)
 
 bool xdrx_get_fixed(XDR *x, void *dst, uint32_t n)
 {
-	return xdr_opaque(x, dst, n);
+	uint32_t padded;
+	const void *p;
+
+	if (!padded_len(n, &padded))
+		return false;
+	/* In place where xdrmem allows it (a copy, no call per part); else xdr_opaque's copy. */
+	p = XDR_INLINE(x, padded);
+	if (!p)
+		return xdr_opaque(x, dst, n);
+	memcpy(dst, p, n);
+	return true;
 }
 
 bool xdrx_get_opaque(XDR *x, uint32_t max, const uint8_t **p, uint32_t *n)

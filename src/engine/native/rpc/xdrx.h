@@ -56,9 +56,75 @@ static inline void xdrx_put_be32(uint8_t *p, uint32_t v)
  */
 void xdrx_create(XDR *x, void *buf, size_t len, enum xdr_op op);
 
+/*
+ * Words: inline, as the codecs call them for every field. Where xdrmem
+ * gives the bytes in place (XDR_INLINE: an aligned buffer, enough left)
+ * they are read or written there, as rpcgen's code does, with one call
+ * instead of xdr_u_int's two; elsewhere xdr_u_int and xdr_uint64_t do it.
+ * The bytes are the same either way.
+ */
+static inline bool xdrx_put32(XDR *x, uint32_t v)
+{
+	uint8_t *p = (uint8_t *)XDR_INLINE(x, 4);
+	u_int u = v;
+
+	if (p) {
+		xdrx_put_be32(p, v);
+		return true;
+	}
+	return xdr_u_int(x, &u);
+}
+
+static inline bool xdrx_put64(XDR *x, uint64_t v)
+{
+	uint8_t *p = (uint8_t *)XDR_INLINE(x, 8);
+
+	if (p) {
+		xdrx_put_be32(p, (uint32_t)(v >> 32));
+		xdrx_put_be32(p + 4, (uint32_t)v);
+		return true;
+	}
+	return xdr_uint64_t(x, &v);
+}
+
+static inline bool xdrx_get32(XDR *x, uint32_t *v)
+{
+	const uint8_t *p = (const uint8_t *)XDR_INLINE(x, 4);
+	u_int u;
+
+	if (p) {
+		*v = xdrx_be32(p);
+		return true;
+	}
+	if (!xdr_u_int(x, &u))
+		return false;
+	*v = u;
+	return true;
+}
+
+static inline bool xdrx_get64(XDR *x, uint64_t *v)
+{
+	const uint8_t *p = (const uint8_t *)XDR_INLINE(x, 8);
+
+	if (p) {
+		*v = xdrx_be64(p);
+		return true;
+	}
+	return xdr_uint64_t(x, v);
+}
+
+/* Stricter than xdr_bool, which takes any non-zero word as true: 0 or 1, else false. */
+static inline bool xdrx_get_bool(XDR *x, bool *b)
+{
+	uint32_t v;
+
+	if (!xdrx_get32(x, &v) || v > 1)
+		return false;
+	*b = v;
+	return true;
+}
+
 /* Writing */
-bool xdrx_put32(XDR *x, uint32_t v);
-bool xdrx_put64(XDR *x, uint64_t v);
 /* Fixed-length opaque: n bytes of p and their padding. */
 bool xdrx_put_fixed(XDR *x, const void *p, uint32_t n);
 /* Variable-length opaque<max>: length, bytes, padding; false when n > max. */
@@ -67,10 +133,6 @@ bool xdrx_put_opaque(XDR *x, const void *p, uint32_t n, uint32_t max);
 bool xdrx_put_string(XDR *x, const char *s, uint32_t max);
 
 /* Reading */
-bool xdrx_get32(XDR *x, uint32_t *v);
-bool xdrx_get64(XDR *x, uint64_t *v);
-/* Stricter than xdr_bool, which takes any non-zero word as true: 0 or 1, else false. */
-bool xdrx_get_bool(XDR *x, bool *b);
 /* Steps over n bytes and their padding. */
 bool xdrx_skip(XDR *x, uint32_t n);
 /* Steps over n 4-byte words. */
