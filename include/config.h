@@ -1,9 +1,8 @@
 /*
- * config: the run's settings, parsed and validated from argv.
- *
- * Owns: option parsing, URL parsing and every check that can be made without
- * a server. After config_parse succeeds the struct is read-only for the rest
- * of the run and shared by all threads. No I/O besides --help/--version.
+ * config: the run's settings, as data. Filled and checked from argv by
+ * config_parse (options.h); after that read-only for the rest of the run and
+ * shared by all threads. What the engines see of it is struct engine_params
+ * (engine.h), made from it by engine_params_init (params.h).
  */
 #ifndef NFSLOAD_CONFIG_H
 #define NFSLOAD_CONFIG_H
@@ -12,7 +11,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "engine.h"
 #include "meta.h"
 #include "workload.h"
 
@@ -21,15 +22,10 @@ enum cfg_arrival { CFG_ARRIVAL_UNIFORM, CFG_ARRIVAL_POISSON };
 enum cfg_live { CFG_LIVE_AUTO, CFG_LIVE_ON, CFG_LIVE_OFF };
 /* What a failed operation or a lost connection does to the run. */
 enum cfg_on_error { CFG_ON_ERROR_CONTINUE, CFG_ON_ERROR_STOP };
-/* Where wire time comes from (--wire-source): a packet tap where it can be
- * opened, else the sockets' kernel timestamps; or one of them. */
-enum cfg_wire { CFG_WIRE_AUTO, CFG_WIRE_TAP, CFG_WIRE_STAMPS };
 
-#define CFG_URL_MAX 1024
-#define CFG_SERVERS_MAX 16		/* URLs in one run */
-#define CFG_CYCLE_MAX 256		/* their weights' sum, at most */
-
-struct engine_ops;
+#define CFG_URL_MAX ENGINE_URL_MAX
+#define CFG_SERVERS_MAX ENGINE_SERVERS_MAX	/* URLs in one run */
+#define CFG_CYCLE_MAX ENGINE_CYCLE_MAX		/* their weights' sum, at most */
 
 /* One server of the run (servers.c): the first is also in config's url, host, ports. */
 struct cfg_server {
@@ -52,9 +48,7 @@ struct config {
 	int nfs_version;		/* 3 or 4 */
 	int nfs_minor;			/* 1: version=4.1 was asked for */
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
-	unsigned uid, gid;		/* AUTH_SYS credential (native engine) */
-	unsigned conns_per_session;	/* NFSv4.1 trunking (native engine), 1 = none */
-	unsigned max_load;		/* stress mode: wake once per this many replies, 0 = off */
+	struct engine_opts opt;		/* the engines' own options (engine_ops.options) */
 	/* Several URLs (servers.c): connections spread by weight, in session groups. */
 	unsigned nservers;		/* 1 with one URL (0: no server) */
 	bool shared_namespace;		/* --shared-namespace: every server serves one tree */
@@ -82,10 +76,8 @@ struct config {
 	bool skip_layout;
 	bool keep;
 	bool sync;			/* stable writes: files opened O_SYNC (FILE_SYNC) */
-	bool direct;			/* --direct: O_DIRECT (local engine only) */
 	bool series_buckets;		/* JSON series rows carry their histogram buckets */
 	bool wire_time;			/* --wire-time: wire time beside client time */
-	enum cfg_wire wire_source;	/* --wire-source (sets wire_time) */
 	enum cfg_on_error on_error;	/* default: continue if time based, else stop */
 	/* --verify: blocks carry a header and a checksum, reads check them */
 	bool verify;
@@ -107,49 +99,41 @@ struct config {
 	enum cfg_arrival arrival;
 	char hdr_log[CFG_URL_MAX];	/* "" = none */
 	char html[CFG_URL_MAX];		/* --report, "" = none */
+	char servers_file[CFG_URL_MAX];	/* --servers, "" = none */
 };
 
 enum cfg_result { CFG_RUN = 0, CFG_EXIT_OK = 1 };
 
-/*
- * Fills cfg from argv. Returns CFG_RUN, CFG_EXIT_OK after printing --help or
- * --version to stdout, or -EINVAL with one line in err (without the
- * "nfsload: " prefix) naming the option or URL part and what is accepted.
- */
-int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
+/* The server (index) connection conn goes to: whole session groups, in the cycle's turn. */
+static inline unsigned config_server_of(const struct config *cfg, unsigned conn)
+{
+	unsigned per = cfg->opt.conns_per_session > 1 ? cfg->opt.conns_per_session : 1;
 
-/* Validates and splits an nfs:// URL into cfg. Same return/err as above. */
-int config_parse_url(struct config *cfg, const char *url, char *err, size_t errlen);
-/* An engine on a local directory (engine_ops.takes_path): argv[0..argc) holds its path
- * (cfg->path; also cfg->url and canon_url, for reports and jobs). 0 or -EINVAL. */
-int config_parse_path(struct config *cfg, int argc, char **argv, char *err, size_t len);
+	if (cfg->nservers <= 1 || cfg->ncycle == 0)
+		return cfg->srv_index;
+	return cfg->cycle[(conn / per) % cfg->ncycle];
+}
 
-/* servers.c: the URLs argv[0..argc) and those of file (NULL: none) as the run's
- * servers, the first also into cfg's url, host and ports. 0 or -EINVAL. */
-int config_add_servers(struct config *cfg, int argc, char **argv, const char *file, char *err,
-		       size_t len);
-/* Once every option is known: weights, --shared-namespace, each server's connections. */
-int config_servers_validate(struct config *cfg, char *err, size_t len);
-/* The server (index) connection conn goes to. */
-unsigned config_server_of(const struct config *cfg, unsigned conn);
 /* Namespaces the servers make: 1 with --shared-namespace (or one server), else one each. */
-unsigned config_namespaces(const struct config *cfg);
+static inline unsigned config_namespaces(const struct config *cfg)
+{
+	return cfg->nservers > 1 && !cfg->shared_namespace ? cfg->nservers : 1;
+}
+
 /* out = cfg as if server s were its only one (its URL, host and ports): for the work
  * directory's control connection to it. */
-void config_for_server(const struct config *cfg, unsigned s, struct config *out);
+static inline void config_for_server(const struct config *cfg, unsigned s, struct config *out)
+{
+	const struct cfg_server *sv = &cfg->server[s];
 
-void config_usage(FILE *out);
-/* In a copy of argv's pointers: an abbreviation of --connections (6 letters or more,
- * without '=') made the whole option, as config_parse reads it (also job.c's scan). */
-void config_expand_abbrev(int argc, char **argv);
-
-/*
- * A usage error: the message (printf-style, one line, no "nfsload: ") into
- * err; returns -EINVAL. For config.c, url.c and the engines' check().
- */
-int config_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-struct option;
-/* The long options config_parse knows (getopt_long's table, zero-terminated). */
-const struct option *config_options(void);
+	*out = *cfg;
+	memcpy(out->url, sv->url, sizeof(out->url));
+	memcpy(out->host, sv->host, sizeof(out->host));
+	memcpy(out->canon_url, sv->canon_url, sizeof(out->canon_url));
+	out->nfsport = sv->nfsport;
+	out->mountport = sv->mountport;
+	out->nservers = 1;
+	out->ncycle = 1;
+	out->srv_index = s;
+}
 #endif

@@ -22,8 +22,84 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "fail.h"
+#include "meta.h"
+#include "option.h"
 #include "workload.h"
+
+#define ENGINE_URL_MAX 1024
+#define ENGINE_SERVERS_MAX 16		/* servers in one run */
+#define ENGINE_CYCLE_MAX 256		/* their weights' sum, at most */
+
+/* Where wire time comes from (--wire-source): a packet tap where it can be
+ * opened, else the sockets' kernel timestamps; or one of them. */
+enum engine_wire { ENGINE_WIRE_AUTO, ENGINE_WIRE_TAP, ENGINE_WIRE_STAMPS };
+
+/*
+ * The values of the options the engines declare (engine_ops.options, by
+ * offset into this struct). Which engine owns which is in their tables; an
+ * engine's check() refuses the others' where they make no sense for it.
+ */
+struct engine_opts {
+	unsigned uid, gid;		/* AUTH_SYS credential (native) */
+	unsigned conns_per_session;	/* NFSv4.1 trunking (native), 1 = none */
+	unsigned max_load;		/* stress mode: wake once per this many replies, 0 = off */
+	enum engine_wire wire_source;	/* --wire-source (native; sets wire_time) */
+	bool direct;			/* O_DIRECT (local) */
+};
+
+/* One server of the run. */
+struct engine_server {
+	char host[256];
+	char canon_url[ENGINE_URL_MAX];
+	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+};
+
+/*
+ * What an engine is told of the run: made once from the command line's
+ * settings (params.h), read-only, shared by all threads. Members mean what
+ * the options of the same name say (nfsload(1)).
+ */
+struct engine_params {
+	/* Where: the first (or only) server; a local engine's directory is path. */
+	char host[256];
+	char path[ENGINE_URL_MAX];	/* export path and subdirectory, or the local directory */
+	char canon_url[ENGINE_URL_MAX];	/* "nfs://host/path?version=N&...": for libnfs */
+	int nfs_version;		/* 3 or 4 */
+	int nfs_minor;			/* 1: NFSv4.1 */
+	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+	/* Several servers: connection id -> server by engine_server_of(). */
+	unsigned nservers;		/* 1 with one URL (0: no server) */
+	struct engine_server server[ENGINE_SERVERS_MAX];
+	unsigned char cycle[ENGINE_CYCLE_MAX];	/* server of each group of connections, in turn */
+	unsigned ncycle;
+	unsigned srv_index;		/* made for one server's control connection: which */
+	/* What and how much. */
+	unsigned threads, connections, iodepth;
+	enum wl_mode rw;
+	unsigned rwmixread;
+	uint64_t bs, size;
+	char dir[256];			/* the work directory under path */
+	uint64_t timeout_ns;
+	bool sync;			/* stable writes */
+	bool verify;
+	bool wire_time;			/* the worker wants engine_req.wire_ns */
+	bool meta;			/* --mix */
+	struct meta_mix mix;
+	uint64_t file_size;		/* --mix and small files: whole-file size */
+	unsigned small_files;		/* 0 = off */
+	struct engine_opts opt;		/* the engines' own options */
+};
+
+/* The server (index) connection conn goes to: whole session groups, in the cycle's turn. */
+static inline unsigned engine_server_of(const struct engine_params *p, unsigned conn)
+{
+	unsigned per = p->opt.conns_per_session > 1 ? p->opt.conns_per_session : 1;
+
+	if (p->nservers <= 1 || p->ncycle == 0)
+		return p->srv_index;
+	return p->cycle[(conn / per) % p->ncycle];
+}
 
 struct engine_conn;	/* one connection of an engine, opaque to the worker */
 struct engine_thread;	/* an engine's state for one loop */
@@ -81,7 +157,7 @@ struct engine_stat {
  */
 struct engine_ctl_ops {
 	/* Mounts the export: 0 or -errno with one line in err. */
-	int (*open)(const struct config *cfg, struct engine_ctl **out, char *err, size_t len);
+	int (*open)(const struct engine_params *cfg, struct engine_ctl **out, char *err, size_t len);
 	/* Mounts again on the same ctl (after an outage). */
 	int (*reopen)(struct engine_ctl *ctl, char *err, size_t len);
 	void (*free)(struct engine_ctl *ctl);
@@ -107,22 +183,25 @@ struct engine_ops {
 	bool takes_path;		/* a local directory instead of a URL (cfg->path) */
 	/* Set-up steps step() reports, NULL-terminated, at most SETUP_STEPS_MAX (setup.h). */
 	const char *const *steps;
+	/* Its own options (option.h; off into struct engine_opts), NULL-name-ended, or NULL.
+	 * Several engines may declare one option alike: the first declaration is used. */
+	const struct opt *options;
 
-	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err. */
-	int (*check)(const struct config *cfg, char *err, size_t len);
+	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err (config_fail). */
+	int (*check)(const struct engine_params *cfg, char *err, size_t len);
 	/* The largest READ and WRITE a connection can carry (UINT64_MAX: no limit). */
-	uint64_t (*max_read)(const struct config *cfg);
-	uint64_t (*max_write)(const struct config *cfg);
+	uint64_t (*max_read)(const struct engine_params *cfg);
+	uint64_t (*max_write)(const struct engine_params *cfg);
 	/* Process-wide preparation before any connection; a note for stderr or "". */
-	int (*init)(const struct config *cfg, char *note, size_t len);
+	int (*init)(const struct engine_params *cfg, char *note, size_t len);
 	/* One line on this build's limits for the report, "" for none. */
-	const char *(*limits_note)(const struct config *cfg);
+	const char *(*limits_note)(const struct engine_params *cfg);
 
-	struct engine_thread *(*thread_new)(const struct config *cfg, struct ev_loop *loop);
+	struct engine_thread *(*thread_new)(const struct engine_params *cfg, struct ev_loop *loop);
 	void (*thread_free)(struct engine_thread *t);
 
 	/* A connection that will open files file_ids[0..nfiles) in order. Sends nothing. */
-	int (*conn_new)(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+	int (*conn_new)(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
 			uint32_t nfiles, struct engine_conn **out);
 	/*
 	 * Sets the connection up on t's loop (mount, or session set-up, then
@@ -158,8 +237,15 @@ extern const struct engine_ops engine_local;
 extern const struct engine_ops engine_native;
 extern const struct engine_ops engine_null;
 
+/* A data file's path below the export: "/DIR/file.NNNNNN" (the one place that names it). */
+void engine_file_path(const char *dir, uint32_t id, char *buf, size_t len);
+
 /* The engine called name, or NULL. */
 const struct engine_ops *engine_find(const char *name);
+/* The engine a run has without --engine. */
+const struct engine_ops *engine_default(void);
+/* The i-th engine --engine knows, NULL past the last. */
+const struct engine_ops *engine_nth(size_t i);
 /* "libnfs, null": the names engine_find knows. */
 const char *engine_names(void);
 

@@ -9,6 +9,7 @@
 
 #include "cluster.h"
 #include "config.h"
+#include "options.h"
 #include "job.h"
 #include "jobrun.h"
 #include "merge.h"

@@ -18,8 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/url.h"
 #include "config.h"
 #include "engine.h"
+#include "options.h"
 #include "version.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -436,7 +438,7 @@ static void test_v4_limits(void **state)
 
 	(void)state;
 	bad += check_bad(URL "?version=4", reads, N(reads));
-	struct config v4 = { .nfs_version = 4 };
+	struct engine_params v4 = { .nfs_version = 4 };
 	uint64_t v4_max_write = engine_libnfs.max_write(&v4);
 
 	if (v4_max_write <= 3904) {

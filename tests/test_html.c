@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "options.h"
 #include "report.h"
 #include "stats.h"
 

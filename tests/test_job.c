@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cli/optable.h"
+#include "options.h"
 #include "job.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -408,8 +410,9 @@ static void test_errors(void **state)
 }
 
 /*
- * Every option of config_parse (but help and version) is a job-file key:
- * job.c keeps its own list, and this is what keeps the two in step.
+ * Every option of config_parse (but help, version and those read before it)
+ * is a job-file key, the engines' own included: job.c's keys and getopt's
+ * table are both made from the option tables, and this keeps them in step.
  */
 static void test_every_option_is_a_key(void **state)
 {
@@ -421,11 +424,16 @@ static void test_every_option_is_a_key(void **state)
 	(void)state;
 	assert_true(fd >= 0);
 	close(fd);
-	for (const struct option *o = config_options(); o->name; o++) {
+	struct opt_ref all[OPTIONS_MAX];
+	unsigned n = options_all(all), keys = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opt *o = all[i].opt;
 		FILE *f;
 
-		if (!strcmp(o->name, "help") || !strcmp(o->name, "version"))
+		if (o->kind == OPT_HELP || o->kind == OPT_VERSION || o->kind == OPT_ELSEWHERE)
 			continue;
+		keys++;
 		assert_non_null(f = fopen(path, "w"));
 		fprintf(f, "[phase p]\n%s = 1\n", o->name);
 		fclose(f);
@@ -437,6 +445,22 @@ static void test_every_option_is_a_key(void **state)
 		}
 	}
 	unlink(path);
+	/* The engines' own options are among them. */
+	for (const char *const *e = (const char *const[]){ "uid", "gid", "connections-per-session",
+			"wire-source", "max-load", "direct", NULL }; *e; e++) {
+		unsigned i = 0;
+
+		while (i < n && strcmp(all[i].opt->name, *e))
+			i++;
+		if (i == n || !*opt_key(all[i].opt)) {
+			print_error("--%s is not among the options' keys\n", *e);
+			bad++;
+		}
+	}
+	if (keys < 40) {
+		print_error("only %u options are job-file keys\n", keys);
+		bad++;
+	}
 	assert_int_equal(bad, 0);
 }
 

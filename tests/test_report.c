@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "options.h"
 #include "report.h"
 #include "stats.h"
 #include "version.h"

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "options.h"
 #include "engine.h"
 #include "run.h"
 
@@ -112,7 +113,7 @@ static void names_clear(void)
 	t.nnames = 0;
 }
 
-static int ctl_open(const struct config *cfg, struct engine_ctl **out, char *err, size_t len)
+static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, char *err, size_t len)
 {
 	return engine_null.ctl->open(cfg, out, err, len);
 }
@@ -197,7 +198,7 @@ static const char *ctl_error(struct engine_ctl *ctl)
 
 static struct engine_ctl_ops test_ctl;
 
-static int conn_new(const struct config *cfg, unsigned id, const uint32_t *ids, uint32_t n,
+static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *ids, uint32_t n,
 		    struct engine_conn **out)
 {
 	int rc;
@@ -305,7 +306,7 @@ static int connect_conn(struct engine_conn *c, struct engine_thread *th,
 	return engine_null.connect(c, th, &wrap_cbs, wrap(c, cbs, owner));
 }
 
-static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
 {
 	/* The set-up loop's engine state is the first; a worker's fails. */
 	if (t.fault == FAULT_THREAD && t.threads_made > 0)

@@ -2,7 +2,8 @@
  * job: a job file and/or --sweep plus the command line -> one argv per run
  * (format and precedence in job.h). libinih splits the lines; our reader
  * counts them and sees the section headers (so even an empty section has a
- * line); the handler checks each key against config.c's options below.
+ * line); the handler checks each key against the options' job-file keys
+ * (optable.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,12 +16,14 @@
 
 #include <ini.h>
 
-#include "config.h"
 #include "job.h"
+#include "optable.h"
+#include "options.h"
 
-#define KEYS_MAX 64
+#define KEYS_MAX OPTIONS_MAX
 
-/* config.c's long options (without help, version), then the job's own keys. */
+/* The options' job-file keys (flags and letters as getopt reads them), then the
+ * job's own keys. */
 static struct key {
 	const char *name;
 	bool flag;
@@ -28,16 +31,20 @@ static struct key {
 } keys[KEYS_MAX];
 static int nkeys, nopts, k_url, k_sweep;
 
-/* The keys, from config_options() the first time: one option table for both. */
+/* The keys, from the option tables the first time. */
 static void keys_init(void)
 {
+	struct opt_ref all[OPTIONS_MAX];
+	unsigned n;
+
 	if (nkeys)
 		return;
-	for (const struct option *o = config_options(); o->name && nkeys < KEYS_MAX - 2; o++) {
-		if (!strcmp(o->name, "help") || !strcmp(o->name, "version"))
-			continue;
-		keys[nkeys++] = (struct key){ o->name, o->has_arg == no_argument,
-					      o->val > 0 && o->val < 128 ? (char)o->val : 0 };
+	n = options_all(all);
+	for (unsigned i = 0; i < n && nkeys < KEYS_MAX - 2; i++) {
+		const struct opt *o = all[i].opt;
+
+		if (*opt_key(o))
+			keys[nkeys++] = (struct key){ opt_key(o), !o->arg, o->letter };
 	}
 	nopts = nkeys;
 	k_url = nkeys;

@@ -8,6 +8,7 @@
 
 #include "job.h"
 #include "jobrun.h"
+#include "options.h"
 #include "run.h"
 
 /* Per work directory, what a job's runs created: removed after the last run. */

@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "fail.h"
+#include "servers.h"
 #include "units.h"
+#include "url.h"
 
 #define WEIGHT_MAX 100
 
@@ -138,7 +140,7 @@ int config_add_servers(struct config *cfg, int argc, char **argv, const char *fi
 
 int config_servers_validate(struct config *cfg, char *err, size_t len)
 {
-	unsigned groups, per = cfg->conns_per_session > 1 ? cfg->conns_per_session : 1;
+	unsigned groups, per = cfg->opt.conns_per_session > 1 ? cfg->opt.conns_per_session : 1;
 	unsigned sum = 0, i, k;
 	int credit[CFG_SERVERS_MAX] = { 0 };
 
@@ -189,33 +191,4 @@ int config_servers_validate(struct config *cfg, char *err, size_t len)
 				    "(its weight is too small for so few)", cfg->connections,
 				    cfg->server[i].url);
 	return 0;
-}
-
-unsigned config_server_of(const struct config *cfg, unsigned conn)
-{
-	unsigned per = cfg->conns_per_session > 1 ? cfg->conns_per_session : 1;
-
-	if (cfg->nservers <= 1 || cfg->ncycle == 0)
-		return cfg->srv_index;
-	return cfg->cycle[(conn / per) % cfg->ncycle];
-}
-
-unsigned config_namespaces(const struct config *cfg)
-{
-	return cfg->nservers > 1 && !cfg->shared_namespace ? cfg->nservers : 1;
-}
-
-void config_for_server(const struct config *cfg, unsigned s, struct config *out)
-{
-	const struct cfg_server *sv = &cfg->server[s];
-
-	*out = *cfg;
-	snprintf(out->url, sizeof(out->url), "%s", sv->url);
-	snprintf(out->host, sizeof(out->host), "%s", sv->host);
-	snprintf(out->canon_url, sizeof(out->canon_url), "%s", sv->canon_url);
-	out->nfsport = sv->nfsport;
-	out->mountport = sv->mountport;
-	out->nservers = 1;
-	out->ncycle = 1;
-	out->srv_index = s;
 }

@@ -6,13 +6,12 @@
  * check that needs no server.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
 #include "engine.h"
 #include "units.h"
+#include "url.h"
 
 static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t len)
 {

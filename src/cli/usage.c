@@ -1,91 +1,52 @@
 /*
- * usage: the --help text, printed by config_parse (to stdout, exit 0). The
- * options themselves, their parsing and checks are config.c's; keep this text
- * in step with them and with man/nfsload.1.
+ * usage: the --help text (stdout, exit 0), made from the option tables
+ * (optable.h): each option's names, value and help lines. The reference
+ * stays in man/nfsload.1, which has an entry for every option listed here.
  */
 #include <stdio.h>
+#include <string.h>
 
-#include "config.h"
+#include "optable.h"
+#include "options.h"
+
+#define HELP_COLUMN 25	/* where the help text starts */
+
+static void print_option(FILE *out, const struct opt *o)
+{
+	char left[80];
+	int n;
+	const char *line = o->help;
+
+	if (o->letter)
+		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->letter, o->name,
+			     o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		n = snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "",
+			     o->arg ? o->arg : "");
+	fprintf(out, "%s%*s", left, n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
+	for (;;) {
+		size_t k = strcspn(line, "\n");
+
+		fprintf(out, "%.*s\n", (int)k, line);
+		if (!line[k])
+			break;
+		line += k + 1;
+		fprintf(out, "%*s", HELP_COLUMN, "");
+	}
+}
 
 void config_usage(FILE *out)
 {
+	struct opt_ref all[OPTIONS_MAX];
+	unsigned n = options_all(all);
+
 	fputs("usage: nfsload [options] nfs://server[:port]/export[/dir][?args]\n"
 	      "       nfsload --engine local [options] /some/dir\n"
 	      "       nfsload --engine null [options]\n"
-	      "\n"
-	      "  -t, --threads N        worker threads, one event loop each (default: CPUs)\n"
-	      "  -c, --connections N    TCP connections in total, spread over threads (default 1)\n"
-	      "  -q, --iodepth N        operations in flight per connection (default 1)\n"
-	      "      --rw MODE          read write randread randwrite readwrite randrw (default randread)\n"
-	      "      --rwmixread PCT    reads in percent for readwrite/randrw (default 50)\n"
-	      "  -b, --bs SIZE          block size, e.g. 4k 64k 1m (default 4k)\n"
-	      "      --size SIZE        size of each file (default 64m)\n"
-	      "      --nrfiles N        files in the work directory (default 1)\n"
-	      "      --dir NAME         work directory under the URL path (default nfsload.work)\n"
-	      "      --runtime TIME     run this long, e.g. 30s 5m (default: one pass)\n"
-	      "      --io-size SIZE     stop after this much data in total\n"
-	      "      --ramp-time TIME   warm-up excluded from every statistic\n"
-	      "      --timeout TIME     RPC timeout, whole seconds (default 5s); a connection\n"
-	      "                         with no reply for that long is lost and re-made\n"
-	      "      --on-error MODE    continue (reconnect lost connections; default for\n"
-	      "                         --runtime) or stop (end the run at the first error)\n"
-	      "      --verify           blocks carry a header and checksum; reads check them,\n"
-	      "                         written files are read back and checked at the end\n"
-	      "      --verify-only      no workload: read and check files written earlier\n"
-	      "      --verify-continue  count every mismatch instead of stopping at the first\n"
-	      "      --seed N           random seed (default 1)\n"
-	      "      --sync             stable writes (FILE_SYNC): files opened with O_SYNC\n"
-	      "      --commit-every N   a COMMIT after every N writes on a file (1: after each)\n"
-	      "      --direct           local engine: O_DIRECT, past the page cache (--bs a\n"
-	      "                         multiple of the filesystem's logical block size)\n"
-	      "      --mix OP=W,...     metadata workload: weighted read, write, getattr, lookup,\n"
-	      "                         access, setattr, readdir, create, remove, mkdir, rmdir,\n"
-	      "                         rename, open over each connection's own tree\n"
-	      "      --dirs N           directories per connection for --mix (default 4)\n"
-	      "      --files-per-dir N  files per directory at the start (default 16)\n"
-	      "      --file-size SIZE   size of those files, read and written whole (default 4k)\n"
-	      "      --small-files N    small-file test: create N files of --file-size (written\n"
-	      "                         whole), read them all, stat them, delete them\n"
-	      "      --skip-layout      use the files as they are, do not create or extend them\n"
-	      "      --keep             leave the files behind\n"
-	      "      --live / --quiet   force / suppress the once-a-second line on stderr\n"
-	      "      --rate N           open loop: N operations per second in all, scheduled\n"
-	      "                         ahead of completions; latency from the intended start\n"
-	      "      --arrival A        uniform or poisson gaps for --rate (default uniform)\n"
-	      "      --interval TIME    length of an interval of the series (default 1s)\n"
-	      "      --output-format F  text, json or csv (the interval series) (default text)\n"
-	      "      --output FILE      write the report to FILE instead of stdout\n"
-	      "      --hdr-log FILE     interval histograms in HdrHistogram log format 1.3\n"
-	      "      --report FILE      a self-contained HTML report with plots\n"
-	      "      --engine NAME      libnfs (default); native: NFSv3 and NFSv4.1 spoken by\n"
-	      "                         nfsload itself over io_uring sockets; local: files in a\n"
-	      "                         directory (a kernel NFS mount) through io_uring; or null:\n"
-	      "                         requests complete in-process, no server (nfsload's cost)\n"
-	      "      --connections-per-session N  NFSv4.1, native engine: N connections share\n"
-	      "                         one session and its slots (trunking; default 1)\n"
-	      "      --uid N, --gid N   AUTH_SYS user and group (native engine; default 0)\n"
-	      "      --servers FILE     more servers, one URL a line (also: several URLs, each\n"
-	      "                         URL[#weight=N]); connections spread by weight\n"
-	      "      --shared-namespace the servers serve one namespace (laid out once); without,\n"
-	      "                         each its own (laid out on each)\n"
-	      "      --series-by server the interval series per server too\n"
-	      "      --wire-time        native engine: each reply's wire time (request out, reply\n"
-	      "                         in) beside the client's own share\n"
-	      "      --wire-source SRC  where wire time comes from: tap (a packet tap, every\n"
-	      "                         reply; needs CAP_NET_RAW), stamps (socket timestamps),\n"
-	      "                         auto (tap if it can, default); implies --wire-time\n"
-	      "      --max-load K       stress mode: each connection wakes once per K replies\n"
-	      "                         (SO_RCVLOWAT); latencies are then upper bounds\n"
-	      "      --job FILE         run the phases of an INI job file in order (see nfsload(1))\n"
-	      "      --sweep KEY=V1,V2  run once per value, one summary table (KEY: an option)\n"
-	      "      --compare PATH     the kernel's client first (--engine local on PATH, a mount\n"
-	      "                         of the URL's export), then this command line; one table\n"
-	      "      --merge FILE...    several runs' JSON reports as one result (see nfsload(1))\n"
-	      "      --series-buckets   JSON series rows with their histogram buckets (--merge\n"
-	      "                         then merges the interval series exactly too)\n"
-	      "  -h, --help             this text\n"
-	      "  -V, --version          version and what each engine was built with\n"
-	      "\n"
+	      "\n", out);
+	for (unsigned i = 0; i < n; i++)
+		print_option(out, all[i].opt);
+	fputs("\n"
 	      "URL arguments: version=3|4 nfsport=N mountport=N uid=N gid=N tcp-syncnt=N if=NAME debug=N\n"
 	      "Example: nfsload -c 16 -q 4 --rw randread --runtime 30s 'nfs://10.0.0.5/vol1?version=3'\n",
 	      out);

@@ -1,7 +1,8 @@
 /*
- * engine: the table of engines --engine chooses from (the seam itself is
- * include/engine.h).
+ * engine: the table of engines --engine chooses from, the first the default
+ * (the seam itself is include/engine.h).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "engine.h"
@@ -9,12 +10,27 @@
 static const struct engine_ops *const engines[] = { &engine_libnfs, &engine_native, &engine_local,
 							    &engine_null };
 
+void engine_file_path(const char *dir, uint32_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, "/%s/file.%06u", dir, id);
+}
+
 const struct engine_ops *engine_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
 		if (strcmp(engines[i]->name, name) == 0)
 			return engines[i];
 	return NULL;
+}
+
+const struct engine_ops *engine_default(void)
+{
+	return engines[0];
+}
+
+const struct engine_ops *engine_nth(size_t i)
+{
+	return i < sizeof(engines) / sizeof(engines[0]) ? engines[i] : NULL;
 }
 
 const char *engine_names(void)

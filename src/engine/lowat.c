@@ -3,7 +3,7 @@
  * (see lowat.h).
  */
 #include "lowat.h"
-#include "config.h"
+#include "engine.h"
 #include "workload.h"
 
 static void tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -35,7 +35,7 @@ void lowat_set_stop(struct lowat_set *s)
 	ev_timer_stop(s->loop, &s->timer);
 }
 
-void lowat_init(struct lowat *l, const struct config *cfg)
+void lowat_init(struct lowat *l, const struct engine_params *cfg)
 {
 	*l = (struct lowat){ 0 };
 	/* The least an RPC reply can be: mark, xid, REPLY, accepted, empty verifier, status. */

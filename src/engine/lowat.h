@@ -20,6 +20,14 @@
 
 #include <ev.h>
 
+#include "engine.h"
+
+/* --max-load, as every engine with sockets declares it (engine_ops.options). */
+#define LOWAT_OPTION { .name = "max-load", .kind = OPT_COUNT, .arg = "K", \
+	.help = "stress mode: each connection wakes once per K replies\n(SO_RCVLOWAT); " \
+	"latencies are then upper bounds", \
+	.off = offsetof(struct engine_opts, max_load), .min = 1, .max = 1024 }
+
 struct lowat;
 
 struct lowat_set {			/* a thread's */
@@ -41,8 +49,7 @@ void lowat_set_init(struct lowat_set *s, struct ev_loop *loop,
 		    int (*apply)(struct lowat *l, int bytes));
 void lowat_set_stop(struct lowat_set *s);
 /* A connection's, for cfg's workload (l->reply_min set); watched on s if cfg has --max-load. */
-struct config;
-void lowat_init(struct lowat *l, const struct config *cfg);
+void lowat_init(struct lowat *l, const struct engine_params *cfg);
 void lowat_watch(struct lowat_set *s, struct lowat *l);
 void lowat_unwatch(struct lowat *l);
 /* After the requests in flight changed (inflight, at most max_load of them waited for). */

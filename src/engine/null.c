@@ -42,24 +42,24 @@ struct engine_ctl {
 
 static const char *const steps[] = { NULL };
 
-static int check(const struct config *cfg, char *err, size_t len)
+static int check(const struct engine_params *cfg, char *err, size_t len)
 {
 	if (cfg->verify)
 		return config_fail(err, len, "--engine null: moves no data, nothing to --verify");
-	if (cfg->max_load)
+	if (cfg->opt.max_load)
 		return config_fail(err, len, "--max-load: the null engine has no sockets to wake");
 	if (cfg->wire_time)
 		return config_fail(err, len, "--wire-time: the null engine has no wire");
 	return 0;
 }
 
-static uint64_t no_limit(const struct config *cfg)
+static uint64_t no_limit(const struct engine_params *cfg)
 {
 	(void)cfg;
 	return UINT64_MAX;
 }
 
-static int init(const struct config *cfg, char *note, size_t len)
+static int init(const struct engine_params *cfg, char *note, size_t len)
 {
 	(void)cfg;
 	note[0] = '\0';
@@ -67,7 +67,7 @@ static int init(const struct config *cfg, char *note, size_t len)
 	return 0;
 }
 
-static const char *limits_note(const struct config *cfg)
+static const char *limits_note(const struct engine_params *cfg)
 {
 	(void)cfg;
 	return "";
@@ -116,7 +116,7 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 }
 
-static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 	uint64_t biggest = cfg->bs > cfg->file_size ? cfg->bs : cfg->file_size;
@@ -145,7 +145,7 @@ static void thread_free(struct engine_thread *t)
 	free(t);
 }
 
-static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
 		    uint32_t nfiles, struct engine_conn **out)
 {
 	(void)cfg;
@@ -274,7 +274,7 @@ static const char *conn_error(const struct engine_conn *c)
 	return c->error;
 }
 
-static int ctl_open(const struct config *cfg, struct engine_ctl **out, char *err, size_t len)
+static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, char *err, size_t len)
 {
 	(void)cfg;
 	*out = calloc(1, sizeof(**out));

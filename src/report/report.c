@@ -118,7 +118,7 @@ int report_by_p99_desc(const void *a, const void *b)
 /* "UNSTABLE, COMMIT after every 4 writes per file", "FILE_SYNC (--sync)", ... */
 const char *report_write_stability(const struct config *cfg, char *buf, size_t len)
 {
-	const char *cache = cfg->direct ? "O_DIRECT" : "page cache";
+	const char *cache = cfg->opt.direct ? "O_DIRECT" : "page cache";
 
 	/* The local engine: what the kernel is asked for, in its words. */
 	if (cfg->engine && cfg->engine->takes_path && cfg->sync)
@@ -224,9 +224,9 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	count(s, &n, "threads", "threads", r->nthreads, true, true);
 	count(s, &n, "connections", "connections", cfg->connections, true, true);
 	count(s, &n, "iodepth", "iodepth", cfg->iodepth, true, true);
-	count(s, &n, "connections_per_session", "connections per session", cfg->conns_per_session,
-	      cfg->conns_per_session > 1, true);
-	count(s, &n, "max_load", "max-load (replies per wake)", cfg->max_load, cfg->max_load > 0,
+	count(s, &n, "connections_per_session", "connections per session", cfg->opt.conns_per_session,
+	      cfg->opt.conns_per_session > 1, true);
+	count(s, &n, "max_load", "max-load (replies per wake)", cfg->opt.max_load, cfg->opt.max_load > 0,
 	      true);
 	text(s, &n, "wire_time", "wire time", !cfg->wire_time ? "off" :
 	     cfg->engine && cfg->engine->wire_time ? "on" : "not available with this engine",
@@ -254,7 +254,7 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	text(s, &n, "arrival", "arrival", cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" :
 	     "uniform", cfg->rate > 0, false);
 	flag(s, &n, "sync", "sync", cfg->sync, true);
-	flag(s, &n, "direct", "direct", cfg->direct, true);
+	flag(s, &n, "direct", "direct", cfg->opt.direct, true);
 	count(s, &n, "commit_every", "commit every", cfg->commit_every, cfg->commit_every > 0, true);
 	text(s, &n, "on_error", "on error", cfg->on_error == CFG_ON_ERROR_STOP ? "stop" : "continue",
 	     true, false);

@@ -370,10 +370,10 @@ void report_text(FILE *out, const struct report *r)
 			r->ports ? r->ports : "");
 	if (r->limits_note[0])
 		fprintf(out, "note: %s\n", r->limits_note);
-	if (r->cfg->max_load)
+	if (r->cfg->opt.max_load)
 		fprintf(out, "note: --max-load %u: each connection wakes once per %u replies, so a "
 			"reply may wait for the others of its batch: latencies are upper bounds\n",
-			r->cfg->max_load, r->cfg->max_load);
+			r->cfg->opt.max_load, r->cfg->opt.max_load);
 	if (cfg->meta) {
 		fprintf(out, "workload: metadata mix %s, iodepth %u, per connection %u dirs x %u "
 			"files of %s in /%s\n", cfg->mix_str, cfg->iodepth, cfg->dirs,

@@ -13,6 +13,7 @@
 
 #include "cluster.h"
 #include "config.h"
+#include "options.h"
 #include "job.h"
 #include "merge.h"
 #include "run.h"

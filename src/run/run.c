@@ -17,6 +17,7 @@
 #include "control.h"
 #include "engine.h"
 #include "pattern.h"
+#include "params.h"
 #include "run.h"
 #include "setup.h"
 #include "units.h"
@@ -24,6 +25,7 @@
 
 struct app {
 	const struct config *cfg;
+	struct engine_params params;	/* the engine's view of cfg, made once */
 	FILE *out;
 	FILE *html;			/* --report, or NULL */
 	struct series series;
@@ -88,9 +90,9 @@ static int raise_nofile(unsigned connections)
  * fresh buffer: keep the bytes in flight across all connections near 64
  * MiB. An engine that cannot send 1 MiB gets whole 512-byte sectors.
  */
-static uint64_t layout_block_size(const struct config *cfg)
+static uint64_t layout_block_size(const struct config *cfg, const struct engine_params *params)
 {
-	uint64_t bs = 1u << 20, max = cfg->engine->max_write(cfg);
+	uint64_t bs = 1u << 20, max = cfg->engine->max_write(params);
 
 	if (max < bs)
 		return cfg->verify ? cfg->bs : max / 512 * 512;
@@ -120,7 +122,7 @@ static int prepare(struct app *a)
 	a->run.cfg = cfg;
 	a->run.files = a->fs;
 	a->run.pass_op = OP_NTYPES;
-	a->run.layout_bs = layout_block_size(cfg);
+	a->run.layout_bs = layout_block_size(cfg, &a->params);
 	/* Many connections: fewer layout writes in flight each, not smaller ones. */
 	per_conn = (UINT64_C(64) << 20) / (a->run.layout_bs * cfg->connections);
 	a->run.layout_depth = per_conn < 1 ? 1 : per_conn < cfg->iodepth ? (unsigned)per_conn :
@@ -184,14 +186,14 @@ static int start_workers(struct app *a)
 		for (unsigned j = 0; j < cfg->connections / cfg->threads +
 		     (i < cfg->connections % cfg->threads); j++)
 			all[k++] = worker_conn(a->workers[i], j);
-	rc = setup_all(cfg, all, k, UINT64_C(60000000000), &a->rep.setup, a->err,
+	rc = setup_all(cfg, &a->params, all, k, UINT64_C(60000000000), &a->rep.setup, a->err,
 		       sizeof(a->err));
 	free(all);
 	if (rc)
 		return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.connect_ns = a->rep.setup.elapsed_ns;
 	/* What set-up found (the native engine: sessions and slots granted). */
-	a->rep.limits_note = cfg->engine->limits_note(cfg);
+	a->rep.limits_note = cfg->engine->limits_note(&a->params);
 	for (unsigned i = 0; i < a->nworkers; i++)
 		if ((rc = worker_start(a->workers[i])))
 			return run_complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,
@@ -330,7 +332,7 @@ static int fill_report(struct app *a)
 
 	r->interrupted = c->signal != 0;
 	r->start_unix_ns = c->start_unix_ns;
-	r->limits_note = a->cfg->engine->limits_note(a->cfg);	/* with what the run saw */
+	r->limits_note = a->cfg->engine->limits_note(&a->params);	/* with what the run saw */
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
@@ -526,11 +528,13 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 
 	memset(a, 0, sizeof(*a));
 	a->cfg = cfg;
+	engine_params_init(&a->params, cfg);
+	a->run.params = &a->params;
 	a->out = out;
 	a->rep.cfg = cfg;
 	a->rep.engine = cfg->engine->name;
 	a->rep.ports = "";
-	a->rep.limits_note = cfg->engine->limits_note(cfg);
+	a->rep.limits_note = cfg->engine->limits_note(&a->params);
 	used_ops(cfg, used);
 	if (cfg->html[0] && !(a->html = fopen(cfg->html, "w"))) {
 		status = run_complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
@@ -554,7 +558,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	signal(SIGPIPE, SIG_IGN);
 	if (a->rep.limits_note[0])
 		fprintf(stderr, "nfsload: note: %s\n", a->rep.limits_note);
-	if (cfg->engine->init(cfg, note, sizeof(note)) < 0) {
+	if (cfg->engine->init(&a->params, note, sizeof(note)) < 0) {
 		status = run_complain(EXIT_RUNTIME, "cannot prepare the %s engine%s%s",
 				      cfg->engine->name, note[0] ? ": " : "", note);
 		goto out;

@@ -9,17 +9,19 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "params.h"
 #include "workdir.h"
 
 struct workdir {
 	const struct config *cfg;
+	struct engine_params params;	/* what the control connection was opened with */
 	const struct engine_ctl_ops *ops;
 	struct engine_ctl *ctl;
 };
 
 void workdir_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len)
 {
-	snprintf(buf, len, "/%s/file.%06u", cfg->dir, id);
+	engine_file_path(cfg->dir, id, buf, len);
 }
 
 void workdir_tree_path(const struct config *cfg, unsigned conn, unsigned dir, const char *leaf,
@@ -49,7 +51,8 @@ int workdir_open(const struct config *cfg, struct workdir **out, char *err, size
 	}
 	wd->cfg = cfg;
 	wd->ops = cfg->engine->ctl;
-	return wd->ops->open(cfg, &wd->ctl, err, len);
+	engine_params_init(&wd->params, cfg);
+	return wd->ops->open(&wd->params, &wd->ctl, err, len);
 }
 
 void workdir_free(struct workdir *wd)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "options.h"
 #include "engine.h"
 
 #define FUZZ_MAX_ARGS 32	/* words after argv[0] */

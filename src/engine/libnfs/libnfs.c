@@ -44,29 +44,29 @@ pthread_mutex_t libnfs_setup_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static const char *const steps[] = { "MOUNT", "OPEN", NULL };
 enum { STEP_MOUNT, STEP_OPEN };
 
-static bool v4_limits(const struct config *cfg)
+static bool v4_limits(const struct engine_params *cfg)
 {
 	return SHIM_V4_LIMITS && cfg->nfs_version == 4;
 }
 
-static uint64_t max_write(const struct config *cfg)
+static uint64_t max_write(const struct engine_params *cfg)
 {
 	return v4_limits(cfg) ? LIBNFS_V4_MAX_WRITE : UINT64_MAX;
 }
 
-static uint64_t max_read(const struct config *cfg)
+static uint64_t max_read(const struct engine_params *cfg)
 {
 	return v4_limits(cfg) ? LIBNFS_V4_MAX_READ : UINT64_MAX;
 }
 
-static const char *limits_note(const struct config *cfg)
+static const char *limits_note(const struct engine_params *cfg)
 {
 	return v4_limits(cfg) ? "libnfs 4.x NFSv4.0: writes up to 3904 bytes, reads up to 1 MiB, "
 				"layout uses 3584-byte writes" : "";
 }
 
 /* Whether an NFSv4 run would open files in parallel on one connection. */
-static bool parallel_v4_opens(const struct config *cfg)
+static bool parallel_v4_opens(const struct engine_params *cfg)
 {
 	const unsigned *w = cfg->mix.weight;
 
@@ -76,12 +76,12 @@ static bool parallel_v4_opens(const struct config *cfg)
 	       (cfg->meta && (w[OP_READ] || w[OP_WRITE] || w[OP_CREATE] || w[OP_OPEN]));
 }
 
-static int check(const struct config *cfg, char *err, size_t len)
+static int check(const struct engine_params *cfg, char *err, size_t len)
 {
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
 	bool whole_file_writes = cfg->small_files || (cfg->meta && cfg->mix.weight[OP_WRITE]);
 
-	if (cfg->conns_per_session > 1)
+	if (cfg->opt.conns_per_session > 1)
 		return config_fail(err, len, "--connections-per-session: NFSv4.1 sessions need "
 				   "--engine native");
 	if (cfg->nfs_minor)
@@ -139,7 +139,7 @@ static int use_reserved_ports(bool use)
 	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
 }
 
-static int init(const struct config *cfg, char *note, size_t len)
+static int init(const struct engine_params *cfg, char *note, size_t len)
 {
 	note[0] = '\0';
 	/* libnfs mallocs 4 KiB + count per WRITE: keep those off mmap/munmap. */
@@ -152,7 +152,7 @@ static int init(const struct config *cfg, char *note, size_t len)
 	return 0;
 }
 
-struct nfs_context *libnfs_context(const struct config *cfg, const char *tag, char *err,
+struct nfs_context *libnfs_context(const struct engine_params *cfg, const char *tag, char *err,
 				   size_t len)
 {
 	struct nfs_context *nfs = nfs_init_context();
@@ -277,7 +277,7 @@ static void service(struct engine_conn *c, int revents)
 	if (revents & POLLIN)
 		c->lw.rx_seen = true;
 	if (c->state == LCONN_READY)
-		lowat_update(&c->lw, c->inflight, c->cfg->max_load);
+		lowat_update(&c->lw, c->inflight, c->cfg->opt.max_load);
 	if (c->state != LCONN_DOWN)
 		watch(c);
 }
@@ -288,7 +288,7 @@ static void io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	service(w->data, ((revents & EV_READ) ? POLLIN : 0) | ((revents & EV_WRITE) ? POLLOUT : 0));
 }
 
-static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
 		    uint32_t nfiles, struct engine_conn **out)
 {
 	struct engine_conn *c = calloc(1, sizeof(*c));
@@ -335,8 +335,8 @@ static int open_next(struct engine_conn *c)
 {
 	char path[300];
 
-	snprintf(path, sizeof(path), "/%s/file.%06u", c->cfg->dir,
-		 c->file_ids[c->nfiles - c->opens_pending]);
+	engine_file_path(c->cfg->dir, c->file_ids[c->nfiles - c->opens_pending], path,
+			 sizeof(path));
 	c->step_start_ns = now_ns();
 	if (nfs_open_async(c->nfs, path, O_RDWR | (c->cfg->sync ? O_SYNC : 0), open_cb, c) < 0) {
 		libnfs_set_error(c, "open", nfs_get_error(c->nfs));
@@ -397,7 +397,7 @@ static int start_mount(struct engine_conn *c)
 	c->nfs = libnfs_context(c->cfg, tag, c->error, sizeof(c->error));
 	if (!c->nfs)
 		return -ENOMEM;
-	url = nfs_parse_url_dir(c->nfs, c->cfg->server[config_server_of(c->cfg, c->id)].canon_url);
+	url = nfs_parse_url_dir(c->nfs, c->cfg->server[engine_server_of(c->cfg, c->id)].canon_url);
 	if (!url) {
 		libnfs_set_error(c, "URL", nfs_get_error(c->nfs));
 		return -EINVAL;
@@ -469,7 +469,7 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 	c->owner = owner;
 	c->fd = -1;
 	c->events = 0;
-	if (c->cfg->max_load)
+	if (c->cfg->opt.max_load)
 		lowat_watch(&t->lowat, &c->lw);
 	if (c->state == LCONN_READY)
 		watch(c);
@@ -500,7 +500,7 @@ static void commit(struct engine_conn *c)
 		}
 		c->in_service = false;
 	}
-	lowat_update(&c->lw, c->inflight, c->cfg->max_load);
+	lowat_update(&c->lw, c->inflight, c->cfg->opt.max_load);
 	watch(c);
 }
 
@@ -545,7 +545,7 @@ static const char *conn_error(const struct engine_conn *c)
 	return c->error;
 }
 
-static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 
@@ -564,11 +564,14 @@ static void thread_free(struct engine_thread *t)
 	free(t);
 }
 
+static const struct opt options[] = { LOWAT_OPTION, { .name = NULL } };
+
 const struct engine_ops engine_libnfs = {
 	.name = "libnfs",
 	.about = SHIM_API,
 	.needs_url = true,
 	.steps = steps,
+	.options = options,
 	.check = check,
 	.max_read = max_read,
 	.max_write = max_write,

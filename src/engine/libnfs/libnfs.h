@@ -26,7 +26,7 @@ struct engine_thread {
 };
 
 struct engine_conn {
-	const struct config *cfg;
+	const struct engine_params *cfg;
 	unsigned id;
 	enum lconn_state state;
 	struct nfs_context *nfs;
@@ -65,7 +65,7 @@ extern const struct engine_ctl_ops libnfs_ctl_ops;
  * autoreconnect, a unique NFSv4 client name from tag). NULL on failure,
  * with err set.
  */
-struct nfs_context *libnfs_context(const struct config *cfg, const char *tag, char *err,
+struct nfs_context *libnfs_context(const struct engine_params *cfg, const char *tag, char *err,
 				   size_t len);
 /* libnfs's status of a finished call as -errno (see libnfs_ops.c). */
 int libnfs_status(struct nfs_context *nfs, int status);

@@ -23,7 +23,7 @@
 #define RPCBIND_PORT 111
 
 struct engine_ctl {
-	const struct config *cfg;
+	const struct engine_params *cfg;
 	struct nfs_context *nfs;
 	unsigned seen[4];	/* server ports the mount talked to, in order */
 	unsigned nseen;
@@ -53,7 +53,7 @@ static void note_port(struct engine_ctl *ctl, int fd)
 /* "NFS port 2049 (from rpcbind), MOUNT port 20048 (from rpcbind)" */
 static void describe_ports(struct engine_ctl *ctl)
 {
-	const struct config *cfg = ctl->cfg;
+	const struct engine_params *cfg = ctl->cfg;
 	unsigned nfs = ctl->nseen ? ctl->seen[ctl->nseen - 1] : 0, mnt = 0;
 	size_t n;
 
@@ -150,9 +150,9 @@ static int probe(const char *host, unsigned port)
 /* Why a mount failed, in words a newcomer can act on. */
 static void mount_error(struct engine_ctl *ctl, const struct mount_wait *w, char *err, size_t len)
 {
-	const struct config *cfg = ctl->cfg;
+	const struct engine_params *cfg = ctl->cfg;
 	unsigned tries[3], n = 0;
-	char head[CFG_URL_MAX + 300];
+	char head[ENGINE_URL_MAX + 300];
 
 	snprintf(head, sizeof(head), "cannot mount %s:%s (NFSv%d)", cfg->host, cfg->path,
 		 cfg->nfs_version);
@@ -186,7 +186,7 @@ static void mount_error(struct engine_ctl *ctl, const struct mount_wait *w, char
 
 static int ctl_mount(struct engine_ctl *ctl, char *err, size_t len)
 {
-	const struct config *cfg = ctl->cfg;
+	const struct engine_params *cfg = ctl->cfg;
 	struct mount_wait w = { 0 };
 	struct nfs_url *url;
 	int rc;
@@ -214,7 +214,7 @@ static int ctl_mount(struct engine_ctl *ctl, char *err, size_t len)
 	return 0;
 }
 
-static int ctl_open(const struct config *cfg, struct engine_ctl **out, char *err, size_t len)
+static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, char *err, size_t len)
 {
 	struct engine_ctl *ctl = calloc(1, sizeof(*ctl));
 

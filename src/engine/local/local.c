@@ -19,34 +19,33 @@
 
 #include "clock.h"
 #include "local.h"
-#include "workdir.h"
 
 static const char *const steps[] = { "open", NULL };
 
-static int check(const struct config *cfg, char *err, size_t len)
+static int check(const struct engine_params *cfg, char *err, size_t len)
 {
 	if (cfg->meta || cfg->small_files)
 		return config_fail(err, len, "%s: not with --engine local (io_uring has no READDIR, "
 			    "ACCESS or SETATTR; run it with --engine native or libnfs on the URL)",
 			    cfg->meta ? "--mix" : "--small-files");
-	if (cfg->max_load)
+	if (cfg->opt.max_load)
 		return config_fail(err, len, "--max-load: the local engine has no sockets to wake");
 	if (cfg->wire_time)
 		return config_fail(err, len, "--wire-time: the local engine has no wire (use "
 			    "--engine native on the URL)");
-	if (cfg->conns_per_session > 1)
+	if (cfg->opt.conns_per_session > 1)
 		return config_fail(err, len, "--connections-per-session: NFSv4.1 sessions (native "
 			    "engine), not --engine local");
 	return local_check_dir(cfg, err, len);
 }
 
-static uint64_t no_limit(const struct config *cfg)
+static uint64_t no_limit(const struct engine_params *cfg)
 {
 	(void)cfg;
 	return UINT64_MAX;
 }
 
-static int init(const struct config *cfg, char *note, size_t len)
+static int init(const struct engine_params *cfg, char *note, size_t len)
 {
 	(void)cfg;
 	(void)len;
@@ -54,7 +53,7 @@ static int init(const struct config *cfg, char *note, size_t len)
 	return 0;
 }
 
-static const char *limits_note(const struct config *cfg)
+static const char *limits_note(const struct engine_params *cfg)
 {
 	(void)cfg;
 	return local_ring_note();
@@ -82,7 +81,7 @@ static void ready_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 }
 
-static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 
@@ -104,7 +103,7 @@ static void thread_free(struct engine_thread *t)
 	free(t);
 }
 
-static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
 		    uint32_t nfiles, struct engine_conn **out)
 {
 	struct engine_conn *c = calloc(1, sizeof(*c));
@@ -145,22 +144,22 @@ static void close_files(struct engine_conn *c)
 
 static int open_files(struct engine_conn *c)
 {
-	const struct config *cfg = c->cfg;
+	const struct engine_params *cfg = c->cfg;
 	int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (cfg->sync ? O_SYNC : 0) |
-		    (cfg->direct ? O_DIRECT : 0);
+		    (cfg->opt.direct ? O_DIRECT : 0);
 	char path[320];
 	int dirfd = local_dir_open(cfg, c->error, sizeof(c->error));
 
 	if (dirfd < 0)
 		return dirfd;
 	for (uint32_t i = 0; i < c->nfiles; i++) {
-		workdir_file_path(cfg, c->file_ids[i], path, sizeof(path));
+		engine_file_path(cfg->dir, c->file_ids[i], path, sizeof(path));
 		c->fds[i] = openat(dirfd, local_rel(path), flags);
 		if (c->fds[i] < 0) {
 			int rc = -errno;
 
 			snprintf(c->error, sizeof(c->error), "open %.200s%.100s: %s%s", cfg->path, path,
-				 strerror(-rc), rc == -EINVAL && cfg->direct ?
+				 strerror(-rc), rc == -EINVAL && cfg->opt.direct ?
 				 " (--direct: the filesystem refuses O_DIRECT)" : "");
 			close(dirfd);
 			return rc;
@@ -279,12 +278,24 @@ static const char *conn_error(const struct engine_conn *c)
 	return c->error;
 }
 
+/* --direct: given with another engine, the message is the table's. */
+static const struct opt options[] = {
+	{ .name = "direct", .kind = OPT_FLAG,
+	  .help = "local engine: O_DIRECT, past the page cache (--bs a\nmultiple of the "
+	  "filesystem's logical block size)",
+	  .off = offsetof(struct engine_opts, direct),
+	  .foreign = "only with --engine local (the NFS engines have no client page cache to "
+	  "bypass)" },
+	{ .name = NULL },
+};
+
 const struct engine_ops engine_local = {
 	.name = "local",
 	.about = "io_uring on a local directory (liburing)",
 	.needs_url = false,
 	.takes_path = true,
 	.steps = steps,
+	.options = options,
 	.check = check,
 	.max_read = no_limit,
 	.max_write = no_limit,

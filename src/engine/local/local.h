@@ -25,7 +25,7 @@
 struct local_ring;
 
 struct engine_thread {
-	const struct config *cfg;
+	const struct engine_params *cfg;
 	struct ev_loop *loop;
 	struct local_ring *ring;	/* made at the first request, on the loop's thread */
 	ev_idle ready_w;		/* connect(): ready() on the next turn */
@@ -33,7 +33,7 @@ struct engine_thread {
 };
 
 struct engine_conn {
-	const struct config *cfg;
+	const struct engine_params *cfg;
 	unsigned id;
 	uint32_t nfiles;
 	uint32_t *file_ids;
@@ -68,9 +68,9 @@ void local_ring_expire(struct local_ring *r, struct engine_conn *c, uint64_t age
 const char *local_ring_note(void);
 
 /* --direct and the directory, before anything is written: 0 or -EINVAL with one line. */
-int local_check_dir(const struct config *cfg, char *err, size_t len);
+int local_check_dir(const struct engine_params *cfg, char *err, size_t len);
 /* Opens the directory (O_PATH): an fd, or -errno with one line in err. */
-int local_dir_open(const struct config *cfg, char *err, size_t len);
+int local_dir_open(const struct engine_params *cfg, char *err, size_t len);
 /* "/dir/file" below the directory, as openat() takes it. */
 const char *local_rel(const char *path);
 

@@ -22,7 +22,7 @@
 #define LOCAL_RAMFS_MAGIC 0x858458f6
 
 struct engine_ctl {
-	const struct config *cfg;
+	const struct engine_params *cfg;
 	int dirfd;
 	char error[512];
 	char fs[64];			/* for the report: the filesystem beneath */
@@ -57,7 +57,7 @@ static const char *fs_name(long type, char *buf, size_t len)
  * tmpfs takes O_DIRECT since Linux 6.6 but its files are the page cache:
  * nothing to bypass, so it is refused like a filesystem that fails the open.
  */
-static int check_direct(const struct config *cfg, long fstype, char *err, size_t len)
+static int check_direct(const struct engine_params *cfg, long fstype, char *err, size_t len)
 {
 	const char *fix = "use a directory on a disk filesystem or an NFS mount, or leave "
 			  "out --direct";
@@ -97,7 +97,7 @@ static int check_direct(const struct config *cfg, long fstype, char *err, size_t
 	return 0;
 }
 
-int local_check_dir(const struct config *cfg, char *err, size_t len)
+int local_check_dir(const struct engine_params *cfg, char *err, size_t len)
 {
 	struct statfs sf;
 	struct stat st;
@@ -110,10 +110,10 @@ int local_check_dir(const struct config *cfg, char *err, size_t len)
 			    "existing directory)", cfg->path);
 	if (statfs(cfg->path, &sf) < 0)
 		return config_fail(err, len, "'%s': %s", cfg->path, strerror(errno));
-	return cfg->direct ? check_direct(cfg, (long)sf.f_type, err, len) : 0;
+	return cfg->opt.direct ? check_direct(cfg, (long)sf.f_type, err, len) : 0;
 }
 
-int local_dir_open(const struct config *cfg, char *err, size_t len)
+int local_dir_open(const struct engine_params *cfg, char *err, size_t len)
 {
 	int fd = open(cfg->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
@@ -152,7 +152,7 @@ static int ctl_reopen(struct engine_ctl *ctl, char *err, size_t len)
 	return 0;
 }
 
-static int ctl_open(const struct config *cfg, struct engine_ctl **out, char *err, size_t len)
+static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, char *err, size_t len)
 {
 	struct engine_ctl *ctl = calloc(1, sizeof(*ctl));
 	int rc;

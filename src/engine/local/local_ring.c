@@ -246,7 +246,7 @@ static int ring_init(struct local_ring *r, unsigned entries)
  * The pool: a buffer for every request the thread's connections can have in
  * flight, plus one (a completion's callback refills before its buffer is back).
  */
-static int pool_init(struct local_ring *r, const struct config *cfg, unsigned depth)
+static int pool_init(struct local_ring *r, const struct engine_params *cfg, unsigned depth)
 {
 	struct iovec *iov;
 	int rc;
@@ -287,7 +287,7 @@ static int pool_init(struct local_ring *r, const struct config *cfg, unsigned de
 
 int local_ring_new(struct engine_thread *t, struct local_ring **out, char *why, size_t len)
 {
-	const struct config *cfg = t->cfg;
+	const struct engine_params *cfg = t->cfg;
 	unsigned per_thread = (cfg->connections + cfg->threads - 1) / cfg->threads;
 	unsigned depth = per_thread * cfg->iodepth;
 	unsigned entries = pow2_at_least(depth + 8);
@@ -300,7 +300,7 @@ int local_ring_new(struct engine_thread *t, struct local_ring **out, char *why, 
 		return -ENOMEM;
 	}
 	r->t = t;
-	r->direct = cfg->direct;
+	r->direct = cfg->opt.direct;
 	r->efd = -1;
 	entries = entries < 64 ? 64 : entries > 4096 ? 4096 : entries;
 	rc = ring_init(r, entries);

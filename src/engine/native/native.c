@@ -27,8 +27,8 @@
 const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
 
 /* Set once per run in init(), before any thread; read-only after. One per server. */
-static struct sockaddr_storage nfs_addr[CFG_SERVERS_MAX], mnt_addr[CFG_SERVERS_MAX];
-static socklen_t addr_len[CFG_SERVERS_MAX];
+static struct sockaddr_storage nfs_addr[ENGINE_SERVERS_MAX], mnt_addr[ENGINE_SERVERS_MAX];
+static socklen_t addr_len[ENGINE_SERVERS_MAX];
 static bool use_uring;
 static char transport_note[512];
 
@@ -71,7 +71,7 @@ void nat_set_error(struct engine_conn *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int check(const struct config *cfg, char *err, size_t len)
+static int check(const struct engine_params *cfg, char *err, size_t len)
 {
 	if (cfg->nfs_version != 3 && cfg->nfs_version != 4)
 		return config_fail(err, len, "URL: version=%d: the native engine speaks version=3 "
@@ -79,32 +79,32 @@ static int check(const struct config *cfg, char *err, size_t len)
 	if (cfg->bs > (1u << 20))
 		return config_fail(err, len, "--bs: the native engine moves at most 1 MiB per "
 				   "request (try --bs 1m)");
-	if (cfg->conns_per_session > 1 && cfg->nfs_version != 4)
+	if (cfg->opt.conns_per_session > 1 && cfg->nfs_version != 4)
 		return config_fail(err, len, "--connections-per-session: sessions are NFSv4.1's "
 				   "(version=4.1 in the URL)");
-	if (cfg->conns_per_session > 1 &&
-	    cfg->connections % (cfg->threads * cfg->conns_per_session))
+	if (cfg->opt.conns_per_session > 1 &&
+	    cfg->connections % (cfg->threads * cfg->opt.conns_per_session))
 		return config_fail(err, len, "--connections-per-session %u: each thread carries whole "
 				   "sessions, so --connections (%u) must be a multiple of --threads x "
-				   "%u (%u)", cfg->conns_per_session, cfg->connections,
-				   cfg->conns_per_session, cfg->threads * cfg->conns_per_session);
+				   "%u (%u)", cfg->opt.conns_per_session, cfg->connections,
+				   cfg->opt.conns_per_session, cfg->threads * cfg->opt.conns_per_session);
 	if ((cfg->meta || cfg->small_files) && cfg->file_size > (1u << 20))
 		return config_fail(err, len, "--file-size: the native engine moves at most 1 MiB per "
 				   "request (try --file-size 1m)");
 	return 0;
 }
 
-static uint64_t max_io(const struct config *cfg)
+static uint64_t max_io(const struct engine_params *cfg)
 {
 	(void)cfg;
 	return 1u << 20;
 }
 
 /* Server i's addresses (rpcbind asked for the ports not given). */
-static int resolve(const struct config *cfg, unsigned i, char *note, size_t len)
+static int resolve(const struct engine_params *cfg, unsigned i, char *note, size_t len)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
-	const struct cfg_server *sv = &cfg->server[i];
+	const struct engine_server *sv = &cfg->server[i];
 	struct addrinfo *ai;
 	char host[256];
 	size_t n = strlen(sv->host);
@@ -142,7 +142,7 @@ static int resolve(const struct config *cfg, unsigned i, char *note, size_t len)
 	return 0;
 }
 
-static int init(const struct config *cfg, char *note, size_t len)
+static int init(const struct engine_params *cfg, char *note, size_t len)
 {
 	char why[160];
 	int rc;
@@ -179,7 +179,7 @@ static int init(const struct config *cfg, char *note, size_t len)
 	return 0;
 }
 
-static const char *limits_note(const struct config *cfg)
+static const char *limits_note(const struct engine_params *cfg)
 {
 	static char note[sizeof(transport_note) + 400];
 	char sess[400];
@@ -205,7 +205,7 @@ static int apply_lowat(struct lowat *l, int bytes)
 	return c->state == NS_READY ? xport_set_lowat(c->sock, bytes) : -1;
 }
 
-static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 
@@ -240,7 +240,7 @@ static void thread_free(struct engine_thread *t)
 	free(t);
 }
 
-static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
+static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
 		    uint32_t nfiles, struct engine_conn **out)
 {
 	struct engine_conn *c = calloc(1, sizeof(*c));
@@ -250,7 +250,7 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 		return -ENOMEM;
 	c->cfg = cfg;
 	c->id = id;
-	c->srv = config_server_of(cfg, id);
+	c->srv = engine_server_of(cfg, id);
 	c->nfiles = nfiles;
 	c->file_ids = malloc(nfiles * sizeof(*c->file_ids) + 1);
 	c->files = calloc(nfiles + 1, sizeof(*c->files));
@@ -264,8 +264,8 @@ static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_
 		snprintf(host, sizeof(host), "nfsload");
 	host[sizeof(host) - 1] = '\0';
 	snprintf(c->cred.machine, sizeof(c->cred.machine), "%s", host);
-	c->cred.uid = cfg->uid;
-	c->cred.gid = cfg->gid;
+	c->cred.uid = cfg->opt.uid;
+	c->cred.gid = cfg->opt.gid;
 	c->cred.stamp = (uint32_t)now_ns();
 	ev_init(&c->retry_timer, nat_retry_cb);
 	c->retry_timer.data = c;
@@ -453,7 +453,7 @@ static void attach(struct engine_conn *c, struct engine_thread *t, const struct 
 	/* Failing, every reply is left out of wire time. */
 	if (nat_tap_thread(t) == 0 && t->tap && c->state == NS_READY)
 		nat_tap_join(c);
-	if (c->cfg->max_load)
+	if (c->cfg->opt.max_load)
 		lowat_watch(&t->lowat, &c->lw);
 	if (c->retry_head)
 		ev_timer_start(t->loop, &c->retry_timer);
@@ -477,7 +477,7 @@ static void commit(struct engine_conn *c)
 {
 	/* xport sends every socket's queued records when the loop turn ends. */
 	if (c->state == NS_READY)
-		lowat_update(&c->lw, c->inflight, c->cfg->max_load);
+		lowat_update(&c->lw, c->inflight, c->cfg->opt.max_load);
 }
 
 static void tick(struct engine_conn *c)
@@ -518,12 +518,36 @@ static const char *conn_error(const struct engine_conn *c)
 	return c->error;
 }
 
+/* The options only this engine takes (option.h; values in struct engine_opts). */
+static const struct opt options[] = {
+	{ .name = "connections-per-session", .kind = OPT_COUNT, .arg = "N",
+	  .help = "NFSv4.1, native engine: N connections share\none session and its slots "
+	  "(trunking; default 1)",
+	  .off = offsetof(struct engine_opts, conns_per_session), .min = 1, .max = 255 },
+	{ .name = "uid", .kind = OPT_ID, .arg = "N",
+	  .help = "AUTH_SYS user (native engine; default 0)",
+	  .off = offsetof(struct engine_opts, uid) },
+	{ .name = "gid", .kind = OPT_ID, .arg = "N",
+	  .help = "AUTH_SYS group (native engine; default 0)",
+	  .off = offsetof(struct engine_opts, gid) },
+	{ .name = "wire-source", .kind = OPT_WORD, .arg = "SRC",
+	  .help = "where wire time comes from: tap (a packet tap, every\nreply; needs "
+	  "CAP_NET_RAW), stamps (socket timestamps),\nauto (tap if it can, default); "
+	  "implies --wire-time",
+	  .off = offsetof(struct engine_opts, wire_source),
+	  .words = (const char *const[]){ "auto", "tap", "stamps", NULL }, .noun = "a source",
+	  .implies = "wire-time" },
+	LOWAT_OPTION,
+	{ .name = NULL },
+};
+
 const struct engine_ops engine_native = {
 	.name = "native",
 	.about = "native NFSv3/NFSv4.1 (libtirpc XDR, liburing sockets)",
 	.needs_url = true,
 	.wire_time = true,
 	.steps = nat_steps,
+	.options = options,
 	.check = check,
 	.max_read = max_io,
 	.max_write = max_io,

@@ -105,7 +105,7 @@ struct nat_file {
 };
 
 struct engine_thread {
-	const struct config *cfg;
+	const struct engine_params *cfg;
 	struct ev_loop *loop;
 	struct xport *xp;
 	struct lowat_set lowat;		/* --max-load */
@@ -129,7 +129,7 @@ struct nat_tap {
 };
 
 struct engine_conn {
-	const struct config *cfg;
+	const struct engine_params *cfg;
 	unsigned id;
 	unsigned srv;			/* the server it goes to (config_server_of) */
 	enum nat_state state;
@@ -246,10 +246,10 @@ void nat_calls_tick(struct engine_conn *c, uint64_t now);
 void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 
 /* native_tap.c: wire time from a packet tap (tap.h). */
-/* At init: whether the run's wire time comes from a tap (cfg->wire_source,
+/* At init: whether the run's wire time comes from a tap (cfg->opt.wire_source,
  * CAP_NET_RAW, IPv4 servers); where not, why, for the note. -errno when the
  * tap was asked for and cannot be opened (why says why). */
-int nat_tap_init(const struct config *cfg, char *why, size_t len);
+int nat_tap_init(const struct engine_params *cfg, char *why, size_t len);
 bool nat_tap_used(void);
 /* A worker thread's tap (opened on first attach): 0 or -errno. */
 int nat_tap_thread(struct engine_thread *t);
@@ -306,7 +306,7 @@ void nat_sess_fail_others(struct nat_session *s, struct engine_conn *keep, const
 /* The session is up: connections waiting for it go on with their set-up. */
 void nat_sess_up(struct nat_session *s);
 /* For the report: sessions, connections each, slots granted. */
-void nat_sess_note(const struct config *cfg, char *buf, size_t len);
+void nat_sess_note(const struct engine_params *cfg, char *buf, size_t len);
 
 /* native_meta.c: the --mix operations and the control connection's, on names below
  * the export (engine_req.path), each one or more calls (engine_req.stage). */

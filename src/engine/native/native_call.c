@@ -175,7 +175,7 @@ int nat_data(void *arg, const uint8_t *p, size_t n)
 	if (rc == 0)
 		rpc_rec_trim(&c->rec);
 	if (rc == 0 && c->state == NS_READY)
-		lowat_update(&c->lw, c->inflight, c->cfg->max_load);
+		lowat_update(&c->lw, c->inflight, c->cfg->opt.max_load);
 	if (rc == -ECONNABORTED)
 		return rc;	/* already failed and reported */
 	if (rc < 0) {

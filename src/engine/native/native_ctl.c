@@ -159,7 +159,7 @@ int nat_pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog, ui
  * run (every connection's MNT named the same export from this host). Its
  * answer changes nothing for the run: 0 or -errno, said nowhere else.
  */
-static int send_umnt(const struct config *cfg, const struct rpc_cred *cred)
+static int send_umnt(const struct engine_params *cfg, const struct rpc_cred *cred)
 {
 	uint64_t deadline = now_ns() + (uint64_t)PMAP_TIMEOUT_MS * 1000000;
 	struct one_reply reply = { .len = 0 };
@@ -203,7 +203,7 @@ struct ctl_names {
 };
 
 struct engine_ctl {
-	struct config cfg;		/* the run's, with no work directory */
+	struct engine_params cfg;		/* the run's, with no work directory */
 	struct ev_loop *loop;
 	struct engine_thread t;
 	struct engine_conn *c;
@@ -276,7 +276,7 @@ static unsigned port_of(const struct sockaddr *sa)
 /* "NFS port 2049 (given), MOUNT port 20048 (given)" */
 static void describe_ports(struct engine_ctl *ctl)
 {
-	const struct config *cfg = &ctl->cfg;
+	const struct engine_params *cfg = &ctl->cfg;
 	socklen_t len;
 	size_t n;
 
@@ -292,10 +292,10 @@ static void describe_ports(struct engine_ctl *ctl)
 /* Why the set-up failed, in words a newcomer can act on (most hints come with c->error). */
 static void mount_error(struct engine_ctl *ctl, char *err, size_t len)
 {
-	const struct config *cfg = &ctl->cfg;
+	const struct engine_params *cfg = &ctl->cfg;
 	const char *why = ctl->c->error[0] ? ctl->c->error : "set-up failed";
 	const char *root = "LOOKUP of the work directory failed: ", *cut;
-	char head[CFG_URL_MAX + 300];
+	char head[ENGINE_URL_MAX + 300];
 
 	snprintf(head, sizeof(head), "cannot mount %s:%s (NFSv%s)", cfg->host, cfg->path,
 		 cfg->nfs_version == 4 ? "4.1" : "3");
@@ -378,7 +378,7 @@ static void ctl_free(struct engine_ctl *ctl)
 	free(ctl);
 }
 
-static int ctl_open(const struct config *cfg, struct engine_ctl **out, char *err, size_t len)
+static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, char *err, size_t len)
 {
 	static const uint32_t no_files[1];
 	struct engine_ctl *ctl = calloc(1, sizeof(*ctl));

@@ -19,7 +19,7 @@ static unsigned slots_min = UINT32_MAX, slots_max, sessions_made;
 
 int nat_sess_join(struct engine_conn *c)
 {
-	unsigned per = c->cfg->conns_per_session ? c->cfg->conns_per_session : 1;
+	unsigned per = c->cfg->opt.conns_per_session ? c->cfg->opt.conns_per_session : 1;
 	struct nat_session *s = last_made;
 
 	if (c->id % per == 0 || !s || s->nmembers == per) {
@@ -200,9 +200,9 @@ void nat_sess_up(struct nat_session *s)
 	}
 }
 
-void nat_sess_note(const struct config *cfg, char *buf, size_t len)
+void nat_sess_note(const struct engine_params *cfg, char *buf, size_t len)
 {
-	unsigned per = cfg->conns_per_session ? cfg->conns_per_session : 1;
+	unsigned per = cfg->opt.conns_per_session ? cfg->opt.conns_per_session : 1;
 	unsigned lo = __atomic_load_n(&slots_min, __ATOMIC_RELAXED);
 	unsigned hi = __atomic_load_n(&slots_max, __ATOMIC_RELAXED);
 	unsigned want = per * cfg->iodepth;

@@ -27,7 +27,7 @@
 #define TAP_PORTS 65536
 
 static bool tap_used;
-static uint16_t srv_ports[CFG_SERVERS_MAX];
+static uint16_t srv_ports[ENGINE_SERVERS_MAX];
 static unsigned nsrv_ports;
 static bool tap_lo;		/* every server on 127.0.0.0/8 */
 
@@ -41,16 +41,16 @@ static unsigned sa_port(const struct sockaddr *sa)
 	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
 }
 
-int nat_tap_init(const struct config *cfg, char *why, size_t len)
+int nat_tap_init(const struct engine_params *cfg, char *why, size_t len)
 {
-	bool must = cfg->wire_source == CFG_WIRE_TAP;
+	bool must = cfg->opt.wire_source == ENGINE_WIRE_TAP;
 	int rc;
 
 	tap_used = false;
 	nsrv_ports = 0;
 	tap_lo = true;
 	why[0] = '\0';
-	if (!cfg->wire_time || cfg->wire_source == CFG_WIRE_STAMPS)
+	if (!cfg->wire_time || cfg->opt.wire_source == ENGINE_WIRE_STAMPS)
 		return 0;
 	for (unsigned i = 0; i < cfg->nservers; i++) {
 		socklen_t salen;
@@ -66,7 +66,7 @@ int nat_tap_init(const struct config *cfg, char *why, size_t len)
 			tap_lo = false;
 		while (j < nsrv_ports && srv_ports[j] != sa_port(sa))
 			j++;
-		if (j == nsrv_ports && nsrv_ports < CFG_SERVERS_MAX)
+		if (j == nsrv_ports && nsrv_ports < ENGINE_SERVERS_MAX)
 			srv_ports[nsrv_ports++] = (uint16_t)sa_port(sa);
 	}
 	rc = tap_probe();

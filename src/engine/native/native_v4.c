@@ -204,7 +204,7 @@ static bool send_create_session(struct engine_conn *c)
 {
 	/* Room for a 1 MiB WRITE (the layout's) or READ reply, with headers; a slot per
 	 * request its connections may have in flight. */
-	unsigned per = c->cfg->conns_per_session ? c->cfg->conns_per_session : 1;
+	unsigned per = c->cfg->opt.conns_per_session ? c->cfg->opt.conns_per_session : 1;
 	unsigned want = per * c->cfg->iodepth + 2;
 	struct nfs4_chan_attrs fore = {
 		.maxrequestsize = (1u << 20) + 8192, .maxresponsesize = (1u << 20) + 8192,
@@ -355,7 +355,7 @@ static int ops_after(XDR *x, const enum nfs4_opnum *ops, unsigned n)
 
 static int reply_root(struct engine_conn *c, XDR *x)
 {
-	char path[2 * CFG_URL_MAX];
+	char path[2 * ENGINE_URL_MAX];
 	char *save, *tok;
 	uint32_t st;
 	int rc;

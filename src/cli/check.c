@@ -1,0 +1,171 @@
+/*
+ * check: defaults, and every check across options that needs no server;
+ * the engine's own limits last (engine_ops.check, on the engine's params).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "engine.h"
+#include "optable.h"
+#include "params.h"
+#include "units.h"
+#include "verify.h"
+
+void config_defaults(struct config *cfg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->engine = engine_default();
+	cfg->nfs_version = 3;
+	cfg->threads = ncpu > 0 ? (unsigned)ncpu : 1;
+	cfg->connections = 1;
+	cfg->iodepth = 1;
+	cfg->rw = WL_RANDREAD;
+	cfg->rwmixread = 50;
+	cfg->bs = 4096;
+	cfg->size = 64 << 20;
+	cfg->nrfiles = 1;
+	snprintf(cfg->dir, sizeof(cfg->dir), "nfsload.work");
+	cfg->timeout_ns = UINT64_C(5000000000);
+	cfg->interval_ns = UINT64_C(1000000000);
+	cfg->dirs = 4;
+	cfg->files_per_dir = 16;
+	cfg->file_size = 4096;
+	cfg->seed = 1;
+}
+
+/* --verify: whole blocks of --bs, each with its header, at block offsets. */
+static int check_verify(struct config *cfg, char *err, size_t len)
+{
+	if (cfg->verify_continue && !cfg->verify)
+		return config_fail(err, len, "--verify-continue: only with --verify or --verify-only");
+	if (!cfg->verify)
+		return 0;
+	if (cfg->meta || cfg->small_files)
+		return config_fail(err, len, "--verify: checks the files of --size/--nrfiles "
+			    "(not with --mix or --small-files)");
+	if (cfg->bs < VERIFY_MIN_BLOCK)
+		return config_fail(err, len, "--bs: at least %d bytes with --verify (a block holds a "
+			    "%d-byte header)", VERIFY_MIN_BLOCK, VERIFY_HDR_SIZE);
+	if (cfg->size % cfg->bs)
+		return config_fail(err, len, "--size: a multiple of --bs with --verify (whole blocks)");
+	if (cfg->verify_only && (cfg->runtime_ns || cfg->io_size || cfg->rate > 0))
+		return config_fail(err, len, "--verify-only: reads every file once (not with --runtime, "
+			    "--io-size or --rate)");
+	if (cfg->verify_only && cfg->skip_layout)
+		return config_fail(err, len, "--verify-only: never lays files out (--skip-layout is implied)");
+	if (cfg->verify_only) {
+		cfg->skip_layout = true;
+		cfg->rw = WL_READ;
+	}
+	return 0;
+}
+
+static bool declares(const struct engine_ops *e, const char *name)
+{
+	for (const struct opt *o = e->options; o && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return true;
+	return false;
+}
+
+/* An engine's option that another engine was given, where its table says why not. */
+static int check_foreign(struct config *cfg, char *err, size_t len)
+{
+	struct opt_ref all[OPTIONS_MAX];
+	unsigned n = options_all(all);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opt *o = all[i].opt;
+		const unsigned char *v = (const unsigned char *)options_base(&all[i], cfg) + o->off;
+		bool set = o->kind == OPT_FLAG ? *(const bool *)v : *(const unsigned *)v != 0;
+
+		if (all[i].engine && o->foreign && set && !declares(cfg->engine, o->name))
+			return config_fail(err, len, "--%s: %s", o->name, o->foreign);
+	}
+	return 0;
+}
+
+/* The engine's limits, on the params it would be given. */
+static int check_engine(const struct config *cfg, char *err, size_t len)
+{
+	struct engine_params *p = malloc(sizeof(*p));
+	int rc;
+
+	if (!p)
+		return config_fail(err, len, "out of memory");
+	engine_params_init(p, cfg);
+	rc = cfg->engine->check(p, err, len);
+	free(p);
+	return rc;
+}
+
+int config_check(struct config *cfg, const struct check_given *given, char *err, size_t len)
+{
+	char a[32], b[32];
+	int rc;
+	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
+	unsigned per_session = cfg->opt.conns_per_session;
+
+	if (!given->threads && cfg->threads > cfg->connections)
+		cfg->threads = cfg->connections;
+	/* Sessions never straddle threads: by default, as many threads as divide them evenly. */
+	if (!given->threads && per_session > 1 && cfg->connections % per_session == 0)
+		while (cfg->threads > 1 && (cfg->connections / per_session) % cfg->threads)
+			cfg->threads--;
+	if (cfg->threads > cfg->connections)
+		return config_fail(err, len, "--threads: %u threads for %u connections would leave "
+			    "threads with nothing to do (at most --connections)",
+			    cfg->threads, cfg->connections);
+	if (cfg->size > UINT64_MAX / cfg->nrfiles)
+		return config_fail(err, len, "--size: %u files of that size are more than 16 EiB",
+			    cfg->nrfiles);
+	if (cfg->bs > cfg->size)
+		return config_fail(err, len, "--bs: %s is larger than --size %s (a block must fit in a file)",
+			    units_format_size(cfg->bs, a, sizeof(a)),
+			    units_format_size(cfg->size, b, sizeof(b)));
+	if (cfg->runtime_ns && cfg->ramp_ns >= cfg->runtime_ns)
+		return config_fail(err, len, "--ramp-time: must be shorter than --runtime");
+	if (cfg->timeout_ns < UINT64_C(1000000000))
+		return config_fail(err, len, "--timeout: at least 1s (timeouts are checked once a second)");
+	if (cfg->timeout_ns > UINT64_C(3600000000000))
+		return config_fail(err, len, "--timeout: at most 1h");
+	if (cfg->commit_every && read_pct == 100)
+		return config_fail(err, len, "--commit-every: --rw %s writes nothing to commit",
+			    wl_mode_name(cfg->rw));
+	if ((rc = check_foreign(cfg, err, len)))
+		return rc;
+	if (cfg->commit_every && cfg->sync)
+		return config_fail(err, len, "--commit-every: writes are already stable with --sync "
+			    "(use one or the other)");
+	if (cfg->small_files && (cfg->meta || cfg->rate > 0 || cfg->commit_every))
+		return config_fail(err, len, "--small-files: a test of its own (not with --mix, --rate "
+			    "or --commit-every)");
+	if (cfg->small_files) {
+		/* Each pass runs to its end (a job's runtime may apply); each connection's
+		 * share of the files, spread over its directories. */
+		unsigned per_conn = (cfg->small_files + cfg->connections - 1) / cfg->connections;
+
+		cfg->runtime_ns = 0;
+		cfg->files_per_dir = (per_conn + cfg->dirs - 1) / cfg->dirs;
+	}
+	if (cfg->meta && !cfg->runtime_ns)
+		return config_fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
+	if (cfg->meta && (cfg->rate > 0 || cfg->commit_every))
+		return config_fail(err, len, "--mix: not with --rate or --commit-every (not yet)");
+	if (given->arrival && cfg->rate == 0)
+		return config_fail(err, len, "--arrival: only with --rate (open loop)");
+	rc = check_verify(cfg, err, len);
+	if (rc)
+		return rc;
+	if (!cfg->runtime_ns && !cfg->io_size) {
+		cfg->one_pass = true;
+		cfg->io_size = cfg->size * cfg->nrfiles;
+	}
+	/* Last: the engine's limits, on a configuration that is otherwise valid. */
+	return check_engine(cfg, err, len);
+}

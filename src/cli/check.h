@@ -1,0 +1,24 @@
+/*
+ * check: the defaults of struct config, and the checks across options made
+ * once every option and the URL are known (ending with the engine's own).
+ */
+#ifndef NFSLOAD_CHECK_H
+#define NFSLOAD_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+
+/* Options whose defaults depend on others: were they given? */
+struct check_given {
+	bool threads, arrival, on_error;
+};
+
+/* Every option's default (no URL, no server). */
+void config_defaults(struct config *cfg);
+/* 0, or -EINVAL with one line in err. Also settles what depends on several
+ * options (threads for the connections, the one-pass io_size, ...). */
+int config_check(struct config *cfg, const struct check_given *given, char *err, size_t len);
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * optable: the command line's options, declared once (option.h): name,
+ * letter, kind and bounds, --help text, job-file key and where the value
+ * goes in struct config; the few with a parser of their own have it here.
+ * options_all adds every engine's options, so nothing here names an engine.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "engine.h"
+#include "optable.h"
+#include "units.h"
+
+#define F(m) offsetof(struct config, m)
+
+static struct config *cfg_of(void *base)
+{
+	return base;
+}
+
+static int set_rw(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	(void)o;
+	if (wl_mode_parse(arg, &cfg_of(base)->rw))
+		return config_fail(err, len, "--rw: '%s' is not a mode (read, write, randread, "
+				   "randwrite, readwrite, randrw)", arg);
+	return 0;
+}
+
+static int set_dir(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	struct config *cfg = cfg_of(base);
+	size_t n = strlen(arg);
+
+	(void)o;
+	if (n == 0 || n >= sizeof(cfg->dir) || strcmp(arg, ".") == 0 || strcmp(arg, "..") == 0 ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+		return config_fail(err, len, "--dir: '%s' is not a directory name "
+				   "(one path component of letters, digits, '.', '_', '-')", arg);
+	memcpy(cfg->dir, arg, n + 1);
+	return 0;
+}
+
+static int set_seed(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	(void)o;
+	if (units_parse_uint(arg, 0, UINT64_MAX, &cfg_of(base)->seed))
+		return config_fail(err, len, "--seed: '%s' is not a whole number", arg);
+	return 0;
+}
+
+static int set_interval(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	uint64_t *ns = &cfg_of(base)->interval_ns;
+
+	(void)o;
+	if (units_parse_duration(arg, ns))
+		return config_fail(err, len, "--interval: '%s' is not a duration (try 500ms, 30s, "
+				   "5m, 1h)", arg);
+	if (*ns < UINT64_C(100000000) || *ns > UINT64_C(3600000000000))
+		return config_fail(err, len, "--interval: '%s' is out of range (100ms to 1h)", arg);
+	return 0;
+}
+
+/* Operations per second: a whole number, 1 to 100 million. */
+static int set_rate(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	uint64_t v;
+
+	(void)o;
+	if (units_parse_uint(arg, 1, 100000000, &v))
+		return config_fail(err, len, "--rate: '%s' is not an operation rate "
+				   "(whole operations per second, 1 to 100000000)", arg);
+	cfg_of(base)->rate = (double)v;
+	return 0;
+}
+
+static int set_servers(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	struct config *cfg = cfg_of(base);
+
+	(void)o;
+	if (strlen(arg) >= sizeof(cfg->servers_file))
+		return config_fail(err, len, "--servers: cannot open '%s': %s", arg,
+				   strerror(ENAMETOOLONG));
+	memcpy(cfg->servers_file, arg, strlen(arg) + 1);
+	return 0;
+}
+
+static int set_series_by(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	(void)o;
+	if (strcmp(arg, "server"))
+		return config_fail(err, len, "--series-by: 'server' is what it takes (got '%s')", arg);
+	cfg_of(base)->series_by_server = true;
+	return 0;
+}
+
+static int set_mix(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	struct config *cfg = cfg_of(base);
+	int rc = meta_mix_parse(arg, &cfg->mix, err, len);
+
+	(void)o;
+	cfg->meta = rc == 0;
+	snprintf(cfg->mix_str, sizeof(cfg->mix_str), "%s", arg);
+	return rc;
+}
+
+static int set_engine(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	struct config *cfg = cfg_of(base);
+
+	(void)o;
+	if (!(cfg->engine = engine_find(arg)))
+		return config_fail(err, len, "--engine: '%s' is not an engine (%s)", arg,
+				   engine_names());
+	return 0;
+}
+
+/*
+ * In --help's order (also the order of a job's options in each run's argv);
+ * the engines' options follow --engine. Bounds checked across options (--bs
+ * within --size, --timeout 1s..1h, ...) are check.c's.
+ */
+static const struct opt core[] = {
+	{ .name = "threads", .letter = 't', .kind = OPT_COUNT, .arg = "N",
+	  .help = "worker threads, one event loop each (default: CPUs)",
+	  .off = F(threads), .min = 1, .max = 1024 },
+	{ .name = "connections", .letter = 'c', .kind = OPT_COUNT, .arg = "N",
+	  .help = "TCP connections in total, spread over threads (default 1)",
+	  .off = F(connections), .min = 1, .max = 65536 },
+	{ .name = "iodepth", .letter = 'q', .kind = OPT_COUNT, .arg = "N",
+	  .help = "operations in flight per connection (default 1)",
+	  .off = F(iodepth), .min = 1, .max = 1024 },
+	{ .name = "bs", .letter = 'b', .kind = OPT_SIZE, .arg = "SIZE",
+	  .help = "block size, e.g. 4k 64k 1m (default 4k)",
+	  .off = F(bs), .max = UINT64_C(16) << 20, .msg = "16m" },
+	{ .name = "rw", .kind = OPT_CUSTOM, .arg = "MODE",
+	  .help = "read write randread randwrite readwrite randrw (default randread)",
+	  .set = set_rw },
+	{ .name = "rwmixread", .kind = OPT_COUNT, .arg = "PCT",
+	  .help = "reads in percent for readwrite/randrw (default 50)",
+	  .off = F(rwmixread), .min = 0, .max = 100, .msg = "is not a percentage (0 to 100)" },
+	{ .name = "size", .kind = OPT_SIZE, .arg = "SIZE",
+	  .help = "size of each file (default 64m)",
+	  .off = F(size) },
+	{ .name = "nrfiles", .kind = OPT_COUNT, .arg = "N",
+	  .help = "files in the work directory (default 1)",
+	  .off = F(nrfiles), .min = 1, .max = 1000000 },
+	{ .name = "dir", .kind = OPT_CUSTOM, .arg = "NAME",
+	  .help = "work directory under the URL path (default nfsload.work)",
+	  .set = set_dir },
+	{ .name = "runtime", .kind = OPT_TIME, .arg = "TIME",
+	  .help = "run this long, e.g. 30s 5m (default: one pass)",
+	  .off = F(runtime_ns), .min = 1, .msg = "must be greater than 0" },
+	{ .name = "io-size", .kind = OPT_SIZE, .arg = "SIZE",
+	  .help = "stop after this much data in total",
+	  .off = F(io_size) },
+	{ .name = "ramp-time", .kind = OPT_TIME, .arg = "TIME",
+	  .help = "warm-up excluded from every statistic",
+	  .off = F(ramp_ns) },
+	{ .name = "timeout", .kind = OPT_TIME, .arg = "TIME",
+	  .help = "RPC timeout, whole seconds (default 5s); a connection\nwith no reply "
+	  "for that long is lost and re-made",
+	  .off = F(timeout_ns) },
+	{ .name = "seed", .kind = OPT_CUSTOM, .arg = "N",
+	  .help = "random seed (default 1)",
+	  .set = set_seed },
+	{ .name = "skip-layout", .kind = OPT_FLAG,
+	  .help = "use the files as they are, do not create or extend them",
+	  .off = F(skip_layout) },
+	{ .name = "keep", .kind = OPT_FLAG,
+	  .help = "leave the files behind",
+	  .off = F(keep) },
+	{ .name = "live", .kind = OPT_FLAG,
+	  .help = "force the once-a-second line on stderr",
+	  .off = F(live), .set_to = CFG_LIVE_ON, .set_int = true },
+	{ .name = "quiet", .kind = OPT_FLAG,
+	  .help = "suppress the once-a-second line on stderr",
+	  .off = F(live), .set_to = CFG_LIVE_OFF, .set_int = true },
+	{ .name = "output-format", .kind = OPT_WORD, .arg = "F",
+	  .help = "text, json or csv (the interval series) (default text)",
+	  .off = F(format), .words = (const char *const[]){ "text", "json", "csv", NULL },
+	  .noun = "a format" },
+	{ .name = "output", .kind = OPT_FILE, .arg = "FILE",
+	  .help = "write the report to FILE instead of stdout",
+	  .off = F(output) },
+	{ .name = "interval", .kind = OPT_CUSTOM, .arg = "TIME",
+	  .help = "length of an interval of the series (default 1s)",
+	  .set = set_interval },
+	{ .name = "rate", .kind = OPT_CUSTOM, .arg = "N",
+	  .help = "open loop: N operations per second in all, scheduled\nahead of "
+	  "completions; latency from the intended start",
+	  .set = set_rate },
+	{ .name = "arrival", .kind = OPT_WORD, .arg = "A",
+	  .help = "uniform or poisson gaps for --rate (default uniform)",
+	  .off = F(arrival), .words = (const char *const[]){ "uniform", "poisson", NULL },
+	  .noun = "an arrival process" },
+	{ .name = "hdr-log", .kind = OPT_FILE, .arg = "FILE",
+	  .help = "interval histograms in HdrHistogram log format 1.3",
+	  .off = F(hdr_log) },
+	{ .name = "report", .kind = OPT_FILE, .arg = "FILE",
+	  .help = "a self-contained HTML report with plots",
+	  .off = F(html) },
+	{ .name = "sync", .kind = OPT_FLAG,
+	  .help = "stable writes (FILE_SYNC): files opened with O_SYNC",
+	  .off = F(sync) },
+	{ .name = "series-buckets", .kind = OPT_FLAG,
+	  .help = "JSON series rows with their histogram buckets (--merge\nthen merges the "
+	  "interval series exactly too)",
+	  .off = F(series_buckets) },
+	{ .name = "wire-time", .kind = OPT_FLAG,
+	  .help = "native engine: each reply's wire time (request out, reply\nin) beside "
+	  "the client's own share",
+	  .off = F(wire_time) },
+	{ .name = "servers", .kind = OPT_CUSTOM, .arg = "FILE",
+	  .help = "more servers, one URL a line (also: several URLs, "
+	  "each\nURL[#weight=N]); connections spread by weight",
+	  .set = set_servers },
+	{ .name = "shared-namespace", .kind = OPT_FLAG,
+	  .help = "the servers serve one namespace (laid out once); without,\neach its own "
+	  "(laid out on each)",
+	  .off = F(shared_namespace) },
+	{ .name = "series-by", .kind = OPT_CUSTOM, .arg = "server",
+	  .help = "the interval series per server too",
+	  .set = set_series_by },
+	{ .name = "commit-every", .kind = OPT_COUNT, .arg = "N",
+	  .help = "a COMMIT after every N writes on a file (1: after each)",
+	  .off = F(commit_every), .min = 1, .max = 1000000 },
+	{ .name = "mix", .kind = OPT_CUSTOM, .arg = "OP=W,...",
+	  .help = "metadata workload: weighted read, write, getattr, lookup,\naccess, "
+	  "setattr, readdir, create, remove, mkdir, rmdir,\nrename, open over each "
+	  "connection's own tree",
+	  .set = set_mix },
+	{ .name = "dirs", .kind = OPT_COUNT, .arg = "N",
+	  .help = "directories per connection for --mix (default 4)",
+	  .off = F(dirs), .min = 1, .max = 100000 },
+	{ .name = "files-per-dir", .kind = OPT_COUNT, .arg = "N",
+	  .help = "files per directory at the start (default 16)",
+	  .off = F(files_per_dir), .min = 1, .max = 1000000 },
+	{ .name = "file-size", .kind = OPT_SIZE, .arg = "SIZE",
+	  .help = "size of those files, read and written whole (default 4k)",
+	  .off = F(file_size), .max = UINT64_C(16) << 20, .msg = "16m" },
+	{ .name = "small-files", .kind = OPT_COUNT, .arg = "N",
+	  .help = "small-file test: create N files of --file-size (written\nwhole), read "
+	  "them all, stat them, delete them",
+	  .off = F(small_files), .min = 1, .max = 100000000 },
+	{ .name = "on-error", .kind = OPT_WORD, .arg = "MODE",
+	  .help = "continue (reconnect lost connections; default for\n--runtime) or stop "
+	  "(end the run at the first error)",
+	  .off = F(on_error), .words = (const char *const[]){ "continue", "stop", NULL },
+	  .noun = "a choice" },
+	{ .name = "verify", .kind = OPT_FLAG,
+	  .help = "blocks carry a header and checksum; reads check them,\nwritten files "
+	  "are read back and checked at the end",
+	  .off = F(verify) },
+	{ .name = "verify-only", .kind = OPT_FLAG,
+	  .help = "no workload: read and check files written earlier",
+	  .off = F(verify_only), .implies = "verify" },
+	{ .name = "verify-continue", .kind = OPT_FLAG,
+	  .help = "count every mismatch instead of stopping at the first",
+	  .off = F(verify_continue) },
+	{ .name = "engine", .kind = OPT_CUSTOM, .arg = "NAME",
+	  .help = "libnfs (default); native: NFSv3 and NFSv4.1 spoken by\nnfsload itself "
+	  "over io_uring sockets; local: files in a\ndirectory (a kernel NFS mount) "
+	  "through io_uring; or null:\nrequests complete in-process, no server "
+	  "(nfsload's cost)",
+	  .set = set_engine },
+	{ .name = "job", .kind = OPT_ELSEWHERE, .arg = "FILE",
+	  .help = "run the phases of an INI job file in order (see nfsload(1))",
+	 },
+	{ .name = "sweep", .kind = OPT_ELSEWHERE, .arg = "KEY=V1,V2",
+	  .help = "run once per value, one summary table (KEY: an option)",
+	 },
+	{ .name = "compare", .kind = OPT_ELSEWHERE, .arg = "PATH",
+	  .help = "the kernel's client first (--engine local on PATH, a mount\nof the "
+	  "URL's export), then this command line; one table",
+	 },
+	{ .name = "merge", .kind = OPT_ELSEWHERE, .arg = "FILE...",
+	  .help = "several runs' JSON reports as one result (see nfsload(1))",
+	 },
+	{ .name = "help", .letter = 'h', .kind = OPT_HELP,
+	  .help = "this text",
+	 },
+	{ .name = "version", .letter = 'V', .kind = OPT_VERSION,
+	  .help = "version and what each engine was built with",
+	 },
+	{ .name = NULL },
+};
+
+static bool known(const struct opt_ref *all, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(all[i].opt->name, name) == 0)
+			return true;
+	return false;
+}
+
+unsigned options_all(struct opt_ref *out)
+{
+	unsigned n = 0;
+
+	for (const struct opt *o = core; o->name && n < OPTIONS_MAX; o++) {
+		out[n++] = (struct opt_ref){ o, false };
+		if (strcmp(o->name, "engine"))
+			continue;
+		for (size_t e = 0; engine_nth(e); e++)
+			for (const struct opt *eo = engine_nth(e)->options; eo && eo->name &&
+			     n < OPTIONS_MAX; eo++)
+				if (!known(out, n, eo->name))
+					out[n++] = (struct opt_ref){ eo, true };
+	}
+	return n;
+}
+
+void *options_base(const struct opt_ref *r, struct config *cfg)
+{
+	return r->engine ? (void *)&cfg->opt : (void *)cfg;
+}
