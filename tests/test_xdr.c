@@ -171,7 +171,7 @@ static size_t opaque_wire(uint8_t *w, const uint8_t *data, uint32_t n, bool coun
 	return len;
 }
 
-/* Opaques of 0..12 bytes, counted and fixed: padding zeroed, read back in place, every alignment. */
+/* Opaques of 0..12 bytes, counted and fixed: padding zeroed, read in place, every alignment. */
 static void test_opaque(void **state)
 {
 	uint8_t data[12];
