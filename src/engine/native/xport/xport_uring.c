@@ -1,6 +1,6 @@
 /*
  * xport_uring: the io_uring kind of transport (see xport.h) at work. It turns
- * the work xport.c queues on sockets (arm, connect, recv, send) into requests
+ * the work the core queues on sockets (arm, connect, recv, send) into requests
  * and their completions into callbacks, takes sockets off the ring, and owns
  * the watchers that wake the loop. The ring itself, its provided buffers and
  * the table of sockets are xport_ring.c's (xport_ring.h, the one include of
