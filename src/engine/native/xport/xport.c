@@ -26,6 +26,7 @@ struct xport *xport_new(struct ev_loop *loop, bool want_uring, unsigned max_sock
 		return NULL;
 	x->loop = loop;
 	x->max_socks = max_socks ? max_socks : 1;
+	x->efd = -1;
 	x->be = &xp_epoll_backend;
 	if (want_uring && xport_probe(NULL, 0) == 0) {
 		x->be = &xp_uring_backend;
