@@ -29,7 +29,8 @@
 #       ganesha's fd limit (OPENs fail with EIO)
 #   a probe: (d)'s write with all 16 connections of the session on one file (before be23d1f
 #       all but one got EBADF)
-#   with BENCH_STRACE=1: (a)-(c) again under strace -f -c: system calls per operation
+#   with BENCH_STRACE=1: (a)-(c) again under strace -f -c: system calls per operation,
+#       and (where perf can count raw_syscalls:sys_enter) once more without strace
 #
 # Environment:
 #   BENCH_SECONDS=5        run time of (a)-(d) and (g)
@@ -46,6 +47,9 @@
 #   BENCH_OUT=DIR          raw outputs and report.txt (default build/bench/native-DATE)
 #   BENCH_KEEP=1           keep the server's state directory
 #   FIO=/path/to/fio       fio built with its nfs engine (default: fio on PATH, if it has it)
+#   BENCH_BASE=/path/to/nfsload  another build (e.g. of an older commit): its native engine
+#                          runs as tool native-base in (a), (b) and the strace pass, taking
+#                          turns with the others (before/after in one run, on one server)
 #
 #   bench/native.sh --table DIR             print the tables again from DIR/rows.tsv
 # Needs root (the server), nfs-ganesha, rpcbind, libnfs-utils, jq, GNU time (/usr/bin/time);
@@ -65,6 +69,7 @@ FILESIZE=${BENCH_FILESIZE:-256m}
 MANY=${BENCH_MANY:-9920}
 SECS_MANY=${BENCH_SECONDS_MANY:-5}
 STRACE=${BENCH_STRACE:-1}
+BASE=${BENCH_BASE:-}
 OUT=${BENCH_OUT:-$ROOT/build/bench/native-$(date +%Y%m%d-%H%M%S)}
 REPORT=$OUT/report.txt
 ROWS=$OUT/rows.tsv
@@ -179,9 +184,10 @@ tables() {
 			$15, $16 }' "$ROWS"
 	if [[ -s $OUT/strace.tsv ]]; then
 		echo
-		echo "## system calls per operation (strace -f -c, 3 s runs)"
-		awk -F'\t' '{ printf "%-18s %-12s %8d ops  %6.2f calls/op  (%s)\n", $1, $2, $3, $4, $5 }' \
-			"$OUT/strace.tsv"
+		echo "## system calls per operation (strace -f -c, 3 s runs; 'unstraced': perf's count of"
+		echo "## raw_syscalls:sys_enter in a run of its own, the whole process)"
+		awk -F'\t' '{ printf "%-18s %-12s %8d ops  %6.2f calls/op  unstraced %5s  (%s)\n", $1, $2,
+			$3, $4, ($6 == "" ? "-" : $6), $5 }' "$OUT/strace.tsv"
 	fi
 }
 
@@ -197,6 +203,7 @@ command -v jq >/dev/null || die "jq not found"
 [[ -x /usr/bin/time ]] || die "no /usr/bin/time (apt-get install time)"
 [[ $(id -u) == 0 ]] || die "must run as root (the nfs-ganesha server needs it)"
 [[ -x $NFSLOAD ]] || die "$NFSLOAD: not built (make, or pass the binary)"
+[[ -z $BASE || -x $BASE ]] || die "BENCH_BASE=$BASE: not an executable"
 "$NFSLOAD" --help 2>&1 | grep -- --connections-per-session >/dev/null ||
 	die "$NFSLOAD has no native engine (--connections-per-session missing)"
 WORKLOADS=${BENCH_WORKLOADS:-a b c d-write d-read g}
@@ -230,6 +237,8 @@ if [[ -n $FIO && -x $FIO ]] && "$FIO" --enghelp=nfs 2>/dev/null | grep -q nfs_ur
 else
 	echo "bench: no fio with the nfs engine (set FIO=/path/to/fio): skipping (e)" >&2
 fi
+HAVE_PERF=0
+command -v perf >/dev/null && perf stat -e raw_syscalls:sys_enter true >/dev/null 2>&1 && HAVE_PERF=1
 if ((STRACE)) && ! command -v strace >/dev/null; then
 	echo "bench: no strace: skipping the strace pass" >&2
 	STRACE=0
@@ -261,6 +270,7 @@ URL4=$(envval URL4)
 		"$(dpkg-query -W -f '${Version}' liburing2 2>/dev/null)"
 	echo "nfsload: $NFSLOAD ($("$NFSLOAD" --version 2>/dev/null | tr '\n' ' '));" \
 		"source $(git -C "$ROOT" describe --always --dirty 2>/dev/null)"
+	[[ -n $BASE ]] && echo "native-base: $BASE (source $(git -C "$(dirname "$BASE")/.." describe --always --dirty 2>/dev/null))"
 	((HAVE_FIO)) && echo "fio: $FIO ($("$FIO" --version 2>/dev/null))"
 	echo "run time ${SECS}s x $ROUNDS rounds; (f): $MANY connections, ${SECS_MANY}s; ulimit -n $(ulimit -n)"
 	echo "URLs: $URL3 ; $URL41"
@@ -312,8 +322,10 @@ nfsload_cmd() {
 	local tool=$1 url=$2
 	shift 2
 	CMD=()
+	local bin=$NFSLOAD
+	[[ $tool == *-base ]] && bin=$BASE
 	[[ $tool == *-epoll ]] && CMD=(env NFSLOAD_IO_URING=0)
-	CMD+=("$NFSLOAD" --engine "${tool%%-*}" "$@")
+	CMD+=("$bin" --engine "${tool%%-*}" "$@")
 	[[ $tool == *-max32 ]] && CMD+=(--max-load 32)
 	[[ $tool == *-wire ]] && CMD+=(--wire-time)
 	[[ $tool == *-stamps ]] && CMD+=(--wire-source stamps)
@@ -435,8 +447,8 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 	say "# round $ROUND of $ROUNDS"
 	for w in $WORKLOADS; do
 		case $w in
-		a) tools=(libnfs native native-epoll native-wire native-stamps fio) ;;
-		b) tools=(libnfs native native-epoll native-wire native-stamps) ;;
+		a) tools=(libnfs native native-epoll native-wire native-stamps fio ${BASE:+native-base}) ;;
+		b) tools=(libnfs native native-epoll native-wire native-stamps ${BASE:+native-base}) ;;
 		d-*) tools=(native native-epoll) ;;
 		g) tools=(libnfs native libnfs-max32 native-max32 fio) ;;
 		*) tools=(libnfs native native-epoll) ;;
@@ -479,7 +491,7 @@ if ((STRACE)); then
 	say "# strace -f -c (3 s each; strace slows the run: counts per op, not times)"
 	: >"$OUT/strace.tsv"
 	for w in a b c; do
-		for tool in libnfs native native-epoll; do
+		for tool in libnfs native native-epoll ${BASE:+native-base}; do
 			case $w in
 			a) wl=a-randread-qd16 op=read args=(-t 1 -c 1 -q 16 "${A4K[@]}") ;;
 			b) wl=b-randread-64x4 op=read args=(-t 1 -c 64 -q 4 "${A4K[@]}") ;;
@@ -507,8 +519,23 @@ if ((STRACE)); then
 						s = s sprintf("%s%s %.2f", k ? ", " : "", best, calls[best] / n)
 						delete calls[best]
 					}
-					printf "%s\t%s\t%d\t%.2f\t%s\n", w, t, n, tot / n, s
+					printf "%s\t%s\t%d\t%.2f\t%s", w, t, n, tot / n, s
 				}' "$B.strace" >>"$OUT/strace.tsv"
+			# The same run without strace (which stops the client at every call, so
+			# more replies wait per wake): perf's count of system calls entered.
+			pc=-
+			if ((HAVE_PERF)); then
+				B=$OUT/perf-$wl-$tool
+				nfsload_cmd "$tool" "$URL3" "${args[@]}" --runtime 3s
+				say "\$ perf stat -e raw_syscalls:sys_enter $(printf '%q ' "${CMD[@]}")"
+				timeout -k 5 60 perf stat -x, -e raw_syscalls:sys_enter -o "$B.perf" "${CMD[@]}" \
+					>/dev/null 2>"$B.err"
+				n=$(awk -F, '$3 ~ /raw_syscalls:sys_enter/ { print $1 }' "$B.perf" 2>/dev/null)
+				o=$(jq -r '.total.count' "$B.json" 2>/dev/null)
+				[[ $n =~ ^[0-9]+$ && $o =~ ^[0-9]+$ ]] && ((o > 0)) &&
+					pc=$(awk -v n="$n" -v o="$o" 'BEGIN { printf "%.2f", n / o }')
+			fi
+			printf '\t%s\n' "$pc" >>"$OUT/strace.tsv"
 		done
 	done
 fi

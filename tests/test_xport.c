@@ -792,19 +792,29 @@ static void *exiter_main(void *arg)
 	return NULL;
 }
 
-/* The loop's thread ends; the main thread detaches and talks synchronously. */
+/* No byte arrives on c for ms: what a blocking recv's timeout checked. */
+static void no_more_bytes(struct ev_loop *loop, const struct cli *c, int ms)
+{
+	uint64_t rx = c->rx;
+	int64_t t0 = now_ms();
+
+	while (now_ms() - t0 < ms)
+		ev_run(loop, EVRUN_ONCE);
+	if (c->rx != rx)
+		fail_msg("%" PRIu64 " bytes arrived with nothing sent", c->rx - rx);
+	assert_true(now_ms() - t0 >= ms);
+}
+
+/* The loop's thread ends; the main thread detaches the socket from the ended
+ * loop's transport and goes on with it on a transport of its own. */
 static void test_thread_exit(void **state)
 {
 	struct srv *v;
-	struct lp a;
+	struct lp a, b;
 	struct mover m;
-	struct xport *xa;
+	struct xport *xa, *xb;
 	struct cli c = { 0 };
-	uint8_t buf[8192];
-	struct iovec iov;
 	pthread_t th;
-	int64_t end;
-	int rc;
 
 	if (skip_kind(state))
 		skip();
@@ -824,28 +834,24 @@ static void test_thread_exit(void **state)
 	assert_true(m.done);
 
 	xport_detach(c.s);
-	/* bytes queued but never sent by the loop go first, then these */
-	fill(buf, 3000, c.tx);
-	iov.iov_base = buf;
-	iov.iov_len = 3000;
-	rc = xport_sync_send(c.s, &iov, 1, 2000);
-	assert_int_equal(rc, 3000);
-	c.tx += 3000;
-	end = now_ms() + 5000;
-	while (c.rx < c.tx && !c.bad_at && now_ms() < end) {
-		ssize_t n = xport_sync_recv(c.s, buf, sizeof(buf), 2000);
-
-		if (n <= 0)
-			fail_msg("xport_sync_recv: %zd with %" PRIu64 " of %" PRIu64 " bytes back",
-				 n, c.rx, c.tx);
-		cb_data(&c, buf, (size_t)n);
-	}
+	assert_true(xport_is_open(c.s));
+	/* bytes queued but never sent by the ended loop go first, then these */
+	lp_init(&b);
+	xb = new_xport(b.loop, state, 4);
+	xport_attach(c.s, xb, &cbs, &c);
+	assert_int_equal(put_copy(&c, 3000), 0);
+	if (!run_until(b.loop, all_back, &c, 5000))
+		fail_msg("after the loop's thread ended: %" PRIu64 " of %" PRIu64 " bytes back",
+			 c.rx, c.tx);
 	check_stream(&c, "after the loop's thread ended");
-	assert_int_equal(xport_sync_recv(c.s, buf, sizeof(buf), 50), -ETIMEDOUT);
+	assert_int_equal(c.lost, 0);
+	no_more_bytes(b.loop, &c, 50);
 
 	xport_free(m.x);
 	lp_destroy(&m.lp);
 	xport_sock_free(c.s);
+	xport_free(xb);
+	lp_destroy(&b);
 	xport_free(xa);
 	lp_destroy(&a);
 	srv_stop(v);
@@ -946,8 +952,6 @@ static void test_lowat(void **state)
 	struct lp l;
 	struct xport *x;
 	struct cli c = { 0 };
-	uint8_t buf[400];
-	struct iovec iov = { buf, sizeof(buf) };
 	bool held, held_attach;
 	int calls;
 
@@ -967,11 +971,12 @@ static void test_lowat(void **state)
 		fail_msg("lowat: %" PRIu64 " of %" PRIu64 " bytes back", c.rx, c.tx);
 	calls = c.data_calls;
 
-	/* 400 bytes already waiting when the socket is attached again */
+	/* 400 bytes already waiting when the socket is attached again: sent (and
+	 * held back by the low mark), the socket detached once their echo is in */
+	assert_int_equal(put_copy(&c, 400), 0);
+	run_ms(l.loop, 50);
+	assert_int_equal(c.rx, 1000);
 	xport_detach(c.s);
-	fill(buf, sizeof(buf), c.tx);
-	assert_int_equal(xport_sync_send(c.s, &iov, 1, 1000), 400);
-	c.tx += 400;
 	usleep(50000);
 	xport_attach(c.s, x, &cbs, &c);
 	run_ms(l.loop, 200);
@@ -1078,17 +1083,16 @@ static void test_pingpong16(void **state)
 	pingpong(state, 16);
 }
 
-/* The control path on a detached socket, and its bounds. */
-static void test_sync(void **state)
+/* A detached socket: its peer named, bytes queued while detached (empty puts
+ * too) sent first after the next attach, and nothing more arriving after the
+ * echo. */
+static void test_detached_queue(void **state)
 {
 	struct srv *v;
 	struct lp l;
 	struct xport *x;
 	struct cli c = { 0 };
-	uint8_t buf[4096];
-	struct iovec iov[3];
-	int64_t t0;
-	int rc;
+	uint8_t buf[300];
 
 	if (skip_kind(state))
 		skip();
@@ -1096,30 +1100,23 @@ static void test_sync(void **state)
 	lp_init(&l);
 	x = new_xport(l.loop, state, 4);
 	connect_cli(&l, x, &c, v->port);
-	assert_int_equal(xport_sync_send(c.s, iov, 0, 100), -EBUSY);
 	if (strncmp(xport_peer(c.s), "127.0.0.1:", 10) != 0 || !strstr(xport_peer(c.s), "local port"))
 		fail_msg("xport_peer: '%s'", xport_peer(c.s));
 	xport_detach(c.s);
-	/* queued while detached: goes first at the next sync send */
+	/* queued while detached: goes first after the next attach */
 	assert_int_equal(put_copy(&c, 100), 0);
-	fill(buf, 300, c.tx);
-	iov[0] = (struct iovec){ buf, 100 };
-	iov[1] = (struct iovec){ buf + 100, 0 };
-	iov[2] = (struct iovec){ buf + 100, 200 };
-	rc = xport_sync_send(c.s, iov, 3, 1000);
-	assert_int_equal(rc, 300);
+	fill(buf, sizeof(buf), c.tx);
+	assert_int_equal(xport_put(c.s, buf, 100), 0);
+	assert_int_equal(xport_put(c.s, buf + 100, 0), 0);
+	assert_int_equal(xport_put_ref(c.s, buf + 100, 200), 0);
 	c.tx += 300;
-	while (c.rx < c.tx) {
-		ssize_t n = xport_sync_recv(c.s, buf, sizeof(buf), 1000);
-
-		if (n <= 0)
-			fail_msg("xport_sync_recv: %zd", n);
-		cb_data(&c, buf, (size_t)n);
-	}
-	check_stream(&c, "sync");
-	t0 = now_ms();
-	assert_int_equal(xport_sync_recv(c.s, buf, sizeof(buf), 100), -ETIMEDOUT);
-	assert_true(now_ms() - t0 >= 90);
+	run_ms(l.loop, 20);
+	assert_int_equal(c.rx, 0);		/* nothing leaves while detached */
+	xport_attach(c.s, x, &cbs, &c);
+	if (!run_until(l.loop, all_back, &c, 5000))
+		fail_msg("detached queue: %" PRIu64 " of %" PRIu64 " bytes back", c.rx, c.tx);
+	check_stream(&c, "detached queue");
+	no_more_bytes(l.loop, &c, 100);
 	xport_sock_free(c.s);
 	xport_free(x);
 	lp_destroy(&l);
@@ -1143,7 +1140,7 @@ int main(void)
 		BOTH(test_close_inflight),
 		BOTH(test_callback_closes),
 		BOTH(test_lowat),
-		BOTH(test_sync),
+		BOTH(test_detached_queue),
 		BOTH(test_pingpong),
 		BOTH(test_pingpong16),
 	};

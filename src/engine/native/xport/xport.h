@@ -13,7 +13,7 @@
  * thread that runs the loop (the ring is made there, on first use, as
  * IORING_SETUP_SINGLE_ISSUER requires). xport_detach, xport_close,
  * xport_sock_free and xport_free may also run after that thread has ended
- * (joined), and the sync calls on sockets detached then.
+ * (joined); a socket detached then can be attached to another loop.
  *
  * Callbacks never run inside a call into this module, only from the loop.
  */
@@ -71,8 +71,8 @@ int xport_connect(struct xport_sock *s, struct xport *x, const struct sockaddr *
 void xport_attach(struct xport_sock *s, struct xport *x, const struct xport_cbs *cbs,
 		  void *arg);
 /* Stops watching the socket: no more callbacks; it stays open, unsent bytes stay
- * queued, bytes the ring had already received are kept for the next data() or
- * xport_sync_recv. A socket still connecting is closed instead. */
+ * queued, bytes the ring had already received are kept for the first data()
+ * after the next attach. A socket still connecting is closed instead. */
 void xport_detach(struct xport_sock *s);
 /* Closes the socket: no more callbacks, queued bytes dropped (the kernel reads
  * none of them after this returns). Closing a closed socket does nothing. */
@@ -83,21 +83,12 @@ bool xport_is_open(const struct xport_sock *s);
  * Queues bytes to send, in order: xport_put copies them, xport_put_ref sends
  * them from p, which stays valid until they are sent (a reply to them has
  * arrived) or the socket is closed. Sent when the loop turn ends (all of the
- * loop's sockets in one submit) or at xport_flush. 0, or -ENOMEM, -ENOTCONN.
- * The turn ends in an ev_prepare watcher, which ev_break skips: call
- * xport_flush before breaking if the bytes must leave now.
+ * loop's sockets in one submit); on a detached socket, after its next attach.
+ * 0, or -ENOMEM, -ENOTCONN. The turn ends in an ev_prepare watcher, which
+ * ev_break skips: bytes queued just before a break leave at the next ev_run.
  */
 int xport_put(struct xport_sock *s, const void *p, size_t n);
 int xport_put_ref(struct xport_sock *s, const void *p, size_t n);
-void xport_flush(struct xport *x);
-
-/* Blocking I/O on a detached, open socket (the control path, teardown), each
- * call bounded by timeout_ms (< 0: no bound): bytes moved (> 0), or -errno
- * (-ETIMEDOUT, -ECONNRESET; -EBUSY if attached; 0 from recv: the peer closed).
- * sync_send sends everything queued first, then all of iov (it returns iov's
- * bytes). */
-int xport_sync_send(struct xport_sock *s, const struct iovec *iov, int iovcnt, int timeout_ms);
-ssize_t xport_sync_recv(struct xport_sock *s, void *p, size_t n, int timeout_ms);
 
 /* Wakes for this socket only once at least bytes are waiting (SO_RCVLOWAT; --max-load),
  * on both kinds. Fewer bytes than that never wake it: keep bytes <= what is sure

@@ -3,7 +3,8 @@
  * cannot be used: a read and a write watcher per socket, one read buffer per
  * transport, each socket's queue sent with sendmsg (MSG_DONTWAIT) when the
  * loop turn ends and again when the socket is writable. The send queue and
- * the loop turn are xport.c's.
+ * the loop turn are the core's (xport_sock.c), which calls this file only
+ * through its backend table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +108,7 @@ static void ep_wr_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err) {
-			xport_close(s);
+			xp_sock_close(s);
 			xp_sock_call(s, XP_CB_CONNECTED, -err, NULL, 0);
 			return;
 		}
@@ -122,19 +123,19 @@ static void ep_wr_cb(struct ev_loop *loop, ev_io *w, int revents)
 		xp_sock_fail(s, rc);
 }
 
-void xp_ep_build(struct xport *x, struct xport_sock *s, unsigned f)
+static void ep_build(struct xport *x, struct xport_sock *s, unsigned f)
 {
 	int rc;
 
 	if (f & XP_W_ARM) {
-		ev_io_set(&s->rd, s->fd, EV_READ);
+		ev_io_init(&s->rd, ep_rd_cb, s->fd, EV_READ);
 		ev_io_start(x->loop, &s->rd);
 		f |= XP_W_SEND;
 	}
 	if ((f & XP_W_SEND) && s->state == XP_OPEN && s->seg_n && !ev_is_active(&s->wr)) {
 		rc = ep_send(x, s);
 		if (rc > 0) {
-			ev_io_set(&s->wr, s->fd, EV_WRITE);
+			ev_io_init(&s->wr, ep_wr_cb, s->fd, EV_WRITE);
 			ev_io_start(x->loop, &s->wr);
 		} else if (rc < 0) {
 			xp_sock_fail(s, rc);
@@ -142,13 +143,7 @@ void xp_ep_build(struct xport *x, struct xport_sock *s, unsigned f)
 	}
 }
 
-void xp_ep_sock_init(struct xport_sock *s)
-{
-	ev_io_init(&s->rd, ep_rd_cb, -1, EV_READ);
-	ev_io_init(&s->wr, ep_wr_cb, -1, EV_WRITE);
-}
-
-int xp_ep_connect(struct xport_sock *s)
+static int ep_connect(struct xport_sock *s)
 {
 	if (connect(s->fd, (const struct sockaddr *)&s->sa, s->salen) == 0) {
 		ep_open(s);
@@ -157,7 +152,24 @@ int xp_ep_connect(struct xport_sock *s)
 	}
 	if (errno != EINPROGRESS)
 		return -errno;
-	ev_io_set(&s->wr, s->fd, EV_WRITE);
+	ev_io_init(&s->wr, ep_wr_cb, s->fd, EV_WRITE);
 	ev_io_start(s->x->loop, &s->wr);
 	return 0;
 }
+
+static void ep_unwatch(struct xport *x, struct xport_sock *s, bool keep)
+{
+	(void)keep;	/* a socket here has received nothing it has not handed on */
+	if (ev_is_active(&s->rd))
+		ev_io_stop(x->loop, &s->rd);
+	if (ev_is_active(&s->wr))
+		ev_io_stop(x->loop, &s->wr);
+}
+
+const struct xp_backend xp_epoll_backend = {
+	.kind = XPORT_EPOLL,
+	.sock_flags = SOCK_NONBLOCK,
+	.connect = ep_connect,
+	.build = ep_build,
+	.unwatch = ep_unwatch,
+};

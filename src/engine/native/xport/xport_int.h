@@ -1,12 +1,18 @@
 /*
  * xport_int: what the transport's files share, for them only (no other
- * module includes it). xport.c owns the sockets' bookkeeping and the loop
- * turn; xport_queue.c the send queues; xport_sync.c the blocking calls;
- * xport_uring.c the io_uring kind's requests, completions and wakes, and
- * xport_ring.c its ring, provided buffers and socket table (the ring's struct
- * is in xport_ring.h, for those two only, so liburing stays behind them);
- * xport_epoll.c the libev watchers. Everything runs on the loop's thread
- * unless xport.h says otherwise.
+ * module includes it). They stand in layers, each calling only down:
+ *
+ *   xport.c          the contract (xport.h); picks a backend table at xport_new
+ *   xport_uring.c    backend: the io_uring kind (requests, completions, wakes)
+ *    xport_ring.c      its ring, provided buffers and socket table (xport_ring.h)
+ *   xport_epoll.c    backend: non-blocking sockets on libev watchers
+ *   xport_sock.c     the core: sockets on their transport's lists, callbacks
+ *                    owed and run, closing, the loop turn (through the table)
+ *   xport_queue.c    the send queues      xport_stamp.c  wire time on a socket
+ *
+ * The core reaches a backend only through struct xp_backend, so no file
+ * calls one above it. Everything runs on the loop's thread unless xport.h
+ * says otherwise.
  */
 #ifndef NFSLOAD_XPORT_INT_H
 #define NFSLOAD_XPORT_INT_H
@@ -92,10 +98,12 @@ struct xport_sock {
 };
 
 struct xp_ring;
+struct xp_backend;
 
 struct xport {
 	struct ev_loop *loop;
-	enum xport_kind kind;
+	const struct xp_backend *be;	/* the kind's table */
+	const struct xp_backend *fallback; /* if be cannot start on the loop's thread */
 	unsigned max_socks;
 	ev_prepare prep;
 	ev_idle idle;
@@ -107,57 +115,55 @@ struct xport {
 	ev_check ring_chk;		/* io_uring: completions a wake posted, after each poll */
 	struct xp_ring *ring;		/* io_uring: NULL until made, on the loop's thread */
 	bool stamps;			/* xport_want_stamps: no incremental buffers */
+	bool shared_bufs;		/* the ring's receives share buffers: no recvmsg */
 	struct xport_stats st;
 };
 
+/*
+ * A kind of transport: what the core and xport.c ask of it. Calls that do not
+ * apply to a kind are NULL. All run on the loop's thread, except unwatch and
+ * destroy (xport.h: after the thread ended).
+ */
+struct xp_backend {
+	enum xport_kind kind;
+	int sock_flags;			/* socket(2) flags of a connecting socket */
+	/* In xport_new: this kind's watchers; 0, or -errno (use the fallback). */
+	int (*init)(struct xport *x);
+	/* Before the first socket's kernel work, on the loop's thread (the ring is
+	 * made here); 0, or -errno: the transport switches to its fallback. */
+	int (*start)(struct xport *x);
+	/* The number of sockets changed: watchers on or off. */
+	void (*watch)(struct xport *x);
+	/* s (state XP_CONNECTING, on x's lists) connects: 0, or -errno. */
+	int (*connect)(struct xport_sock *s);
+	/* The kernel work f (XP_W_*) of s. */
+	void (*build)(struct xport *x, struct xport_sock *s, unsigned f);
+	/* s leaves the kernel machinery; bytes it had received go to the stash if keep. */
+	void (*unwatch)(struct xport *x, struct xport_sock *s, bool keep);
+	/* A loop turn: handle reaped completions (*called: a callback ran), submit
+	 * what waits, reap; whether completions are left. Each: whether it did anything. */
+	bool (*process)(struct xport *x, bool *called);
+	bool (*submit)(struct xport *x);
+	bool (*reap)(struct xport *x);
+	bool (*more)(const struct xport *x);
+	/* In xport_free, its sockets gone. */
+	void (*destroy)(struct xport *x);
+};
+
+extern const struct xp_backend xp_uring_backend;
+extern const struct xp_backend xp_epoll_backend;
+
 /* xport_queue.c: the send queue. */
 struct xp_seg *xp_seg_at(struct xport_sock *s, unsigned i);
+/* Queues n bytes, copied (put) or by reference (put_ref); 0 or -ENOMEM. */
+int xp_queue_put(struct xport_sock *s, const void *p, size_t n);
+int xp_queue_put_ref(struct xport_sock *s, const void *p, size_t n);
 void xp_queue_consume(struct xport_sock *s, size_t n);
 /* s->iov[] from the first max segments; the number of entries (0: no memory). */
 unsigned xp_iov_fill(struct xport_sock *s, unsigned max, size_t *bytes);
 void xp_chunk_free_list(struct xp_chunk *c);
 /* Everything queued forgotten, its memory freed (the socket is closing). */
 void xp_queue_drop(struct xport_sock *s);
-
-/* xport.c: the socket's lists, its callbacks. */
-void xp_owe(struct xport_sock *s, unsigned flags);
-void xp_work(struct xport_sock *s, unsigned flags);
-enum xp_cb { XP_CB_CONNECTED, XP_CB_DATA, XP_CB_LOST };
-/* Runs a callback of s; true if s was freed meanwhile (then it must not be touched). */
-bool xp_sock_call(struct xport_sock *s, enum xp_cb cb, int err, const uint8_t *p, size_t n);
-/* Closes s now and owes lost(err) from the loop. */
-void xp_sock_fail(struct xport_sock *s, int err);
-void xp_peer_fill(struct xport_sock *s);
-/* One loop turn's work (xport_flush: without callbacks, calls false); events:
- * submit even with nothing queued, to run the ring's task work. Whether it ran
- * a callback. */
-bool xp_pump(struct xport *x, bool calls, bool events);
-
-/* xport_uring.c (xp_ring_start, xp_ring_destroy: xport_ring.c). The calls that
- * take x do nothing (false) while x has no ring. */
-/* In xport_new: the XPORT_URING kind when want_uring and io_uring can be used. */
-void xp_ring_setup(struct xport *x, bool want_uring);
-/* Watches the ring (its fd, and after each poll) while the ring kind has a ring
- * and sockets. */
-void xp_ring_watch(struct xport *x);
-/* Makes the ring of an XPORT_URING transport that has none, or turns it to XPORT_EPOLL. */
-void xp_ring_start(struct xport *x);
-/* The ring's part of xport_connect and of a loop turn's kernel work. */
-int xp_ring_connect(struct xport_sock *s);
-void xp_ring_build(struct xport *x, struct xport_sock *s, unsigned f);
-/* Takes s (s->id >= 0) off the ring; bytes it had received go to the stash if keep. */
-void xp_ring_unwatch(struct xport *x, struct xport_sock *s, bool keep);
-/* A loop turn: handle the reaped completions (*called set if that ran a callback);
- * submit (if anything waits, or events); reap; whether completions are left.
- * Each says whether it did anything. */
-bool xp_ring_process(struct xport *x, bool *called);
-bool xp_ring_submit(struct xport *x, bool calls, bool events);
-bool xp_ring_reap(struct xport *x);
-bool xp_ring_more(struct xport *x);
-/* Whether x's ring shares buffers between receives (no recvmsg then). */
-bool xp_ring_inc(const struct xport *x);
-/* In xport_free, its sockets gone: the ring and its watcher. */
-void xp_ring_destroy(struct xport *x);
 
 /* xport_stamp.c */
 /* Timestamps off, the stream's counts back to 0 (the socket closed). */
@@ -167,9 +173,39 @@ void xp_stamp_drain(struct xport_sock *s);
 /* recv (MSG_DONTWAIT), with the receive's time in s->rx_ns when timestamps are on. */
 ssize_t xp_stamp_recv(struct xport_sock *s, void *p, size_t n);
 
-/* xport_epoll.c */
-void xp_ep_sock_init(struct xport_sock *s);
-int xp_ep_connect(struct xport_sock *s);
-void xp_ep_build(struct xport *x, struct xport_sock *s, unsigned f);
+/* xport_sock.c: the core. */
+void xp_link_init(struct xp_link *l);
+bool xp_link_empty(const struct xp_link *l);
+/* Puts s on x's lists, with its callbacks. */
+void xp_sock_link(struct xport_sock *s, struct xport *x, const struct xport_cbs *cbs,
+		  void *arg);
+/* Takes s off its transport's lists (nothing if it has none). */
+void xp_sock_unlink(struct xport_sock *s);
+/* Takes s off its transport's kernel machinery (xp_backend.unwatch). */
+void xp_sock_unwatch(struct xport_sock *s, bool keep);
+/* Closes s: its fd, queue and stash; off its transport. Closing a closed socket
+ * does nothing. */
+void xp_sock_close(struct xport_sock *s);
+void xp_sock_destroy(struct xport_sock *s);
+/* Owes s's caller a callback (XP_D_*), run from the loop. */
+void xp_owe(struct xport_sock *s, unsigned flags);
+/* Queues kernel work (XP_W_*) for s, done when the loop turn ends. */
+void xp_work(struct xport_sock *s, unsigned flags);
+enum xp_cb { XP_CB_CONNECTED, XP_CB_DATA, XP_CB_LOST };
+/* Runs a callback of s; true if s was freed meanwhile (then it must not be touched). */
+bool xp_sock_call(struct xport_sock *s, enum xp_cb cb, int err, const uint8_t *p, size_t n);
+/* Closes s now and owes lost(err) from the loop. */
+void xp_sock_fail(struct xport_sock *s, int err);
+void xp_peer_fill(struct xport_sock *s);
+/* x's backend could not start: x uses its fallback from now on. */
+void xp_fall_back(struct xport *x);
+/* Starts x's backend if it has not yet (on the loop's thread). */
+void xp_start(struct xport *x);
+/* The loop turn's watchers (ev_prepare, ev_idle), in xport_new / xport_free. */
+void xp_turn_init(struct xport *x);
+void xp_turn_stop(struct xport *x);
+/* One loop turn's work: callbacks owed, completions handled, all sends and
+ * arms in one submit, completions reaped. Whether it ran a callback. */
+bool xp_pump(struct xport *x);
 
 #endif

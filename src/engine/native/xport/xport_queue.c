@@ -2,7 +2,8 @@
  * xport_queue: a socket's send queue (see xport_int.h): segments in a ring,
  * pointing either at the caller's bytes (xport_put_ref: a WRITE's data, sent
  * without a copy) or at chunks of bytes copied in (xport_put: headers), and
- * what a send consumed of them.
+ * what a send consumed of them. It calls nothing of the transport: xport.c
+ * asks for the send once bytes are queued.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -131,20 +132,12 @@ unsigned xp_iov_fill(struct xport_sock *s, unsigned max, size_t *bytes)
 	return n;
 }
 
-static void queued(struct xport_sock *s)
-{
-	if (s->x && s->state == XP_OPEN)
-		xp_work(s, XP_W_SEND);
-}
-
-int xport_put(struct xport_sock *s, const void *p, size_t n)
+int xp_queue_put(struct xport_sock *s, const void *p, size_t n)
 {
 	struct xp_chunk *c;
 	struct xp_seg *g;
 	uint8_t *dst;
 
-	if (!s || s->state == XP_CLOSED)
-		return -ENOTCONN;
 	if (n == 0)
 		return 0;
 	c = s->c_tail;
@@ -177,16 +170,13 @@ int xport_put(struct xport_sock *s, const void *p, size_t n)
 		return -ENOMEM;
 	c->used += n;
 	s->out_end += n;
-	queued(s);
 	return 0;
 }
 
-int xport_put_ref(struct xport_sock *s, const void *p, size_t n)
+int xp_queue_put_ref(struct xport_sock *s, const void *p, size_t n)
 {
 	struct xp_seg *g;
 
-	if (!s || s->state == XP_CLOSED)
-		return -ENOTCONN;
 	if (n == 0)
 		return 0;
 	g = seg_open_tail(s);
@@ -195,6 +185,5 @@ int xport_put_ref(struct xport_sock *s, const void *p, size_t n)
 	else if (seg_push(s, p, n, NULL) < 0)
 		return -ENOMEM;
 	s->out_end += n;
-	queued(s);
 	return 0;
 }

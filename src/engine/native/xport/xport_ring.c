@@ -1,13 +1,12 @@
 /*
  * xport_ring: the ring of the io_uring kind of transport and what is
  * registered with it (see xport_ring.h). It probes whether io_uring can be
- * used at all, makes the ring on the loop's thread (or turns the transport to
- * epoll when it cannot), keeps the provided receive buffers (a buffer ring the
+ * used at all, makes the ring on the loop's thread, keeps the provided receive buffers (a buffer ring the
  * kernel picks from: where each completion's bytes are in them, when each goes
  * back, the sockets waiting for one) and the table of sockets with their fixed
- * files, and
- * tears it all down. What goes through the ring (requests, completions, the
- * loop's wakes) is xport_uring.c's.
+ * files, copies completions out of the completion queue (memory only), and
+ * tears it all down. What goes through the ring (requests, what completions
+ * mean, the loop's wakes) is xport_uring.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -233,6 +232,51 @@ void xp_feed(struct xport *x)
 	}
 }
 
+/* Copies completions out of the CQ, to be handled in order (memory only, no syscall). */
+bool xp_ring_reap(struct xport *x)
+{
+	struct xp_ring *r = x->ring;
+	unsigned ready = io_uring_cq_ready(&r->uring), head, i = 0;
+	struct io_uring_cqe *cqe;
+
+	if (!ready)
+		return false;
+	if (r->bl_pos) {
+		memmove(r->bl, r->bl + r->bl_pos, (r->bl_n - r->bl_pos) * sizeof(*r->bl));
+		r->bl_n -= r->bl_pos;
+		r->bl_pos = 0;
+	}
+	if (r->bl_n + ready > r->bl_cap) {
+		unsigned cap = r->bl_cap ? r->bl_cap : 256;
+		struct xp_cqe *bl;
+
+		while (cap < r->bl_n + ready)
+			cap *= 2;
+		bl = realloc(r->bl, cap * sizeof(*bl));
+		if (bl) {
+			r->bl = bl;
+			r->bl_cap = cap;
+		}
+		if (r->bl_n + ready > r->bl_cap)
+			ready = r->bl_cap - r->bl_n;
+	}
+	io_uring_for_each_cqe(&r->uring, head, cqe) {
+		if (i == ready)
+			break;
+		r->bl[r->bl_n].user_data = cqe->user_data;
+		r->bl[r->bl_n].res = cqe->res;
+		r->bl[r->bl_n].flags = cqe->flags;
+		r->bl[r->bl_n].off = 0;
+		if (cqe->flags & IORING_CQE_F_BUFFER)
+			xp_buf_used(r, &r->bl[r->bl_n]);
+		r->bl_n++;
+		i++;
+	}
+	io_uring_cq_advance(&r->uring, i);
+	x->st.cqes += i;
+	return i > 0;
+}
+
 /* The provided buffers (see above), incremental if inc; 0 or -errno. */
 static int bufs_up(struct xport *x, struct xp_ring *r, bool inc)
 {
@@ -271,7 +315,7 @@ static int bufs_up(struct xport *x, struct xp_ring *r, bool inc)
 	return 0;
 }
 
-static int ring_up(struct xport *x)
+int xp_ring_up(struct xport *x)
 {
 	unsigned entries = x->max_socks * 2 + 8;
 	struct xp_ring *r;
@@ -307,27 +351,13 @@ static int ring_up(struct xport *x)
 	}
 	r->owner = pthread_self();
 	x->ring = r;
-	ev_io_set(&x->ring_w, x->efd >= 0 ? x->efd : r->uring.ring_fd, EV_READ);
-	xp_ring_watch(x);
+	x->shared_bufs = r->inc;
 	return 0;
 fail_ring:
 	io_uring_queue_exit(&r->uring);
 fail_alloc:
 	free(r);
 	return rc;
-}
-
-/* The ring could not be made on the loop's thread: this transport uses epoll. */
-static void ring_give_up(struct xport *x)
-{
-	x->kind = XPORT_EPOLL;
-	xp_ring_watch(x);
-}
-
-void xp_ring_start(struct xport *x)
-{
-	if (x->kind == XPORT_URING && !x->ring && ring_up(x) < 0)
-		ring_give_up(x);
 }
 
 int xp_sock_register(struct xport *x, struct xport_sock *s)
@@ -385,15 +415,10 @@ void xp_sock_unregister(struct xport *x, struct xport_sock *s, bool owner)
 	s->starved = false;	/* its place in the starved queue has the old generation */
 }
 
-void xp_ring_destroy(struct xport *x)
+void xp_ring_down(struct xport *x)
 {
 	struct xp_ring *r = x->ring;
 
-	if (ev_is_active(&x->ring_w)) {
-		ev_io_stop(x->loop, &x->ring_w);
-		ev_ref(x->loop);
-		ev_check_stop(x->loop, &x->ring_chk);
-	}
 	if (r) {
 		if (xp_ring_owner(x)) {
 			struct io_uring_sync_cancel_reg reg;

@@ -83,6 +83,11 @@ static inline struct xport_sock *ud_sock(const struct xport *x, uint64_t ud)
 	return r->tab[id].s;
 }
 
+/* Makes x's ring (and its eventfd) on the loop's thread: 0, or -errno (none made). */
+int xp_ring_up(struct xport *x);
+/* Cancels what is in flight (on the ring's thread) and frees the ring; the
+ * watchers on it are stopped already. */
+void xp_ring_down(struct xport *x);
 /* Whether x has a ring and this is the thread that made it. Any thread. */
 bool xp_ring_owner(const struct xport *x);
 
@@ -100,6 +105,9 @@ void xp_starve(struct xp_ring *r, struct xport_sock *s);
 /* Receives made again for waiting sockets, one per buffer free. */
 void xp_feed(struct xport *x);
 
+/* Copies completions out of the CQ into r->bl, to be handled in order (memory
+ * only, no syscall); whether there were any. */
+bool xp_ring_reap(struct xport *x);
 /* Gives s an entry in the table (s->id, s->gen) and a fixed file if its index
  * is below the ring's nfiles; two buffers in use per socket. 0 or -ENOMEM. */
 int xp_sock_register(struct xport *x, struct xport_sock *s);

@@ -33,7 +33,7 @@ int xport_stamp_on(struct xport_sock *s, unsigned depth)
 		return -ENOTCONN;
 	if (s->stamp)
 		return 0;
-	if (s->x && xp_ring_inc(s->x))
+	if (s->x && s->x->shared_bufs)
 		return -EOPNOTSUPP;	/* xport_want_stamps came too late */
 	/* Without OPT_ID_TCP (before 6.2) keys count from the last byte acked,
 	 * which is the last byte sent while no request is in flight. */

@@ -1,11 +1,12 @@
 /*
  * xport_uring: the io_uring kind of transport (see xport.h) at work. It turns
- * the work xport.c queues on sockets (arm, connect, recv, send) into requests
+ * the work the core queues on sockets (arm, connect, recv, send) into requests
  * and their completions into callbacks, takes sockets off the ring, and owns
  * the watchers that wake the loop. The ring itself, its provided buffers and
  * the table of sockets are xport_ring.c's (xport_ring.h, the one include of
  * liburing, joins the two); the send queues are xport_queue.c's, the stash
- * and the loop turn itself xport.c's.
+ * and the loop turn itself the core's (xport_sock.c), which calls this file
+ * only through its backend table, xp_uring_backend.
  *
  * How completions reach the loop: the ring runs its task work (which posts
  * them) cooperatively, when the loop's thread next leaves the kernel. A
@@ -82,51 +83,6 @@ static void sqe_target(struct io_uring_sqe *sqe, const struct xport_sock *s)
 		sqe->fd = s->id;
 		sqe->flags |= IOSQE_FIXED_FILE;
 	}
-}
-
-/* Copies completions out of the CQ, to be handled in order (memory only, no syscall). */
-static bool ring_reap(struct xport *x)
-{
-	struct xp_ring *r = x->ring;
-	unsigned ready = io_uring_cq_ready(&r->uring), head, i = 0;
-	struct io_uring_cqe *cqe;
-
-	if (!ready)
-		return false;
-	if (r->bl_pos) {
-		memmove(r->bl, r->bl + r->bl_pos, (r->bl_n - r->bl_pos) * sizeof(*r->bl));
-		r->bl_n -= r->bl_pos;
-		r->bl_pos = 0;
-	}
-	if (r->bl_n + ready > r->bl_cap) {
-		unsigned cap = r->bl_cap ? r->bl_cap : 256;
-		struct xp_cqe *bl;
-
-		while (cap < r->bl_n + ready)
-			cap *= 2;
-		bl = realloc(r->bl, cap * sizeof(*bl));
-		if (bl) {
-			r->bl = bl;
-			r->bl_cap = cap;
-		}
-		if (r->bl_n + ready > r->bl_cap)
-			ready = r->bl_cap - r->bl_n;
-	}
-	io_uring_for_each_cqe(&r->uring, head, cqe) {
-		if (i == ready)
-			break;
-		r->bl[r->bl_n].user_data = cqe->user_data;
-		r->bl[r->bl_n].res = cqe->res;
-		r->bl[r->bl_n].flags = cqe->flags;
-		r->bl[r->bl_n].off = 0;
-		if (cqe->flags & IORING_CQE_F_BUFFER)
-			xp_buf_used(r, &r->bl[r->bl_n]);
-		r->bl_n++;
-		i++;
-	}
-	io_uring_cq_advance(&r->uring, i);
-	x->st.cqes += i;
-	return i > 0;
 }
 
 /* A receive's bytes in buffer bid: all res of them (recv), or a recvmsg's
@@ -245,7 +201,7 @@ static void ring_quiesce(struct xport *x, struct xport_sock *s, bool keep)
 		struct io_uring_cqe *cqe;
 
 		io_uring_get_events(&r->uring);
-		ring_reap(x);
+		xp_ring_reap(x);
 		ring_settle(x, s, keep);
 		if (!ring_busy(s))
 			break;
@@ -270,7 +226,7 @@ static void ring_quiesce(struct xport *x, struct xport_sock *s, bool keep)
  * whose completion is not there is taken as sent. */
 static void ring_forget(struct xport *x, struct xport_sock *s)
 {
-	ring_reap(x);
+	xp_ring_reap(x);
 	ring_settle(x, s, true);
 	if (s->send_on) {
 		size_t n = 0;
@@ -285,7 +241,7 @@ static void ring_forget(struct xport *x, struct xport_sock *s)
 	xp_sock_unregister(x, s, false);
 }
 
-void xp_ring_build(struct xport *x, struct xport_sock *s, unsigned f)
+static void ur_build(struct xport *x, struct xport_sock *s, unsigned f)
 {
 	struct io_uring_sqe *sqe;
 	int rc;
@@ -416,7 +372,7 @@ static bool ring_cqe(struct xport *x, const struct xp_cqe *c)
 	case XP_OP_CONNECT:
 		s->conn_on = false;
 		if (res < 0) {
-			xport_close(s);
+			xp_sock_close(s);
 			xp_sock_call(s, XP_CB_CONNECTED, res, NULL, 0);
 			return true;
 		}
@@ -431,7 +387,7 @@ static bool ring_cqe(struct xport *x, const struct xp_cqe *c)
 	return called;
 }
 
-bool xp_ring_process(struct xport *x, bool *called)
+static bool ur_process(struct xport *x, bool *called)
 {
 	struct xp_ring *r = x->ring;
 	unsigned n;
@@ -459,6 +415,14 @@ static bool ring_work_waits(const struct io_uring *ring)
 	return IO_URING_READ_ONCE(*ring->sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW);
 }
 
+static bool ur_more(const struct xport *x)
+{
+	struct xp_ring *r = x->ring;
+
+	return r && (r->bl_pos < r->bl_n || io_uring_cq_ready(&r->uring) ||
+		     io_uring_cq_has_overflow(&r->uring) || (r->st_n && r->held < r->nbufs));
+}
+
 /* After every poll of the loop, before its callbacks. The usual wake is an
  * epoll_wait that the ring's task work interrupted (EINTR, no fd ready): the
  * work ran on the way out and its completions are handled here, in the same
@@ -469,10 +433,10 @@ static void chk_cb(struct ev_loop *loop, ev_check *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	if (!x->ring || (!xp_ring_more(x) && !ring_work_waits(&x->ring->uring)))
+	if (!x->ring || (!ur_more(x) && !ring_work_waits(&x->ring->uring)))
 		return;
 	x->st.wakeups++;
-	xp_pump(x, true, false);
+	xp_pump(x);
 }
 
 /* An io-wq worker posted completions (or, without the eventfd, the ring has
@@ -495,23 +459,23 @@ static void ring_cb(struct ev_loop *loop, ev_io *w, int revents)
 		return;
 	}
 	cqes = x->st.cqes;
-	xp_pump(x, true, false);
+	xp_pump(x);
 	if (x->st.cqes == cqes)
 		x->st.empty_wakeups++;
 }
 
-void xp_ring_setup(struct xport *x, bool want_uring)
+static int ur_init(struct xport *x)
 {
 	x->efd = -1;
-	if (want_uring && xport_probe(NULL, 0) == 0)
-		x->kind = XPORT_URING;
 	ev_io_init(&x->ring_w, ring_cb, -1, EV_READ);
 	ev_check_init(&x->ring_chk, chk_cb);
+	return 0;
 }
 
-void xp_ring_watch(struct xport *x)
+/* Watches the ring (its fd, and after each poll) while it has sockets. */
+static void ur_watch(struct xport *x)
 {
-	bool want = x->kind == XPORT_URING && x->nsocks > 0 && x->ring;
+	bool want = x->nsocks > 0 && x->ring;
 
 	if (want && !ev_is_active(&x->ring_w)) {
 		ev_io_start(x->loop, &x->ring_w);
@@ -524,8 +488,21 @@ void xp_ring_watch(struct xport *x)
 	}
 }
 
+/* The ring is made on the loop's thread, as IORING_SETUP_SINGLE_ISSUER wants. */
+static int ur_start(struct xport *x)
+{
+	int rc;
 
-int xp_ring_connect(struct xport_sock *s)
+	if (x->ring)
+		return 0;
+	if ((rc = xp_ring_up(x)) < 0)
+		return rc;
+	ev_io_set(&x->ring_w, x->efd >= 0 ? x->efd : x->ring->uring.ring_fd, EV_READ);
+	ur_watch(x);
+	return 0;
+}
+
+static int ur_connect(struct xport_sock *s)
 {
 	int rc = xp_sock_register(s->x, s);
 
@@ -535,36 +512,52 @@ int xp_ring_connect(struct xport_sock *s)
 	return 0;
 }
 
-void xp_ring_unwatch(struct xport *x, struct xport_sock *s, bool keep)
+static void ur_unwatch(struct xport *x, struct xport_sock *s, bool keep)
 {
+	if (s->id < 0)
+		return;
 	if (xp_ring_owner(x))
 		ring_quiesce(x, s, keep);
 	else
 		ring_forget(x, s);
 }
 
-bool xp_ring_submit(struct xport *x, bool calls, bool events)
+/* Submits what waits, and runs task work that has not run yet, collecting its
+ * completions. */
+static bool ur_submit(struct xport *x)
 {
-	if (!x->ring || !(x->ring->sq_pending || events || ring_work_waits(&x->ring->uring)))
+	if (!x->ring || !(x->ring->sq_pending || ring_work_waits(&x->ring->uring)))
 		return false;
-	ring_submit(x, calls);
+	ring_submit(x, true);
 	return true;
 }
 
-bool xp_ring_reap(struct xport *x)
+static bool ur_reap(struct xport *x)
 {
-	return x->ring && ring_reap(x);
+	return x->ring && xp_ring_reap(x);
 }
 
-bool xp_ring_inc(const struct xport *x)
+static void ur_destroy(struct xport *x)
 {
-	return x->ring && x->ring->inc;
+	if (ev_is_active(&x->ring_w)) {
+		ev_io_stop(x->loop, &x->ring_w);
+		ev_ref(x->loop);
+		ev_check_stop(x->loop, &x->ring_chk);
+	}
+	xp_ring_down(x);
 }
 
-bool xp_ring_more(struct xport *x)
-{
-	struct xp_ring *r = x->ring;
-
-	return r && (r->bl_pos < r->bl_n || io_uring_cq_ready(&r->uring) ||
-		     io_uring_cq_has_overflow(&r->uring) || (r->st_n && r->held < r->nbufs));
-}
+const struct xp_backend xp_uring_backend = {
+	.kind = XPORT_URING,
+	.init = ur_init,
+	.start = ur_start,
+	.watch = ur_watch,
+	.connect = ur_connect,
+	.build = ur_build,
+	.unwatch = ur_unwatch,
+	.process = ur_process,
+	.submit = ur_submit,
+	.reap = ur_reap,
+	.more = ur_more,
+	.destroy = ur_destroy,
+};
