@@ -58,13 +58,14 @@ static unsigned help_names(const char *help, char names[][64])
 
 	for (const char *line = help; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 :
 	     line + strlen(line)) {
-		const char *p = NULL;
+		const char *p = NULL, *comma = strchr(line, ',');
 		size_t k;
 
 		if (strncmp(line, "      --", 8) == 0)
 			p = line + 8;
-		else if (strncmp(line, "  -", 3) == 0 && strncmp(line + 4, ", --", 4) == 0)
-			p = line + 8;
+		else if (strncmp(line, "  -", 3) == 0 && comma == line + 4 &&
+			 strncmp(comma, ", --", 4) == 0)
+			p = comma + 4;
 		if (!p)
 			continue;
 		k = strspn(p, "abcdefghijklmnopqrstuvwxyz-");
