@@ -6,7 +6,6 @@
 #define NFSLOAD_OPTIONS_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "config.h"
 
@@ -16,9 +15,6 @@
  * "nfsload: " prefix) naming the option or URL part and what is accepted.
  */
 int config_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
-
-/* The --help text (usage.c), made from the option tables. */
-void config_usage(FILE *out);
 
 /* In a copy of argv's pointers: an abbreviation of --connections (6 letters or more,
  * without '=') made the whole option, as config_parse reads it (also job.c's scan). */

@@ -221,6 +221,12 @@ static void test_good_options(void **state)
 		{ { "--verify", "--bs", "64" }, FIELD(bs), 64 },
 		{ { "--output-format", "json" }, FIELD(format), CFG_FORMAT_JSON },
 		{ { "--output-format", "text" }, FIELD(format), CFG_FORMAT_TEXT },
+		/* The engines' own options (their tables), into cfg->opt. */
+		{ { "--uid", "1000" }, FIELD(opt.uid), 1000 },
+		{ { "--gid", "4294967294" }, FIELD(opt.gid), 4294967294u },
+		{ { "--max-load", "32" }, FIELD(opt.max_load), 32 },
+		{ { "--wire-source", "stamps" }, FIELD(opt.wire_source), ENGINE_WIRE_STAMPS },
+		{ { "--wire-source=tap" }, FIELD(wire_time), 1 },	/* implies --wire-time */
 		/* NFSv4 limits at their edges (default rw is randread). */
 		{ { "--rw", "randwrite", "--bs", "3904" }, FIELD(bs), 3904 },
 		{ { "--bs", "1m" }, FIELD(bs), MI },
@@ -387,6 +393,14 @@ static void test_bad_options(void **state)
 		/* Output. */
 		{ { "--output-format", "xml" }, "--output-format" },
 		{ { "--output", "" }, "--output" },
+		/* The engines' own options: their bounds, and one for another engine. */
+		{ { "--uid", "-1" }, "--uid: '-1' is not an id (0 to 4294967294)" },
+		{ { "--gid", "4294967295" }, "--gid: '4294967295' is not an id" },
+		{ { "--max-load", "0" }, "--max-load: 0 is out of range (1 to 1024)" },
+		{ { "--connections-per-session", "256" }, "--connections-per-session: 256 is out of" },
+		{ { "--wire-source", "lots" }, "--wire-source: 'lots' is not a source (auto, tap, "
+		  "stamps)" },
+		{ { "--direct" }, "--direct: only with --engine local" },
 		/* Cross checks. */
 		{ { "--bs", "8k", "--size", "4k" }, "--bs" },
 		{ { "--size", "1k" }, "--bs" },			/* default bs 4k */

@@ -81,10 +81,13 @@ static int check_foreign(struct config *cfg, char *err, size_t len)
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct opt *o = all[i].opt;
-		const unsigned char *v = (const unsigned char *)options_base(&all[i], cfg) + o->off;
-		bool set = o->kind == OPT_FLAG ? *(const bool *)v : *(const unsigned *)v != 0;
+		const unsigned char *v;
 
-		if (all[i].engine && o->foreign && set && !declares(cfg->engine, o->name))
+		if (!all[i].engine || !o->foreign || declares(cfg->engine, o->name))
+			continue;
+		/* An engine's value: a bool flag, else a number or an enum. */
+		v = (const unsigned char *)options_base(&all[i], cfg) + o->off;
+		if (o->kind == OPT_FLAG && !o->set_int ? *(const bool *)v : *(const unsigned *)v != 0)
 			return config_fail(err, len, "--%s: %s", o->name, o->foreign);
 	}
 	return 0;

@@ -285,6 +285,8 @@ static int cli_scan(struct ctx *x, int argc, char **argv)
 		{ "sweep", required_argument, NULL, O_SWEEP }, { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' }, { "compare", required_argument, NULL, O_COMPARE } };
 	char **words = calloc((size_t)argc + 1, sizeof(*words));
+	char shorts[2 * KEYS_MAX + 8] = "-:hV";	/* the options' letters, as config_parse's */
+	size_t ns = strlen(shorts);
 	int at = 1, ch;
 
 	x->opts = calloc((size_t)argc + 1, sizeof(*x->opts));
@@ -293,14 +295,21 @@ static int cli_scan(struct ctx *x, int argc, char **argv)
 		free(words);
 		return x->rc = -ENOMEM;
 	}
-	for (int k = 0; k < nopts; k++)
+	for (int k = 0; k < nopts; k++) {
 		lo[5 + k] = (struct option){ keys[k].name, keys[k].flag ? no_argument :
 					     required_argument, NULL, 256 + k };
+		if (keys[k].letter) {
+			shorts[ns++] = keys[k].letter;
+			if (!keys[k].flag)
+				shorts[ns++] = ':';
+		}
+	}
+	shorts[ns] = '\0';
 	memcpy(words, argv, (size_t)argc * sizeof(*words));
 	config_expand_abbrev(argc, words);	/* "--conn 4" as config_parse reads it */
 	opterr = 0;
 	optind = 0;	/* a fresh scan, as in config_parse */
-	while (x->rc == 0 && (ch = getopt_long(argc, words, "-:t:c:q:b:hV", lo, NULL)) != -1) {
+	while (x->rc == 0 && (ch = getopt_long(argc, words, shorts, lo, NULL)) != -1) {
 		const char **slot = ch == O_JOB ? &x->job : ch == O_SWEEP ? &x->sweep :
 				    ch == O_COMPARE ? &x->compare : NULL;
 		int which = ch == ':' ? optopt : ch;

@@ -18,6 +18,7 @@
 #include "servers.h"
 #include "units.h"
 #include "url.h"
+#include "usage.h"
 #include "version.h"
 
 static int parse_count(const char *name, const struct opt *o, const char *s, unsigned *out,

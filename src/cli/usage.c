@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "optable.h"
-#include "options.h"
+#include "usage.h"
 
 #define HELP_COLUMN 25	/* where the help text starts */
 

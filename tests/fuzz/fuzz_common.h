@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "options.h"
+#include "cli/url.h"
 #include "engine.h"
 
 #define FUZZ_MAX_ARGS 32	/* words after argv[0] */
@@ -75,7 +76,7 @@ static inline int fuzz_terminated(const char *s, size_t n)
 }
 
 /*
- * What config.h promises about a config_parse result: rc, one line of err on
+ * What options.h promises about a config_parse result: rc, one line of err on
  * failure, and on success a config the rest of nfsload can rely on.
  */
 static inline void fuzz_check_config(const struct config *c, int rc, const char *err)

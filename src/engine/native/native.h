@@ -131,7 +131,7 @@ struct nat_tap {
 struct engine_conn {
 	const struct engine_params *cfg;
 	unsigned id;
-	unsigned srv;			/* the server it goes to (config_server_of) */
+	unsigned srv;			/* the server it goes to (engine_server_of) */
 	enum nat_state state;
 	struct engine_thread *t;
 	const struct engine_cbs *cbs;
