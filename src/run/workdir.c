@@ -19,7 +19,7 @@ struct workdir {
 
 void workdir_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len)
 {
-	snprintf(buf, len, "/%s/file.%06u", cfg->dir, id);
+	wl_file_name(cfg->dir, id, buf, len);
 }
 
 void workdir_tree_path(const struct config *cfg, unsigned conn, unsigned dir, const char *leaf,

@@ -335,8 +335,7 @@ static int open_next(struct engine_conn *c)
 {
 	char path[300];
 
-	snprintf(path, sizeof(path), "/%s/file.%06u", c->cfg->dir,
-		 c->file_ids[c->nfiles - c->opens_pending]);
+	wl_file_name(c->cfg->dir, c->file_ids[c->nfiles - c->opens_pending], path, sizeof(path));
 	c->step_start_ns = now_ns();
 	if (nfs_open_async(c->nfs, path, O_RDWR | (c->cfg->sync ? O_SYNC : 0), open_cb, c) < 0) {
 		libnfs_set_error(c, "open", nfs_get_error(c->nfs));
