@@ -99,6 +99,15 @@ struct engine_ctl_ops {
 	const char *(*ports)(struct engine_ctl *ctl);
 };
 
+/*
+ * What an engine speaks to a server, for the report: data, so that no code
+ * outside the engines compares engine names.
+ */
+struct engine_proto {
+	const char *version;		/* the NFS version spoken: "3", "4.0", "4.1" */
+	const char *const *steps;	/* the set-up steps it times, NULL-terminated */
+};
+
 struct engine_ops {
 	const char *name;
 	const char *about;		/* for --version: what it was built with */
@@ -107,6 +116,11 @@ struct engine_ops {
 	bool takes_path;		/* a local directory instead of a URL (cfg->path) */
 	/* Set-up steps step() reports, NULL-terminated, at most SETUP_STEPS_MAX (setup.h). */
 	const char *const *steps;
+	/*
+	 * What it speaks for a URL's version= (3 or 4, minor 0 or 1), its steps
+	 * replacing .steps; NULL for an engine that talks to no NFS server.
+	 */
+	const struct engine_proto *(*proto)(int version, int minor);
 
 	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err. */
 	int (*check)(const struct config *cfg, char *err, size_t len);

@@ -529,6 +529,8 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	a->out = out;
 	a->rep.cfg = cfg;
 	a->rep.engine = cfg->engine->name;
+	if (cfg->engine->proto)
+		a->rep.nfs_version = cfg->engine->proto(cfg->nfs_version, cfg->nfs_minor)->version;
 	a->rep.ports = "";
 	a->rep.limits_note = cfg->engine->limits_note(cfg);
 	used_ops(cfg, used);

@@ -43,6 +43,14 @@ pthread_mutex_t libnfs_setup_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static const char *const steps[] = { "MOUNT", "OPEN", NULL };
 enum { STEP_MOUNT, STEP_OPEN };
+/* NFSv4.0 has no MOUNT, but libnfs's nfs_mount_async is the same one step: its name stays. */
+static const struct engine_proto speaks_v3 = { "3", steps }, speaks_v40 = { "4.0", steps };
+
+static const struct engine_proto *proto(int version, int minor)
+{
+	(void)minor;	/* check() refuses version=4.1 */
+	return version == 3 ? &speaks_v3 : &speaks_v40;
+}
 
 static bool v4_limits(const struct config *cfg)
 {
@@ -567,7 +575,7 @@ const struct engine_ops engine_libnfs = {
 	.name = "libnfs",
 	.about = SHIM_API,
 	.needs_url = true,
-	.steps = steps,
+	.proto = proto,
 	.check = check,
 	.max_read = max_read,
 	.max_write = max_write,
