@@ -205,7 +205,7 @@ static void set_defaults(struct config *cfg)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->engine = &engine_libnfs;
+	cfg->engine = &engine_native;	/* libnfs stays one --engine away */
 	cfg->nfs_version = 3;
 	cfg->threads = ncpu > 0 ? (unsigned)ncpu : 1;
 	cfg->connections = 1;

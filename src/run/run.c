@@ -518,13 +518,13 @@ static void used_ops(const struct config *cfg, bool used[OP_NTYPES])
 
 int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 {
-	static struct app app;
-	struct app *a = &app;
+	struct app *a = calloc(1, sizeof(*a));	/* large: on the heap, one per run */
 	bool used[OP_NTYPES];
 	char note[200];
 	int status;
 
-	memset(a, 0, sizeof(*a));
+	if (!a)
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	a->cfg = cfg;
 	a->out = out;
 	a->rep.cfg = cfg;
@@ -577,5 +577,6 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	}
 out:
 	app_destroy(a);
+	free(a);
 	return status;
 }

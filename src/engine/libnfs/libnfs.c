@@ -98,27 +98,30 @@ static int check(const struct config *cfg, char *err, size_t len)
 	/* libnfs 4.0 crashes mounting a one-character server name. */
 	if (strlen(cfg->host) == 1)
 		return config_fail(err, len, "URL: server name '%s' is too short for libnfs 4.0 "
-			    "(2 characters or more, or an address)", cfg->host);
+			    "(2 characters or more, an address, or --engine native)", cfg->host);
 	if (read_pct < 100 && cfg->bs > max_write(cfg))
 		return config_fail(err, len, "--bs: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
-			    "(at most %d bytes; use version=3 or a smaller --bs)",
+			    "(at most %d bytes; use --engine native, version=3 or a smaller --bs)",
 			    (unsigned long long)cfg->bs, LIBNFS_V4_MAX_WRITE);
 	if (read_pct > 0 && cfg->bs > max_read(cfg))
 		return config_fail(err, len, "--bs: NFSv4 reads over 1 MiB break libnfs 4.0 connections "
 			    "(use version=3 or --bs 1m or less)");
 	if (whole_file_writes && cfg->file_size > max_write(cfg))
 		return config_fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by "
-			    "libnfs 4.0 (at most %d bytes)", (unsigned long long)cfg->file_size,
+			    "libnfs 4.0 (at most %d bytes; use --engine native or version=3)",
+			    (unsigned long long)cfg->file_size,
 			    LIBNFS_V4_MAX_WRITE);
 	if (parallel_v4_opens(cfg) && cfg->small_files)
 		return config_fail(err, len, "--small-files: libnfs 4.0 cannot run NFSv4 OPENs in parallel "
-			    "on one connection: use --iodepth 1, more --connections, or version=3");
+			    "on one connection: use --engine native, --iodepth 1, more --connections, "
+			    "or version=3");
 	if (parallel_v4_opens(cfg))
 		return config_fail(err, len, "--mix: libnfs 4.0 cannot run NFSv4 OPENs in parallel on one "
-			    "connection (read, write, create, open): use --iodepth 1, more "
-			    "--connections, or version=3");
+			    "connection (read, write, create, open): use --engine native, --iodepth 1, "
+			    "more --connections, or version=3");
 	if (cfg->timeout_ns % UINT64_C(1000000000))
-		return config_fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
+		return config_fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s, or "
+				   "--engine native)");
 	return 0;
 }
 
