@@ -298,5 +298,8 @@ check_eq "server killed: every connection shows its error" 4 \
 	"$(jqv '[.connections[] | select(.error != "")] | length')"
 check_match "server killed: one line on stderr says so" "4 of 4 connections failed during the run" \
 	"$(cat "$ERR")"
+check_match "server killed: the clean-up says why in words" \
+	"cannot remove what this run created: .*connection refused at 127.0.0.1:" "$(cat "$ERR")"
+check_eq "server killed: not libnfs's words" 0 "$(grep -c 'nfs_service failed' "$ERR")"
 
 t_summary
