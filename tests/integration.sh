@@ -4,8 +4,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 # These checks grew up on libnfs and name its limits and messages: they stay on it. The
-# native engine (the default) runs the data loop's NFSv4.1 pass, the default's own checks
-# and the two-engine agreement at the end, and the suites named native*.sh.
+# native engine (the default) runs the data loop's NFSv4.1 pass and the default's own
+# checks here; wire.sh has the two engines' agreement, native*.sh the native engine's rest.
 NL_ENGINE=libnfs
 
 # nl_during SECONDS ACTION ARGS...: nfsload in the background, ACTION (with $pid
@@ -262,26 +262,6 @@ nl --dir default -c 1 --size 1m --runtime 1s --engine libnfs "$URL4"
 check_match "libnfs: the header says NFSv4.0" "^nfsload [0-9.]+, nfs://[^ ]*, NFSv4.0, randread$" \
 	"$(head -1 "$OUT")"
 bad "v4 big write names the engine that can" "use --engine native" --rw write --bs 1m "$URL4"
-
-# Two independent clients as each other's oracle: the same seeded 4 KiB randrw, a fixed
-# amount of it, through both engines against the same files: the same reads and writes,
-# the same bytes, per connection too, and no error on either.
-nl --dir agree -c 2 --rw write --bs 64k --size 2m --nrfiles 2 --keep "$URL3"
-check_eq "agree: layout, exit 0" 0 "$RC"
-AGREE=(--dir agree -c 2 -q 4 --rw randrw --bs 4k --size 2m --nrfiles 2 --io-size 4m --seed 7
-	--skip-layout --keep --output-format json)
-for e in libnfs native; do
-	nl --engine "$e" "${AGREE[@]}" "$URL3"
-	check_eq "agree $e: exit 0, no errors" "0 0" "$RC $(jqv .total.errors)"
-	jqv '"reads \(.ops.read.count) \(.ops.read.bytes) writes \(.ops.write.count) \(.ops.write.bytes) conns \([.connections[].ops] | map(tostring) | join(","))"' \
-		>"$TMP/agree-$e"
-done
-echo "# agree: libnfs: $(cat "$TMP/agree-libnfs"); native: $(cat "$TMP/agree-native")"
-check_eq "agree: 1024 operations of 4 KiB each" $((4 << 20)) \
-	"$(jqv '.ops.read.bytes + .ops.write.bytes')"
-check_eq "agree: both engines count the same reads, writes, bytes per connection" \
-	"$(cat "$TMP/agree-libnfs")" "$(cat "$TMP/agree-native")"
-files_match "agree: files still byte-exact after both" "$EXPORT_DIR/agree" 2 $((2 << 20))
 
 # The server dies mid-run, --on-error stop: no hang, no crash; errors counted, exit 1.
 # (Reconnecting after a restart, --on-error continue: tests/faults.sh.)

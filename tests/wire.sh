@@ -5,6 +5,7 @@
 # reports, and what it decodes must be well-formed NFS:
 #   - NFSv3, both NFS engines: one READ call and one NFS3_OK reply per read reported,
 #     every call AUTH_SYS; the native engine: one MNT per connection, one UMNT per run;
+#   - NFSv3, both engines, one seeded 4 KiB randrw: the same counts, on the wire too;
 #   - NFSv4.1 (native), two connections on one session: one READ operation per read,
 #     every COMPOUND but EXCHANGE_ID, CREATE_SESSION and DESTROY_CLIENTID opens with
 #     SEQUENCE, each slot's sequence ids go 1, 2, 3 ... without a gap or a repeat, the
@@ -96,6 +97,35 @@ for engine in native libnfs; do
 		check_eq "$name: the UMNT answered" 1 "$(count_rpc 100005 3 1)"
 	fi
 done
+
+# --- Two independent clients as each other's oracle ---------------------------------
+# The same seeded 4 KiB randrw, a fixed amount of it, through both engines against the
+# same files: each engine reports the same reads, writes and bytes (per connection too)
+# as the other, no error, and the server is sent exactly that many READ and WRITE calls
+# and answers each NFS3_OK.
+nl --dir agree -c 2 --rw write --bs 64k --size 2m --nrfiles 2 --keep "$URL3"
+check_eq "agree: layout, exit 0" 0 "$RC"
+for engine in libnfs native; do
+	name="agree $engine"
+	capture_start "tcp port $NFS_PORT" || break
+	nl --engine "$engine" --dir agree -c 2 -q 4 --rw randrw --bs 4k --size 2m --nrfiles 2 \
+		--io-size 4m --seed 7 --skip-layout --keep --output-format json "$URL3"
+	capture_stop
+	check_eq "$name: exit 0, no errors" "0 0" "$RC $(jqv .total.errors)"
+	check_eq "$name: 1024 operations of 4 KiB" "1024 $((4 << 20))" \
+		"$(jqv '"\(.total.count) \(.ops.read.bytes + .ops.write.bytes)"')"
+	check_eq "$name: the server got the READ and WRITE calls reported, each NFS3_OK" \
+		"$(jqv '"\(.ops.read.count) \(.ops.write.count) \(.ops.read.count) \(.ops.write.count)"')" \
+		"$(count_rpc 100003 6 0) $(count_rpc 100003 7 0) $(count_rpc 100003 6 1 nfs.status) $(count_rpc 100003 7 1 nfs.status)"
+	jqv '"reads \(.ops.read.count) \(.ops.read.bytes) writes \(.ops.write.count) \(.ops.write.bytes) conns \([.connections[].ops] | map(tostring) | join(","))"' \
+		>"$TMP/agree-$engine"
+	echo "$(count_rpc 100003 6 0) $(count_rpc 100003 7 0)" >"$TMP/agree-wire-$engine"
+done
+echo "# agree: libnfs: $(cat "$TMP/agree-libnfs"); native: $(cat "$TMP/agree-native")"
+check_eq "agree: both engines count the same reads, writes, bytes per connection" \
+	"$(cat "$TMP/agree-libnfs")" "$(cat "$TMP/agree-native")"
+check_eq "agree: the server saw the same READ and WRITE calls from both" \
+	"$(cat "$TMP/agree-wire-libnfs")" "$(cat "$TMP/agree-wire-native")"
 
 # --- NFSv4.1, two connections on one session ------------------------------------------
 # The COMPOUNDs as tshark decodes them, one line per call in capture order:

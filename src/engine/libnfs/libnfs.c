@@ -35,20 +35,19 @@
 #define RESERVED_PORTS_MAX 384
 
 /*
- * Recursive: a set-up step's callback, run under the lock from service(), ends
- * a connection's set-up, and the set-up window then starts the next one
- * (connect_conn takes the lock again) on the same thread.
+ * Process-wide on purpose: it guards libnfs's own statics, shared by every
+ * instance. Recursive: a set-up step's callback, run under it from service(),
+ * ends a set-up, and the window starts the next (connect_conn) on this thread.
  */
 pthread_mutex_t libnfs_setup_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static const char *const steps[] = { "MOUNT", "OPEN", NULL };
 enum { STEP_MOUNT, STEP_OPEN };
-/* NFSv4.0 has no MOUNT, but libnfs's nfs_mount_async is the same one step: its name stays. */
 static const struct engine_proto speaks_v3 = { "3", steps }, speaks_v40 = { "4.0", steps };
 
 static const struct engine_proto *proto(int version, int minor)
 {
-	(void)minor;	/* check() refuses version=4.1 */
+	(void)minor;	/* check() refuses 4.1; NFSv4.0's set-up is nfs_mount_async too: "MOUNT" */
 	return version == 3 ? &speaks_v3 : &speaks_v40;
 }
 
