@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "engine.h"
 #include "report.h"
 #include "stats.h"
 #include "version.h"
@@ -547,6 +548,45 @@ static void test_version(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* What each engine says it speaks: the data the version line and the set-up steps print. */
+static void test_engine_proto(void **state)
+{
+	static const struct {
+		const struct engine_ops *e;
+		int version, minor;
+		const char *spoken, *first_step;
+	} cases[] = {
+		{ &engine_native, 3, 0, "3", "MOUNT" },
+		{ &engine_native, 4, 0, "4.1", "SESSION" },
+		{ &engine_native, 4, 1, "4.1", "SESSION" },
+		{ &engine_libnfs, 3, 0, "3", "MOUNT" },
+		{ &engine_libnfs, 4, 0, "4.0", "MOUNT" },
+	};
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		const struct engine_proto *p = cases[i].e->proto(cases[i].version, cases[i].minor);
+
+		if (strcmp(p->version, cases[i].spoken) || !p->steps[0] ||
+		    strcmp(p->steps[0], cases[i].first_step) || !p->steps[1] ||
+		    strcmp(p->steps[1], "OPEN")) {
+			print_error("%s version=%d.%d: speaks %s, steps %s %s; want %s, %s OPEN\n",
+				    cases[i].e->name, cases[i].version, cases[i].minor, p->version,
+				    p->steps[0] ? p->steps[0] : "-",
+				    p->steps[0] && p->steps[1] ? p->steps[1] : "-",
+				    cases[i].spoken, cases[i].first_step);
+			bad++;
+		}
+	}
+	/* No server, no version. */
+	if (engine_null.proto || engine_local.proto) {
+		print_error("null and local engines speak no NFS version\n");
+		bad++;
+	}
+	assert_int_equal(bad, 0);
+}
+
 static void test_client_bound(void **state)
 {
 	static const struct {
@@ -950,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_engine_proto),
 		cmocka_unit_test(test_client_bound),
 		cmocka_unit_test(test_text_notes),
 		cmocka_unit_test(test_text_many_conns),
