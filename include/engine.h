@@ -175,6 +175,15 @@ struct engine_ctl_ops {
 	const char *(*ports)(struct engine_ctl *ctl);
 };
 
+/*
+ * What an engine speaks to a server, for the report: data, so that no code
+ * outside the engines compares engine names.
+ */
+struct engine_proto {
+	const char *version;		/* the NFS version spoken: "3", "4.0", "4.1" */
+	const char *const *steps;	/* the set-up steps it times, NULL-terminated */
+};
+
 struct engine_ops {
 	const char *name;
 	const char *about;		/* for --version: what it was built with */
@@ -186,6 +195,11 @@ struct engine_ops {
 	/* Its own options (option.h; off into struct engine_opts), NULL-name-ended, or NULL.
 	 * Several engines may declare one option alike: the first declaration is used. */
 	const struct opt *options;
+	/*
+	 * What it speaks for a URL's version= (3 or 4, minor 0 or 1), its steps
+	 * replacing .steps; NULL for an engine that talks to no NFS server.
+	 */
+	const struct engine_proto *(*proto)(int version, int minor);
 
 	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err (config_fail). */
 	int (*check)(const struct engine_params *cfg, char *err, size_t len);
@@ -236,9 +250,6 @@ extern const struct engine_ops engine_libnfs;
 extern const struct engine_ops engine_local;
 extern const struct engine_ops engine_native;
 extern const struct engine_ops engine_null;
-
-/* A data file's path below the export: "/DIR/file.NNNNNN" (the one place that names it). */
-void engine_file_path(const char *dir, uint32_t id, char *buf, size_t len);
 
 /* The engine called name, or NULL. */
 const struct engine_ops *engine_find(const char *name);

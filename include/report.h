@@ -67,6 +67,7 @@ struct server_report {
 struct report {
 	const struct config *cfg;
 	const char *engine;		/* its name */
+	const char *nfs_version;	/* the NFS version spoken ("3", "4.0", "4.1"), NULL: none */
 	const char *ports;		/* the server ports reached, in words ("" if none) */
 	const char *limits_note;
 	int64_t start_unix_ns;		/* wall clock at the start of measurement */

@@ -17,6 +17,7 @@
 #define NFSLOAD_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -95,6 +96,13 @@ uint64_t wl_stream_pass_bytes(const struct wl_stream *s);
  * Returns false when the budget is spent or the stream has no range.
  */
 bool wl_next(struct wl_stream *s, struct wl_op *op);
+
+/*
+ * The name of data file id, the one place it is spelled: "file.000042"
+ * when dir is NULL (a name inside the work directory), "/dir/file.000042"
+ * otherwise (a path below the export). Truncated to len like snprintf.
+ */
+void wl_file_name(const char *dir, uint32_t id, char *buf, size_t len);
 
 /* splitmix64: the stream's PRNG, exposed for tests and seeding. */
 uint64_t wl_rand(uint64_t *state);

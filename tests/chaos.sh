@@ -15,7 +15,8 @@ run() {
 	shift
 	RC=0
 	T_BEGIN=$EPOCHREALTIME
-	t_run_bounded "$bound" "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
+	t_run_bounded "$bound" "$NFSLOAD" --quiet ${NL_ENGINE:+--engine "$NL_ENGINE"} "$@" >"$OUT" \
+		2>"$ERR" || RC=$?
 	T_END=$EPOCHREALTIME
 	if ((RC != 0)); then
 		echo "# exit $RC; stderr: $(head -c 600 "$ERR")"

@@ -7,6 +7,9 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/chaos.sh"
+# libnfs's faults: tests/native_faults.sh has the native engine's. The accept order at the
+# proxy below is libnfs's (its control connection first).
+NL_ENGINE=libnfs
 
 WORK=(-t 2 -q 4 --rw randrw --bs 4k --size 8m --nrfiles 4 --output-format json)
 

@@ -3,13 +3,17 @@
 # real directory. Needs NFSLOAD (the binary) and HELPERS (build/tests).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# These checks grew up on libnfs and name its limits and messages: they stay on it. The
+# native engine (the default) runs the data loop's NFSv4.1 pass and the default's own
+# checks here; wire.sh has the two engines' agreement, native*.sh the native engine's rest.
+NL_ENGINE=libnfs
 
 # nl_during SECONDS ACTION ARGS...: nfsload in the background, ACTION (with $pid
 # set) after SECONDS, then wait, at most 120 s in all; status in $RC.
 nl_during() {
 	local secs=$1 action=$2 pid
 	shift 2
-	timeout -k 5 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" &
+	timeout -k 5 120 "$NFSLOAD" --quiet ${NL_ENGINE:+--engine "$NL_ENGINE"} "$@" >"$OUT" 2>"$ERR" &
 	pid=$!
 	sleep "$secs"
 	eval "$action"
@@ -36,12 +40,16 @@ check_match "install: --help from the installed binary" "^usage: nfsload" "$("$T
 t_start_server || exit 1
 echo "# nfsload: $("$NFSLOAD" --version)"
 
-for v in 3 4; do
+# libnfs over NFSv3 and NFSv4.0, then the native engine over NFSv4.1 (full-size writes).
+for ev in libnfs:3 libnfs:4 native:4; do
+	NL_ENGINE=${ev%:*} v=${ev#*:}
 	url=$URL3
 	wbs=64k
-	if [[ $v == 4 ]]; then
+	if [[ $ev == libnfs:4 ]]; then
 		url=$URL4
 		wbs=2k	# libnfs 4.0 cannot send larger NFSv4 writes
+	elif [[ $ev == native:4 ]]; then
+		url=$URL4 v=4.1
 	fi
 	d=v$v.seq
 
@@ -81,6 +89,7 @@ for v in 3 4; do
 	check "v$v cleanup: work dir removed" test ! -e "$EXPORT_DIR/v$v.fresh"
 	check_eq "v$v cleanup: foreign file untouched" keep-me "$(cat "$EXPORT_DIR/foreign-v$v.txt")"
 done
+NL_ENGINE=libnfs
 
 # A layout phase creates and fills files before reads (fio's nfs engine cannot).
 nl --dir layout -c 2 -q 4 --rw randread --size 5m --nrfiles 3 --runtime 1s --keep --output-format json "$URL3"
@@ -238,6 +247,22 @@ check_match "foreign dir: message" "^nfsload: --dir: 'theirs' exists, is not emp
 check_eq "foreign dir: data untouched" "precious" "$(cat "$EXPORT_DIR/theirs/data")"
 check_eq "foreign dir: nothing added" "data" "$(ls -A "$EXPORT_DIR/theirs")"
 
+# The default engine is native: NFSv4.1, its own set-up steps, the version as spoken.
+nl --dir default -c 2 -q 2 --rw randrw --bs 64k --size 1m --runtime 1s --output-format json \
+	--engine native "$URL4"
+check_eq "default engine: exit 0" 0 "$RC"
+check_eq "default engine: version=4 is 4.1, 64 KiB writes go" "0 4.1" \
+	"$(jqv '"\(.total.errors) \(.settings.nfs_version)"')"
+check_eq "default engine: NFSv4.1 set-up steps" "SESSION OPEN" \
+	"$(jqv '.setup.procedures | keys_unsorted | join(" ")')"
+NL_ENGINE='' nl --dir default -c 1 --size 1m --runtime 1s "$URL4"
+check_match "default engine: native, and the header says NFSv4.1" \
+	$'^nfsload [0-9.]+, nfs://[^ ]*, NFSv4.1, randread\nengine: native, ' "$(head -2 "$OUT")"
+nl --dir default -c 1 --size 1m --runtime 1s --engine libnfs "$URL4"
+check_match "libnfs: the header says NFSv4.0" "^nfsload [0-9.]+, nfs://[^ ]*, NFSv4.0, randread$" \
+	"$(head -1 "$OUT")"
+bad "v4 big write names the engine that can" "use --engine native" --rw write --bs 1m "$URL4"
+
 # The server dies mid-run, --on-error stop: no hang, no crash; errors counted, exit 1.
 # (Reconnecting after a restart, --on-error continue: tests/faults.sh.)
 t_start_server victim || exit 1
@@ -253,5 +278,8 @@ check_eq "server killed: every connection shows its error" 4 \
 	"$(jqv '[.connections[] | select(.error != "")] | length')"
 check_match "server killed: one line on stderr says so" "4 of 4 connections failed during the run" \
 	"$(cat "$ERR")"
+check_match "server killed: the clean-up says why in words" \
+	"cannot remove what this run created: .*connection refused at 127.0.0.1:" "$(cat "$ERR")"
+check_eq "server killed: not libnfs's words" 0 "$(grep -c 'nfs_service failed' "$ERR")"
 
 t_summary

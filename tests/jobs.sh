@@ -109,8 +109,11 @@ check "mix without --keep: the trees are removed" test ! -e "$EXPORT_DIR/meta/c0
 nl --mix read=1,frobnicate=2 --runtime 1s "$URL3"
 check_eq "mix: unknown operation, exit 2" 2 "$RC"
 check_match "mix: the message names it" "--mix: 'frobnicate' is not an operation" "$(cat "$ERR")"
-nl --mix create=1 --runtime 1s -q 4 "$URL4"
+nl --engine libnfs --mix create=1 --runtime 1s -q 4 "$URL4"
 check_eq "mix: parallel NFSv4 OPENs refused, exit 2" 2 "$RC"
+check_match "mix: the refusal names the engine that can" "use --engine native" "$(cat "$ERR")"
+nl --dir v4mix --mix create=1 --runtime 1s -q 4 "$URL4"
+check_eq "mix: parallel NFSv4.1 OPENs on the native engine (the default), exit 0" 0 "$RC"
 
 # The small-file test: create (written whole), read, stat, delete, each timed.
 nl --dir small -t 2 -c 4 -q 4 --small-files 256 --file-size 1k --keep --output-format json "$URL3"

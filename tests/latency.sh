@@ -4,6 +4,9 @@
 # proxy. Needs NFSLOAD (the binary) and HELPERS (build/tests, with helper_proxy).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# On libnfs: the accept order at the proxy below is its own (the control connection
+# first, every data connection mounting). The native engine's timing: tests/wiretime.sh.
+NL_ENGINE=libnfs
 
 ms() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e6 }'; }
 

@@ -166,13 +166,17 @@ EOF
 # nfsload runs: NFSLOAD (default build/nfsload) and HELPERS (build/tests) as the
 # Makefile passes them. nl ARGS... runs nfsload --quiet bounded in time, stdout to
 # $OUT, stderr to $ERR, status in $RC; jqv FILTER reads $OUT with jq.
+# NL_ENGINE (empty: the default, native): the engine a suite's runs use unless they
+# name one (a later --engine wins), so a suite about libnfs says so once.
 NFSLOAD=$(realpath "${NFSLOAD:-build/nfsload}")
 HELPERS=${HELPERS:-build/tests}
 OUT=$TMP/out
 ERR=$TMP/err
+NL_ENGINE=${NL_ENGINE:-}
 nl() {
 	RC=0
-	t_run_bounded 120 "$NFSLOAD" --quiet "$@" >"$OUT" 2>"$ERR" || RC=$?
+	t_run_bounded 120 "$NFSLOAD" --quiet ${NL_ENGINE:+--engine "$NL_ENGINE"} "$@" >"$OUT" \
+		2>"$ERR" || RC=$?
 }
 jqv() { jq -r "$1" "$OUT"; }
 # proxy_start ARGS...: tests/helper_proxy.c on a free port in front of ganesha's NFS

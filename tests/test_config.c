@@ -174,7 +174,7 @@ static void test_good_options(void **state)
 		{ { "-b", "64k" }, FIELD(bs), 64 * KI },
 		{ { "--bs", "1m" }, FIELD(bs), MI },
 		{ { "--bs=512" }, FIELD(bs), 512 },
-		{ { "--bs", "16m" }, FIELD(bs), 16 * MI },
+		{ { "--engine", "libnfs", "--bs", "16m" }, FIELD(bs), 16 * MI },	/* native: 1m */
 		{ { "--bs", "1" }, FIELD(bs), 1 },
 		{ { "--rw", "read" }, FIELD(rw), WL_READ },
 		{ { "--rw", "write" }, FIELD(rw), WL_WRITE },
@@ -383,7 +383,7 @@ static void test_bad_options(void **state)
 		{ { "--runtime", "5x" }, "--runtime" },
 		{ { "--runtime", "-1s" }, "--runtime" },
 		{ { "--ramp-time", "abc" }, "--ramp-time" },
-		{ { "--timeout", "1500ms" }, "--timeout" },
+		{ { "--engine", "libnfs", "--timeout", "1500ms" }, "--timeout" },
 		{ { "--timeout", "0s" }, "--timeout" },
 		{ { "--timeout", "500ms" }, "--timeout" },
 		{ { "--timeout", "2h" }, "--timeout" },
@@ -434,19 +434,22 @@ static void test_bad_options(void **state)
 static void test_v4_limits(void **state)
 {
 	static const struct bad_case reads[] = {
-		{ { "--rw", "read", "--bs", "2m" }, "--bs" },
-		{ { "--rw", "randread", "--bs", "1040k" }, "--bs" },
-		{ { "--rw", "randrw", "--bs", "2m" }, "--bs" },
+		{ { "--engine", "libnfs", "--rw", "read", "--bs", "2m" }, "--bs" },
+		{ { "--engine", "libnfs", "--rw", "randread", "--bs", "1040k" }, "--bs" },
+		{ { "--engine", "libnfs", "--rw", "randrw", "--bs", "2m" }, "--bs" },
 	};
 	static const struct bad_case writes[] = {
-		{ { "--rw", "write", "--bs", "4k" }, "--bs" },
-		{ { "--rw", "randwrite", "--bs", "3905" }, "--bs" },
-		{ { "--rw", "readwrite", "--bs", "64k" }, "--bs" },
-		{ { "--rw", "randrw", "--rwmixread", "99", "--bs", "4k" }, "--bs" },
+		{ { "--engine", "libnfs", "--rw", "write", "--bs", "4k" }, "--engine native" },
+		{ { "--engine", "libnfs", "--rw", "randwrite", "--bs", "3905" }, "--bs" },
+		{ { "--engine", "libnfs", "--rw", "readwrite", "--bs", "64k" }, "--bs" },
+		{ { "--engine", "libnfs", "--rw", "randrw", "--rwmixread", "99", "--bs", "4k" }, "--bs" },
 	};
-	static const char *const v3_ok[] = { "--rw", "write", "--bs", "16m", NULL };
-	static const char *const mix100[] = { "--rw", "randrw", "--rwmixread", "100", "--bs",
-					      "64k", NULL };
+	static const char *const v3_ok[] = { "--engine", "libnfs", "--rw", "write", "--bs", "16m",
+					     NULL };
+	static const char *const mix100[] = { "--engine", "libnfs", "--rw", "randrw", "--rwmixread",
+					      "100", "--bs", "64k", NULL };
+	/* The engine that lifts the write limit (the default). */
+	static const char *const native_1m[] = { "--rw", "write", "--bs", "1m", NULL };
 	struct config c;
 	int bad = 0;
 
@@ -474,6 +477,10 @@ static void test_v4_limits(void **state)
 	}
 	if (parse(&c, URL "?version=4", mix100) != CFG_RUN) {
 		print_error("v4 randrw 100%% reads bs 64k: %s\n", err);
+		bad++;
+	}
+	if (parse(&c, URL "?version=4", native_1m) != CFG_RUN) {
+		print_error("v4 write bs 1m, native engine: %s\n", err);
 		bad++;
 	}
 	assert_int_equal(bad, 0);
@@ -650,8 +657,11 @@ static void test_url_bad(void **state)
 	int bad = 0;
 
 	(void)state;
+	/* On libnfs, the stricter engine: version=4.1 and one-letter servers are its limits. */
+	static const char *const libnfs[] = { "--engine", "libnfs", NULL };
+
 	for (size_t i = 0; i < N(cases); i++) {
-		int rc = parse(&c, cases[i].url, NULL);
+		int rc = parse(&c, cases[i].url, libnfs);
 		bool ok = rc == -EINVAL && !strchr(err, '\n');
 
 		for (size_t k = 0; k < N(cases[i].needles) && cases[i].needles[k]; k++)

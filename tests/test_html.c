@@ -119,6 +119,7 @@ static void fixture_init(struct fixture *f, unsigned nconns, unsigned nivals, bo
 	}
 	f->r.connect_ns = 6680000;
 	f->r.engine = "libnfs";
+	f->r.nfs_version = "4.0";
 	f->r.ports = PORTS;
 	f->r.cfg = &f->cfg;
 	f->r.limits_note = "";
@@ -420,6 +421,7 @@ static void test_sample(void **state)
 	s = table_of(html, "settings");
 	WANT(strstr(s, "<tr><th>engine</th><td>libnfs</td></tr>"), "settings: engine\n");
 	WANT(strstr(s, "<tr><th>URL</th><td>" URL_ESC "</td></tr>"), "settings: URL\n");
+	WANT(strstr(s, "<tr><th>NFS version</th><td>4.0</td></tr>"), "settings: NFS version\n");
 	WANT(strstr(s, "<th>connections</th><td>20</td>"), "settings: connections\n");
 	WANT(strstr(s, "<th>rwmixread %</th><td>70</td>"), "settings: rwmixread\n");
 	WANT(strstr(s, "<th>runtime</th><td>10.0 s</td>"), "settings: runtime\n");

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "options.h"
+#include "engine.h"
 #include "report.h"
 #include "stats.h"
 #include "version.h"
@@ -69,6 +70,7 @@ static void fixture_init(struct fixture *f)
 		op_stats_record(&f->r.layout, 1 << 20, 5000000, 0);
 
 	f->r.cfg = &f->cfg;
+	f->r.nfs_version = "3";
 	f->r.limits_note = "";
 	f->r.start_unix_ns = INT64_C(1700000000) * (int64_t)NS_S;	/* 2023-11-14T22:13:20Z */
 	f->r.connect_ns = 12345678;
@@ -207,6 +209,7 @@ static void test_json(void **state)
 		{ ".start_time", "2023-11-14T22:13:20Z" },
 		{ ".start_unix_ns == 1700000000000000000", "true" },
 		{ ".settings.url", "nfs://srv/export" },
+		{ ".settings.nfs_version", "3" },
 		{ ".settings.connections", "3" },
 		{ ".settings.threads", "2" },
 		{ ".settings.rw", "randrw" },
@@ -507,6 +510,81 @@ static void test_text(void **state)
 		print_error("the text report:\n%s", text);
 	free(text);
 	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * The version line says what the engine spoke, as the engine said it (4.1
+ * for a native NFSv4 run, 4.0 for libnfs's), in text and JSON alike.
+ */
+static void test_version(void **state)
+{
+	static const char *const spoken[] = { "4.1", "4.0" };
+	struct fixture f;
+	struct json_doc d;
+	char want[128], *text, *json;
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N(spoken); i++) {
+		fixture_init(&f);
+		f.r.nfs_version = spoken[i];
+		text = render(report_text, &f.r);
+		snprintf(want, sizeof(want), "nfsload %s, nfs://srv/export, NFSv%s, randrw\n",
+			 NFSLOAD_VERSION, spoken[i]);
+		if (!strstr(text, want)) {
+			print_error("text lacks \"%s\":\n%s\n", want, text);
+			bad++;
+		}
+		json = render(report_json, &f.r);
+		if (have_jq) {
+			json_open(&d, json);
+			bad += jq_check(&d, &(struct jq_case){ ".settings.nfs_version", spoken[i] }, 1);
+			json_close(&d);
+		}
+		free(json);
+		free(text);
+		fixture_destroy(&f);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* What each engine says it speaks: the data the version line and the set-up steps print. */
+static void test_engine_proto(void **state)
+{
+	static const struct {
+		const struct engine_ops *e;
+		int version, minor;
+		const char *spoken, *first_step;
+	} cases[] = {
+		{ &engine_native, 3, 0, "3", "MOUNT" },
+		{ &engine_native, 4, 0, "4.1", "SESSION" },
+		{ &engine_native, 4, 1, "4.1", "SESSION" },
+		{ &engine_libnfs, 3, 0, "3", "MOUNT" },
+		{ &engine_libnfs, 4, 0, "4.0", "MOUNT" },
+	};
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		const struct engine_proto *p = cases[i].e->proto(cases[i].version, cases[i].minor);
+
+		if (strcmp(p->version, cases[i].spoken) || !p->steps[0] ||
+		    strcmp(p->steps[0], cases[i].first_step) || !p->steps[1] ||
+		    strcmp(p->steps[1], "OPEN")) {
+			print_error("%s version=%d.%d: speaks %s, steps %s %s; want %s, %s OPEN\n",
+				    cases[i].e->name, cases[i].version, cases[i].minor, p->version,
+				    p->steps[0] ? p->steps[0] : "-",
+				    p->steps[0] && p->steps[1] ? p->steps[1] : "-",
+				    cases[i].spoken, cases[i].first_step);
+			bad++;
+		}
+	}
+	/* No server, no version. */
+	if (engine_null.proto || engine_local.proto) {
+		print_error("null and local engines speak no NFS version\n");
+		bad++;
+	}
 	assert_int_equal(bad, 0);
 }
 
@@ -912,6 +990,8 @@ int main(void)
 		cmocka_unit_test(test_json_empty),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_engine_proto),
 		cmocka_unit_test(test_client_bound),
 		cmocka_unit_test(test_text_notes),
 		cmocka_unit_test(test_text_many_conns),

@@ -872,6 +872,22 @@ static void test_mode_names(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Every layer that names a data file gets the same name from one function. */
+static void test_file_name(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	wl_file_name(NULL, 42, buf, sizeof(buf));
+	assert_string_equal(buf, "file.000042");
+	wl_file_name("nfsload", 7, buf, sizeof(buf));
+	assert_string_equal(buf, "/nfsload/file.000007");
+	wl_file_name(NULL, 1234567, buf, sizeof(buf));
+	assert_string_equal(buf, "file.1234567");
+	wl_file_name("d", 1, buf, 8);
+	assert_string_equal(buf, "/d/file");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -890,6 +906,7 @@ int main(void)
 		cmocka_unit_test(test_empty_ranges),
 		cmocka_unit_test(test_all_empty),
 		cmocka_unit_test(test_mode_names),
+		cmocka_unit_test(test_file_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

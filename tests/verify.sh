@@ -21,8 +21,9 @@ check_ge "write+verify: the random writes happened" 100 "$(jqv .ops.write.count)
 check_eq "write+verify: a block starts with the NFLV header" "NFLV" \
 	"$(head -c 4 "$EXPORT_DIR/v/file.000001")"
 
-# Read alone over those files: every read checked as it completes.
-nl --dir v -c 2 -q 4 --rw read --size 16m --nrfiles 2 --verify --keep --output-format json "$URL3"
+# Read alone over those files: every read checked as it completes. Through libnfs: the
+# blocks the native engine (the default) wrote check out on the other client too.
+nl --engine libnfs --dir v -c 2 -q 4 --rw read --size 16m --nrfiles 2 --verify --keep --output-format json "$URL3"
 check_eq "read+verify: exit 0" 0 "$RC"
 check_eq "read+verify: every block checked in the reads" $((2 * BLOCKS_16M)) "$(jqv .verify.blocks_checked)"
 check_eq "read+verify: no read-back pass needed" false "$(jqv .verify.pass.ran)"

@@ -5,6 +5,7 @@
 # reports, and what it decodes must be well-formed NFS:
 #   - NFSv3, both NFS engines: one READ call and one NFS3_OK reply per read reported,
 #     every call AUTH_SYS; the native engine: one MNT per connection, one UMNT per run;
+#   - NFSv3, both engines, one seeded 4 KiB randrw: the same counts, on the wire too;
 #   - NFSv4.1 (native), two connections on one session: one READ operation per read,
 #     every COMPOUND but EXCHANGE_ID, CREATE_SESSION and DESTROY_CLIENTID opens with
 #     SEQUENCE, each slot's sequence ids go 1, 2, 3 ... without a gap or a repeat, the
@@ -96,6 +97,43 @@ for engine in native libnfs; do
 		check_eq "$name: the UMNT answered" 1 "$(count_rpc 100005 3 1)"
 	fi
 done
+
+# --- Two independent clients as each other's oracle ---------------------------------
+# The same seeded 4 KiB randrw, a fixed amount of it, through both engines against the
+# same files: each engine reports the same reads, writes and bytes (per connection too)
+# as the other, no error, and the server is sent exactly that many READ and WRITE calls
+# and answers each NFS3_OK. On the files laid out above (2 x 1 MiB in /wire).
+for engine in libnfs native; do
+	name="agree $engine"
+	capture_start "tcp port $NFS_PORT" || break
+	nl --engine "$engine" --dir wire -c 2 -q 4 --rw randrw --bs 4k --size 1m --nrfiles 2 \
+		--io-size 2m --seed 7 --skip-layout --keep --output-format json "$URL3"
+	capture_stop
+	check_eq "$name: exit 0, no errors" "0 0" "$RC $(jqv .total.errors)"
+	check_eq "$name: 512 operations of 4 KiB" "512 $((2 << 20))" \
+		"$(jqv '"\(.total.count) \(.ops.read.bytes + .ops.write.bytes)"')"
+	# One decoding of the capture: READ (6) and WRITE (7) calls, and their NFS3_OK replies.
+	tsh -T fields -E occurrence=a -E aggregator=, -e rpc.program -e rpc.procedure \
+		-e rpc.msgtyp -e nfs.status |
+		awk -F'\t' '{ n = split($1, p, ","); split($2, q, ","); split($3, m, ",")
+			       split($4, s, ",")
+			       for (i = 1; i <= n; i++)
+				if (p[i] == 100003 && (q[i] == 6 || q[i] == 7) &&
+				    (m[i] == 0 || s[i] == "0"))
+					c[q[i] " " m[i]]++ }
+			     END { printf "%d %d %d %d\n", c["6 0"], c["7 0"], c["6 1"], c["7 1"] }' \
+		>"$TMP/agree-wire-$engine"
+	check_eq "$name: the server got the READ and WRITE calls reported, each NFS3_OK" \
+		"$(jqv '"\(.ops.read.count) \(.ops.write.count) \(.ops.read.count) \(.ops.write.count)"')" \
+		"$(cat "$TMP/agree-wire-$engine")"
+	jqv '"reads \(.ops.read.count) \(.ops.read.bytes) writes \(.ops.write.count) \(.ops.write.bytes) conns \([.connections[].ops] | map(tostring) | join(","))"' \
+		>"$TMP/agree-$engine"
+done
+echo "# agree: libnfs: $(cat "$TMP/agree-libnfs"); native: $(cat "$TMP/agree-native")"
+check_eq "agree: both engines count the same reads, writes, bytes per connection" \
+	"$(cat "$TMP/agree-libnfs")" "$(cat "$TMP/agree-native")"
+check_eq "agree: the server saw the same READ and WRITE calls from both" \
+	"$(cat "$TMP/agree-wire-libnfs")" "$(cat "$TMP/agree-wire-native")"
 
 # --- NFSv4.1, two connections on one session ------------------------------------------
 # The COMPOUNDs as tshark decodes them, one line per call in capture order:

@@ -1,5 +1,5 @@
 /*
- * engine: the table of engines --engine chooses from, the first the default
+ * engine: the table of engines --engine chooses from, and the default: native
  * (the seam itself is include/engine.h).
  */
 #include <stdio.h>
@@ -9,11 +9,6 @@
 
 static const struct engine_ops *const engines[] = { &engine_libnfs, &engine_native, &engine_local,
 							    &engine_null };
-
-void engine_file_path(const char *dir, uint32_t id, char *buf, size_t len)
-{
-	snprintf(buf, len, "/%s/file.%06u", dir, id);
-}
 
 const struct engine_ops *engine_find(const char *name)
 {
@@ -25,7 +20,7 @@ const struct engine_ops *engine_find(const char *name)
 
 const struct engine_ops *engine_default(void)
 {
-	return engines[0];
+	return &engine_native;
 }
 
 const struct engine_ops *engine_nth(size_t i)

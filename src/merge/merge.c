@@ -41,6 +41,7 @@ struct input {
 	const char *file;
 	char host[256];
 	char engine[32];
+	char nfs_version[8];		/* as the run reported it ("4.1"), "" if none */
 	char rw[32];
 	uint64_t bs;
 	int64_t start_ns;
@@ -157,6 +158,7 @@ static int read_input(const char *file, const char *text, struct input *in,
 	}
 	copy_str(in->host, sizeof(in->host), json_object_get(root, "host"));
 	copy_str(in->engine, sizeof(in->engine), json_object_get(set, "engine"));
+	copy_str(in->nfs_version, sizeof(in->nfs_version), json_object_get(set, "nfs_version"));
 	copy_str(in->rw, sizeof(in->rw), json_object_get(set, "rw"));
 	in->bs = merge_num(set, "bs");
 	in->start_ns = (int64_t)merge_num(root, "start_unix_ns");
@@ -450,6 +452,7 @@ static int print_html(const struct merge_out *o, const struct op_stats *ops,
 	memset(&r, 0, sizeof(r));
 	r.cfg = o->cfg;
 	r.engine = in[0].engine;
+	r.nfs_version = in[0].nfs_version[0] ? in[0].nfs_version : NULL;
 	for (unsigned i = 0; i < n; i++) {	/* every rank's CPU over every rank's ops */
 		r.user_s += in[i].user_s;
 		r.sys_s += in[i].sys_s;

@@ -219,8 +219,8 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	/* A local directory has no URL and no NFS version: not even as JSON keys. */
 	text(s, &n, local ? NULL : "url", "URL", cfg->url, url, true);
 	text(s, &n, local ? "path" : NULL, "path", cfg->path, local, true);
-	count(s, &n, local ? NULL : "nfs_version", "NFS version", (uint64_t)cfg->nfs_version, url,
-	      true);
+	text(s, &n, local ? NULL : "nfs_version", "NFS version", r->nfs_version ? r->nfs_version : "",
+	     url && r->nfs_version, true);
 	count(s, &n, "threads", "threads", r->nthreads, true, true);
 	count(s, &n, "connections", "connections", cfg->connections, true, true);
 	count(s, &n, "iodepth", "iodepth", cfg->iodepth, true, true);

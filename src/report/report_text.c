@@ -358,9 +358,8 @@ void report_text(FILE *out, const struct report *r)
 		fprintf(out, "nfsload %s, %s (engine %s), %s\n", NFSLOAD_VERSION, cfg->url,
 			r->engine, wl_mode_name(cfg->rw));
 	else if (cfg->url[0])
-		fprintf(out, "nfsload %s, %s, NFSv%s, %s\n", NFSLOAD_VERSION, cfg->url,
-			cfg->nfs_version == 3 ? "3" : cfg->nfs_minor ||
-			(r->engine && strcmp(r->engine, "native") == 0) ? "4.1" : "4",
+		fprintf(out, "nfsload %s, %s%s%s, %s\n", NFSLOAD_VERSION, cfg->url,
+			r->nfs_version ? ", NFSv" : "", r->nfs_version ? r->nfs_version : "",
 			wl_mode_name(cfg->rw));
 	else
 		fprintf(out, "nfsload %s, engine %s (no server), %s\n", NFSLOAD_VERSION, r->engine,

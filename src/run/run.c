@@ -520,19 +520,21 @@ static void used_ops(const struct config *cfg, bool used[OP_NTYPES])
 
 int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 {
-	static struct app app;
-	struct app *a = &app;
+	struct app *a = calloc(1, sizeof(*a));	/* large: on the heap, one per run */
 	bool used[OP_NTYPES];
 	char note[200];
 	int status;
 
-	memset(a, 0, sizeof(*a));
+	if (!a)
+		return run_complain(EXIT_RUNTIME, "out of memory");
 	a->cfg = cfg;
 	engine_params_init(&a->params, cfg);
 	a->run.params = &a->params;
 	a->out = out;
 	a->rep.cfg = cfg;
 	a->rep.engine = cfg->engine->name;
+	if (cfg->engine->proto)
+		a->rep.nfs_version = cfg->engine->proto(cfg->nfs_version, cfg->nfs_minor)->version;
 	a->rep.ports = "";
 	a->rep.limits_note = cfg->engine->limits_note(&a->params);
 	used_ops(cfg, used);
@@ -579,5 +581,6 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	}
 out:
 	app_destroy(a);
+	free(a);
 	return status;
 }

@@ -124,7 +124,8 @@ static void tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 int setup_times_init(struct setup_times *t, const struct config *cfg)
 {
 	memset(t, 0, sizeof(*t));
-	t->names = cfg->engine->steps;
+	t->names = cfg->engine->proto ? cfg->engine->proto(cfg->nfs_version, cfg->nfs_minor)->steps :
+		   cfg->engine->steps;
 	for (unsigned i = 0; i < SETUP_STEPS_MAX; i++)
 		if (hist_init(&t->steps[i], HIST_PRECISE_BITS))
 			return -ENOMEM;

@@ -21,7 +21,7 @@ struct workdir {
 
 void workdir_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len)
 {
-	engine_file_path(cfg->dir, id, buf, len);
+	wl_file_name(cfg->dir, id, buf, len);
 }
 
 void workdir_tree_path(const struct config *cfg, unsigned conn, unsigned dir, const char *leaf,
@@ -225,6 +225,8 @@ static int remove_all(struct workdir *wd, const struct fileset *fs)
 int workdir_cleanup(struct workdir *wd, const struct fileset *fs, char *err, size_t len)
 {
 	uint64_t deadline = now_ns() + wd->cfg->timeout_ns;
+	char why[300];
+	int rc;
 
 	if (remove_all(wd, fs) == 0)
 		return 0;
@@ -233,11 +235,19 @@ int workdir_cleanup(struct workdir *wd, const struct fileset *fs, char *err, siz
 	 * it or be restarting. Mount again and retry for up to --timeout.
 	 */
 	do {
-		if (wd->ops->reopen(wd->ctl, err, len) == 0 && remove_all(wd, fs) == 0)
+		if ((rc = wd->ops->reopen(wd->ctl, err, len)) == 0 && remove_all(wd, fs) == 0)
 			return 0;
 		usleep(250000);
 	} while (now_ns() < deadline);
-	return fail(wd, err, len, "cannot remove what this run created", -EIO);
+	if (rc == 0)
+		return fail(wd, err, len, "cannot remove what this run created", -EIO);
+	/*
+	 * The server is gone: the mount says how, in words one can act on
+	 * ("connection refused at ..."); the last operation's error would not.
+	 */
+	snprintf(why, sizeof(why), "%s", err);
+	snprintf(err, len, "cannot remove what this run created: %s", why);
+	return rc;
 }
 
 int fileset_merge(struct fileset *dst, const struct fileset *src)

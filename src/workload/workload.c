@@ -3,6 +3,7 @@
  * See include/workload.h for the mapping rules.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,14 @@ const char *op_name(enum op_type t)
 const char *op_procedure(enum op_type t)
 {
 	return op_procs[t];
+}
+
+void wl_file_name(const char *dir, uint32_t id, char *buf, size_t len)
+{
+	if (dir)
+		snprintf(buf, len, "/%s/file.%06u", dir, id);
+	else
+		snprintf(buf, len, "file.%06u", id);
 }
 
 const char *wl_mode_name(enum wl_mode m)

@@ -35,14 +35,21 @@
 #define RESERVED_PORTS_MAX 384
 
 /*
- * Recursive: a set-up step's callback, run under the lock from service(), ends
- * a connection's set-up, and the set-up window then starts the next one
- * (connect_conn takes the lock again) on the same thread.
+ * Process-wide on purpose: it guards libnfs's own statics, shared by every
+ * instance. Recursive: a set-up step's callback, run under it from service(),
+ * ends a set-up, and the window starts the next (connect_conn) on this thread.
  */
 pthread_mutex_t libnfs_setup_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static const char *const steps[] = { "MOUNT", "OPEN", NULL };
 enum { STEP_MOUNT, STEP_OPEN };
+static const struct engine_proto speaks_v3 = { "3", steps }, speaks_v40 = { "4.0", steps };
+
+static const struct engine_proto *proto(int version, int minor)
+{
+	(void)minor;	/* check() refuses 4.1; NFSv4.0's set-up is nfs_mount_async too: "MOUNT" */
+	return version == 3 ? &speaks_v3 : &speaks_v40;
+}
 
 static bool v4_limits(const struct engine_params *cfg)
 {
@@ -90,27 +97,30 @@ static int check(const struct engine_params *cfg, char *err, size_t len)
 	/* libnfs 4.0 crashes mounting a one-character server name. */
 	if (strlen(cfg->host) == 1)
 		return config_fail(err, len, "URL: server name '%s' is too short for libnfs 4.0 "
-			    "(2 characters or more, or an address)", cfg->host);
+			    "(2 characters or more, an address, or --engine native)", cfg->host);
 	if (read_pct < 100 && cfg->bs > max_write(cfg))
 		return config_fail(err, len, "--bs: %llu-byte NFSv4 writes cannot be sent by libnfs 4.0 "
-			    "(at most %d bytes; use version=3 or a smaller --bs)",
+			    "(at most %d bytes; use --engine native, version=3 or a smaller --bs)",
 			    (unsigned long long)cfg->bs, LIBNFS_V4_MAX_WRITE);
 	if (read_pct > 0 && cfg->bs > max_read(cfg))
 		return config_fail(err, len, "--bs: NFSv4 reads over 1 MiB break libnfs 4.0 connections "
 			    "(use version=3 or --bs 1m or less)");
 	if (whole_file_writes && cfg->file_size > max_write(cfg))
 		return config_fail(err, len, "--file-size: %llu-byte NFSv4 writes cannot be sent by "
-			    "libnfs 4.0 (at most %d bytes)", (unsigned long long)cfg->file_size,
+			    "libnfs 4.0 (at most %d bytes; use --engine native or version=3)",
+			    (unsigned long long)cfg->file_size,
 			    LIBNFS_V4_MAX_WRITE);
 	if (parallel_v4_opens(cfg) && cfg->small_files)
 		return config_fail(err, len, "--small-files: libnfs 4.0 cannot run NFSv4 OPENs in parallel "
-			    "on one connection: use --iodepth 1, more --connections, or version=3");
+			    "on one connection: use --engine native, --iodepth 1, more --connections, "
+			    "or version=3");
 	if (parallel_v4_opens(cfg))
 		return config_fail(err, len, "--mix: libnfs 4.0 cannot run NFSv4 OPENs in parallel on one "
-			    "connection (read, write, create, open): use --iodepth 1, more "
-			    "--connections, or version=3");
+			    "connection (read, write, create, open): use --engine native, --iodepth 1, "
+			    "more --connections, or version=3");
 	if (cfg->timeout_ns % UINT64_C(1000000000))
-		return config_fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s)");
+		return config_fail(err, len, "--timeout: libnfs takes whole seconds (try 5s, 30s, or "
+				   "--engine native)");
 	return 0;
 }
 
@@ -335,8 +345,7 @@ static int open_next(struct engine_conn *c)
 {
 	char path[300];
 
-	engine_file_path(c->cfg->dir, c->file_ids[c->nfiles - c->opens_pending], path,
-			 sizeof(path));
+	wl_file_name(c->cfg->dir, c->file_ids[c->nfiles - c->opens_pending], path, sizeof(path));
 	c->step_start_ns = now_ns();
 	if (nfs_open_async(c->nfs, path, O_RDWR | (c->cfg->sync ? O_SYNC : 0), open_cb, c) < 0) {
 		libnfs_set_error(c, "open", nfs_get_error(c->nfs));
@@ -570,7 +579,7 @@ const struct engine_ops engine_libnfs = {
 	.name = "libnfs",
 	.about = SHIM_API,
 	.needs_url = true,
-	.steps = steps,
+	.proto = proto,
 	.options = options,
 	.check = check,
 	.max_read = max_read,

@@ -242,6 +242,9 @@ static int done(struct engine_ctl *ctl, int rc)
 	if (rc < 0) {
 		const char *e = nfs_get_error(ctl->nfs);
 
+		/* libnfs's words for a socket that failed under it (reset, refused, closed). */
+		if (e && strstr(e, "nfs_service failed"))
+			e = "the connection to the server was lost (reset or closed)";
 		snprintf(ctl->error, sizeof(ctl->error), "%s", e && *e ? e : strerror(-rc));
 	}
 	return rc < 0 ? rc : 0;

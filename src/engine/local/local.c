@@ -153,7 +153,7 @@ static int open_files(struct engine_conn *c)
 	if (dirfd < 0)
 		return dirfd;
 	for (uint32_t i = 0; i < c->nfiles; i++) {
-		engine_file_path(cfg->dir, c->file_ids[i], path, sizeof(path));
+		wl_file_name(cfg->dir, c->file_ids[i], path, sizeof(path));
 		c->fds[i] = openat(dirfd, local_rel(path), flags);
 		if (c->fds[i] < 0) {
 			int rc = -errno;

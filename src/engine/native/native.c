@@ -24,7 +24,20 @@
 
 #define SCRATCH_LEN 65536
 
-const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
+/*
+ * The set-up steps, by NAT_STEP_*: NFSv3's MOUNT (and the export's root), or
+ * NFSv4.1's session (EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, or
+ * joining one) and the export's LOOKUP; then each file's LOOKUP or OPEN.
+ */
+static const char *const steps_v3[] = { "MOUNT", "OPEN", NULL };
+static const char *const steps_v41[] = { "SESSION", "OPEN", NULL };
+static const struct engine_proto speaks_v3 = { "3", steps_v3 }, speaks_v41 = { "4.1", steps_v41 };
+
+static const struct engine_proto *proto(int version, int minor)
+{
+	(void)minor;	/* version=4 is 4.1 here */
+	return version == 3 ? &speaks_v3 : &speaks_v41;
+}
 
 /* Set once per run in init(), before any thread; read-only after. One per server. */
 static struct sockaddr_storage nfs_addr[ENGINE_SERVERS_MAX], mnt_addr[ENGINE_SERVERS_MAX];
@@ -546,7 +559,7 @@ const struct engine_ops engine_native = {
 	.about = "native NFSv3/NFSv4.1 (libtirpc XDR, liburing sockets)",
 	.needs_url = true,
 	.wire_time = true,
-	.steps = nat_steps,
+	.proto = proto,
 	.options = options,
 	.check = check,
 	.max_read = max_io,

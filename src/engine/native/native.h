@@ -194,7 +194,7 @@ struct engine_conn {
 };
 
 /* native.c */
-extern const char *const nat_steps[];
+/* The set-up steps timed: v3's MOUNT or v4.1's SESSION, then OPEN (native.c's names). */
 enum { NAT_STEP_MOUNT, NAT_STEP_OPEN };
 void nat_set_error(struct engine_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The connection failed: set-up ends (ready false) or the owner hears lost(). */

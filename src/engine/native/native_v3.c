@@ -56,7 +56,7 @@ static bool lookup_files(struct engine_conn *c)
 			c->next_file++;
 			continue;
 		}
-		snprintf(name, sizeof(name), "file.%06u", c->file_ids[c->next_file]);
+		wl_file_name(NULL, c->file_ids[c->next_file], name, sizeof(name));
 		if (!send_lookup(c, &c->dir, name, c->next_file))
 			return false;
 		c->next_file++;

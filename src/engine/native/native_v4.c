@@ -253,7 +253,7 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 		break;
 	}
 	case NK_OPEN:
-		snprintf(name, sizeof(name), "file.%06u", c->file_ids[arg]);
+		wl_file_name(NULL, c->file_ids[arg], name, sizeof(name));
 		ok = nfs4_enc_putfh(&e, &c->dir) &&
 		     nfs4_enc_open(&e, 0, c->sess->clientid, c->sess->owner_name, c->sess->owner_len, name,
 				   false, 0) &&
