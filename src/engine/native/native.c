@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "native_conn.h"
+#include "native.h"
 #include "native_ctl.h"
 #include "native_known.h"
 #include "native_life.h"
@@ -27,11 +27,12 @@
 static const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
 
 /*
- * The engine's one instance behind engine_ops, whose calls name none: set in
+ * The instance behind engine_ops, whose calls name no instance (yet): set in
  * init(), before any thread; counts from the threads are atomics. Every layer
- * below reaches it through a thread's or a connection's eng.
+ * below reaches its instance through a thread's or a connection's eng, and
+ * native.h makes more instances.
  */
-static struct nat_engine native_instance;
+static struct nat_engine native_instance = { .slots_min = UINT32_MAX };
 
 static int check(const struct config *cfg, char *err, size_t len)
 {
@@ -62,9 +63,8 @@ static uint64_t max_io(const struct config *cfg)
 	return 1u << 20;
 }
 
-static int init(const struct config *cfg, char *note, size_t len)
+int nat_engine_init(struct nat_engine *e, const struct config *cfg, char *note, size_t len)
 {
-	struct nat_engine *e = &native_instance;
 	char *tn = e->transport_note;
 	size_t tlen = sizeof(e->transport_note);
 	char why[160];
@@ -100,9 +100,8 @@ static int init(const struct config *cfg, char *note, size_t len)
 	return 0;
 }
 
-static const char *limits_note(const struct config *cfg)
+const char *nat_engine_note(struct nat_engine *e, const struct config *cfg)
 {
-	struct nat_engine *e = &native_instance;
 	char *note = e->limits_note;
 	size_t cap = sizeof(e->limits_note);
 	unsigned long retried = __atomic_load_n(&e->retried, __ATOMIC_RELAXED);
@@ -129,13 +128,14 @@ static int apply_lowat(struct lowat *l, int bytes)
 	return c->state == NS_READY ? xport_set_lowat(c->sock, bytes) : -1;
 }
 
-static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+struct engine_thread *nat_thread_new(struct nat_engine *e, const struct config *cfg,
+				     struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	t->eng = &native_instance;
+	t->eng = e;
 	t->cfg = cfg;
 	t->loop = loop;
 	t->scratch_len = SCRATCH_LEN;
@@ -153,7 +153,7 @@ static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop
 	return t;
 }
 
-static void thread_free(struct engine_thread *t)
+void nat_thread_free(struct engine_thread *t)
 {
 	if (!t)
 		return;
@@ -163,6 +163,35 @@ static void thread_free(struct engine_thread *t)
 	xport_free(t->xp);
 	free(t->scratch);
 	free(t);
+}
+
+struct nat_engine *nat_engine_new(void)
+{
+	struct nat_engine *e = calloc(1, sizeof(*e));
+
+	if (e)
+		e->slots_min = UINT32_MAX;
+	return e;
+}
+
+void nat_engine_free(struct nat_engine *e)
+{
+	free(e);
+}
+
+static int init(const struct config *cfg, char *note, size_t len)
+{
+	return nat_engine_init(&native_instance, cfg, note, len);
+}
+
+static const char *limits_note(const struct config *cfg)
+{
+	return nat_engine_note(&native_instance, cfg);
+}
+
+static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+{
+	return nat_thread_new(&native_instance, cfg, loop);
 }
 
 static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
@@ -183,7 +212,7 @@ const struct engine_ops engine_native = {
 	.init = init,
 	.limits_note = limits_note,
 	.thread_new = thread_new,
-	.thread_free = thread_free,
+	.thread_free = nat_thread_free,
 	.conn_new = conn_new,
 	.connect = nat_connect,
 	.attach = nat_attach,
