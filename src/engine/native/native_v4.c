@@ -39,16 +39,6 @@ static const char *kind_name(enum nat_kind k)
 	}
 }
 
-static const char *stat_words(int rc)
-{
-	static __thread char buf[48];
-
-	if (rc == -EBADMSG)
-		return "a reply that does not parse";
-	snprintf(buf, sizeof(buf), "%s", strerror(-rc));
-	return buf;
-}
-
 static void v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 
 /* Set-up and teardown replies come back here. */
@@ -495,7 +485,10 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 	default:
 		break;
 	}
-	nat_set_error(c, "%s failed: %s", kind_name(kind), stat_words(rc < 0 ? rc : -EIO));
+	if (rc >= 0)
+		rc = -EIO;
+	nat_set_error(c, "%s failed: %s", kind_name(kind),
+		      rc == -EBADMSG ? "a reply that does not parse" : strerror(-rc));
 	return false;
 }
 
