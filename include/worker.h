@@ -41,6 +41,7 @@ enum worker_cmd {
 /* Shared, read-only while a phase runs (set by the main thread before it). */
 struct run {
 	const struct config *cfg;
+	struct engine_inst *inst;	/* the engine's instance (engine_ops.init) */
 	/* The files as found: one set, or with servers of a namespace each, one per server
 	 * (files[server]), each server's connections then covering every file among
 	 * themselves: local_id[conn] is the connection's rank among its server's. */

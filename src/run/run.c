@@ -184,14 +184,14 @@ static int start_workers(struct app *a)
 		for (unsigned j = 0; j < cfg->connections / cfg->threads +
 		     (i < cfg->connections % cfg->threads); j++)
 			all[k++] = worker_conn(a->workers[i], j);
-	rc = setup_all(cfg, all, k, UINT64_C(60000000000), &a->rep.setup, a->err,
+	rc = setup_all(a->run.inst, cfg, all, k, UINT64_C(60000000000), &a->rep.setup, a->err,
 		       sizeof(a->err));
 	free(all);
 	if (rc)
 		return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.connect_ns = a->rep.setup.elapsed_ns;
 	/* What set-up found (the native engine: sessions and slots granted). */
-	a->rep.limits_note = cfg->engine->limits_note(cfg);
+	a->rep.limits_note = cfg->engine->limits_note(a->run.inst, cfg);
 	for (unsigned i = 0; i < a->nworkers; i++)
 		if ((rc = worker_start(a->workers[i])))
 			return run_complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,
@@ -330,7 +330,7 @@ static int fill_report(struct app *a)
 
 	r->interrupted = c->signal != 0;
 	r->start_unix_ns = c->start_unix_ns;
-	r->limits_note = a->cfg->engine->limits_note(a->cfg);	/* with what the run saw */
+	r->limits_note = a->cfg->engine->limits_note(a->run.inst, a->cfg);	/* with what the run saw */
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
@@ -481,6 +481,9 @@ static void app_destroy(struct app *a)
 	struct report *r = &a->rep;
 
 	stop_workers(a);
+	if (a->run.inst && a->cfg->engine->fini)
+		a->cfg->engine->fini(a->run.inst);
+	a->run.inst = NULL;
 	control_destroy(&a->ctl);
 	for (unsigned k = 0; k < CFG_SERVERS_MAX; k++) {
 		workdir_free(a->wd[k]);
@@ -530,7 +533,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	a->rep.cfg = cfg;
 	a->rep.engine = cfg->engine->name;
 	a->rep.ports = "";
-	a->rep.limits_note = cfg->engine->limits_note(cfg);
+	a->rep.limits_note = cfg->engine->limits_note(NULL, cfg);
 	used_ops(cfg, used);
 	if (cfg->html[0] && !(a->html = fopen(cfg->html, "w"))) {
 		status = run_complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
@@ -554,7 +557,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	signal(SIGPIPE, SIG_IGN);
 	if (a->rep.limits_note[0])
 		fprintf(stderr, "nfsload: note: %s\n", a->rep.limits_note);
-	if (cfg->engine->init(cfg, note, sizeof(note)) < 0) {
+	if (cfg->engine->init(cfg, &a->run.inst, note, sizeof(note)) < 0) {
 		status = run_complain(EXIT_RUNTIME, "cannot prepare the %s engine%s%s",
 				      cfg->engine->name, note[0] ? ": " : "", note);
 		goto out;

@@ -137,8 +137,8 @@ void setup_times_destroy(struct setup_times *t)
 		hist_destroy(&t->steps[i]);
 }
 
-int setup_all(const struct config *cfg, struct engine_conn **conns, unsigned n,
-	      uint64_t deadline_ns, struct setup_times *times, char *err, size_t errlen)
+int setup_all(struct engine_inst *inst, const struct config *cfg, struct engine_conn **conns,
+	      unsigned n, uint64_t deadline_ns, struct setup_times *times, char *err, size_t errlen)
 {
 	struct setup s = { .engine = cfg->engine, .conns = conns, .n = n, .times = times };
 	uint64_t t0 = now_ns();
@@ -150,7 +150,7 @@ int setup_all(const struct config *cfg, struct engine_conn **conns, unsigned n,
 	s.state = calloc(n + 1, 1);
 	s.owners = calloc(n + 1, sizeof(*s.owners));
 	if (s.loop)
-		s.thread = s.engine->thread_new(cfg, s.loop);
+		s.thread = s.engine->thread_new(inst, cfg, s.loop);
 	if (!s.loop || !s.state || !s.owners || !s.thread) {
 		snprintf(err, errlen, "out of memory setting up %u connections", n);
 		goto out;

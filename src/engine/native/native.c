@@ -9,6 +9,7 @@
  * connections, native_ctl.c for the control connection. native_conn.h
  * lists the layers.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +27,11 @@
 
 static const char *const nat_steps[] = { "MOUNT", "OPEN", NULL };
 
-/*
- * The instance behind engine_ops, whose calls name no instance (yet): set in
- * init(), before any thread; counts from the threads are atomics. Every layer
- * below reaches its instance through a thread's or a connection's eng, and
- * native.h makes more instances.
- */
-static struct nat_engine native_instance = { .slots_min = UINT32_MAX };
+/* engine_ops' instance: the native one. Every layer below reaches it through a
+ * thread's or a connection's eng. */
+struct engine_inst {
+	struct nat_engine nat;
+};
 
 static int check(const struct config *cfg, char *err, size_t len)
 {
@@ -179,25 +178,45 @@ void nat_engine_free(struct nat_engine *e)
 	free(e);
 }
 
-static int init(const struct config *cfg, char *note, size_t len)
+static int init(const struct config *cfg, struct engine_inst **out, char *note, size_t len)
 {
-	return nat_engine_init(&native_instance, cfg, note, len);
+	struct engine_inst *inst = calloc(1, sizeof(*inst));
+	int rc;
+
+	*out = NULL;
+	if (!inst) {
+		snprintf(note, len, "out of memory");
+		return -ENOMEM;
+	}
+	rc = nat_engine_init(&inst->nat, cfg, note, len);
+	if (rc < 0) {
+		free(inst);
+		return rc;
+	}
+	*out = inst;
+	return 0;
 }
 
-static const char *limits_note(const struct config *cfg)
+static void fini(struct engine_inst *inst)
 {
-	return nat_engine_note(&native_instance, cfg);
+	free(inst);
 }
 
-static struct engine_thread *thread_new(const struct config *cfg, struct ev_loop *loop)
+static const char *limits_note(struct engine_inst *inst, const struct config *cfg)
 {
-	return nat_thread_new(&native_instance, cfg, loop);
+	return inst ? nat_engine_note(&inst->nat, cfg) : "";
 }
 
-static int conn_new(const struct config *cfg, unsigned id, const uint32_t *file_ids,
-		    uint32_t nfiles, struct engine_conn **out)
+static struct engine_thread *thread_new(struct engine_inst *inst, const struct config *cfg,
+					struct ev_loop *loop)
 {
-	return nat_conn_new(&native_instance, cfg, id, file_ids, nfiles, out);
+	return nat_thread_new(&inst->nat, cfg, loop);
+}
+
+static int conn_new(struct engine_inst *inst, const struct config *cfg, unsigned id,
+		    const uint32_t *file_ids, uint32_t nfiles, struct engine_conn **out)
+{
+	return nat_conn_new(&inst->nat, cfg, id, file_ids, nfiles, out);
 }
 
 const struct engine_ops engine_native = {
@@ -210,6 +229,7 @@ const struct engine_ops engine_native = {
 	.max_read = max_io,
 	.max_write = max_io,
 	.init = init,
+	.fini = fini,
 	.limits_note = limits_note,
 	.thread_new = thread_new,
 	.thread_free = nat_thread_free,

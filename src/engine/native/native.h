@@ -1,8 +1,8 @@
 /*
  * native: the native engine (engine_native, include/engine.h) and its
- * instances. engine_ops' calls work on one instance; these make others,
- * each with its own addresses, transport, tap and counts, to run side by
- * side in one process (tests/helper_engines.c). A connection of an instance
+ * instances, each with its own addresses, transport, tap and counts, to run
+ * side by side in one process; engine_ops' init makes one, these make them
+ * without the table (tests/helper_engines.c). A connection of an instance
  * (native_life.h: nat_conn_new) goes on threads of the same instance.
  */
 #ifndef NFSLOAD_NATIVE_H
