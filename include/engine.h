@@ -101,6 +101,7 @@ static inline unsigned engine_server_of(const struct engine_params *p, unsigned 
 	return p->cycle[(conn / per) % p->ncycle];
 }
 
+struct engine_inst;	/* one instance of an engine (init's): what its threads and connections share */
 struct engine_conn;	/* one connection of an engine, opaque to the worker */
 struct engine_thread;	/* an engine's state for one loop */
 struct engine_ctl;	/* the synchronous control connection */
@@ -206,17 +207,21 @@ struct engine_ops {
 	/* The largest READ and WRITE a connection can carry (UINT64_MAX: no limit). */
 	uint64_t (*max_read)(const struct engine_params *cfg);
 	uint64_t (*max_write)(const struct engine_params *cfg);
-	/* Process-wide preparation before any connection; a note for stderr or "". */
-	int (*init)(const struct engine_params *cfg, char *note, size_t len);
-	/* One line on this build's limits for the report, "" for none. */
-	const char *(*limits_note)(const struct engine_params *cfg);
+	/* An instance, before any of its threads and connections: *out (NULL for an
+	 * engine with nothing to share); a note for stderr or "". fini (NULL: nothing
+	 * to free) after the last of them is freed. */
+	int (*init)(const struct engine_params *cfg, struct engine_inst **out, char *note, size_t len);
+	void (*fini)(struct engine_inst *inst);
+	/* One line on this build's limits for the report, "" for none (inst NULL: before init). */
+	const char *(*limits_note)(struct engine_inst *inst, const struct engine_params *cfg);
 
-	struct engine_thread *(*thread_new)(const struct engine_params *cfg, struct ev_loop *loop);
+	struct engine_thread *(*thread_new)(struct engine_inst *inst, const struct engine_params *cfg,
+					    struct ev_loop *loop);
 	void (*thread_free)(struct engine_thread *t);
 
 	/* A connection that will open files file_ids[0..nfiles) in order. Sends nothing. */
-	int (*conn_new)(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
-			uint32_t nfiles, struct engine_conn **out);
+	int (*conn_new)(struct engine_inst *inst, const struct engine_params *cfg, unsigned id,
+			const uint32_t *file_ids, uint32_t nfiles, struct engine_conn **out);
 	/*
 	 * Sets the connection up on t's loop (mount, or session set-up, then
 	 * the files), in the background: ready() says how it ended. Also

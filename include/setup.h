@@ -21,6 +21,7 @@
 #define SETUP_STEPS_MAX 4	/* set-up steps an engine may time */
 
 struct engine_conn;
+struct engine_inst;
 
 /* What set-up measured: its wall time and each step's latency. */
 struct setup_times {
@@ -38,8 +39,8 @@ void setup_times_destroy(struct setup_times *t);
  * -EIO with err saying how many failed and the first reason (the failed
  * ones are dropped).
  */
-int setup_all(const struct config *cfg, const struct engine_params *params,
-	      struct engine_conn **conns, unsigned n,
+int setup_all(struct engine_inst *inst, const struct config *cfg,
+	      const struct engine_params *params, struct engine_conn **conns, unsigned n,
 	      uint64_t deadline_ns, struct setup_times *times, char *err, size_t errlen);
 
 #endif

@@ -42,6 +42,7 @@ enum worker_cmd {
 struct run {
 	const struct config *cfg;
 	const struct engine_params *params;	/* what the engine is told (params.h) */
+	struct engine_inst *inst;	/* the engine's instance (engine_ops.init) */
 	/* The files as found: one set, or with servers of a namespace each, one per server
 	 * (files[server]), each server's connections then covering every file among
 	 * themselves: local_id[conn] is the connection's rank among its server's. */

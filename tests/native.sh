@@ -242,4 +242,18 @@ nl --engine native -c 1 --runtime 1s "${URL41/nfsport=$NFS_PORT/nfsport=$(t_free
 check_match "names: nothing listening, says so" "Connection refused at .*is nfsport right" \
 	"$(cat "$ERR")"
 
+# Two native engine instances side by side in one process (tests/helper_engines.c): an
+# NFSv3 one and an NFSv4.1 one, each on its own thread, read the same file at once, and
+# each counts only its own (sessions made, the report's note).
+nl --engine native --dir two -c 1 --rw write --bs 64k --size 64k --nrfiles 1 --keep "$URL3"
+check_eq "two instances: the file written" 0 "$RC"
+out=$("$HELPERS/helper_engines" two "$URL3" "$URL41" 2>&1)
+check_eq "two instances: both read every block clean" 0 "$?"
+check_match "two instances: NFSv3 reads" 'engine A: reads 256 ok 256 bad 0 lost 0 sessions 0 ' "$out"
+check_match "two instances: NFSv4.1 reads" 'engine B: reads 256 ok 256 bad 0 lost 0 sessions 2 ' "$out"
+check_match "two instances: the NFSv4.1 one's sessions in its own note" \
+	'engine B: .*note "native: .*2 sessions of 1 connection' "$out"
+check_eq "two instances: the NFSv3 one's note names no session" "" \
+	"$(grep '^engine A' <<<"$out" | grep -o 'session[s]* of')"
+
 t_summary

@@ -198,14 +198,14 @@ static const char *ctl_error(struct engine_ctl *ctl)
 
 static struct engine_ctl_ops test_ctl;
 
-static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *ids, uint32_t n,
-		    struct engine_conn **out)
+static int conn_new(struct engine_inst *inst, const struct engine_params *cfg, unsigned id,
+		    const uint32_t *ids, uint32_t n, struct engine_conn **out)
 {
 	int rc;
 
 	if (t.fault == FAULT_CONN_NEW && id == 2)
 		return -ENOMEM;
-	rc = engine_null.conn_new(cfg, id, ids, n, out);
+	rc = engine_null.conn_new(inst, cfg, id, ids, n, out);
 	if (rc == 0) {
 		assert_true(t.conns_made < N(t.conn));
 		t.conn[t.conns_made].c = *out;
@@ -306,13 +306,14 @@ static int connect_conn(struct engine_conn *c, struct engine_thread *th,
 	return engine_null.connect(c, th, &wrap_cbs, wrap(c, cbs, owner));
 }
 
-static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
+				       struct ev_loop *loop)
 {
 	/* The set-up loop's engine state is the first; a worker's fails. */
 	if (t.fault == FAULT_THREAD && t.threads_made > 0)
 		return NULL;
 	t.threads_made++;
-	return engine_null.thread_new(cfg, loop);
+	return engine_null.thread_new(inst, cfg, loop);
 }
 
 static void thread_free(struct engine_thread *th)

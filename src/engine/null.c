@@ -59,16 +59,18 @@ static uint64_t no_limit(const struct engine_params *cfg)
 	return UINT64_MAX;
 }
 
-static int init(const struct engine_params *cfg, char *note, size_t len)
+static int init(const struct engine_params *cfg, struct engine_inst **inst, char *note, size_t len)
 {
+	*inst = NULL;
 	(void)cfg;
 	note[0] = '\0';
 	(void)len;
 	return 0;
 }
 
-static const char *limits_note(const struct engine_params *cfg)
+static const char *limits_note(struct engine_inst *inst, const struct engine_params *cfg)
 {
+	(void)inst;
 	(void)cfg;
 	return "";
 }
@@ -116,11 +118,13 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 }
 
-static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
+				       struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 	uint64_t biggest = cfg->bs > cfg->file_size ? cfg->bs : cfg->file_size;
 
+	(void)inst;
 	if (!t)
 		return NULL;
 	t->loop = loop;
@@ -145,9 +149,10 @@ static void thread_free(struct engine_thread *t)
 	free(t);
 }
 
-static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
-		    uint32_t nfiles, struct engine_conn **out)
+static int conn_new(struct engine_inst *inst, const struct engine_params *cfg, unsigned id,
+		    const uint32_t *file_ids, uint32_t nfiles, struct engine_conn **out)
 {
+	(void)inst;
 	(void)cfg;
 	(void)file_ids;
 	(void)nfiles;

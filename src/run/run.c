@@ -186,14 +186,14 @@ static int start_workers(struct app *a)
 		for (unsigned j = 0; j < cfg->connections / cfg->threads +
 		     (i < cfg->connections % cfg->threads); j++)
 			all[k++] = worker_conn(a->workers[i], j);
-	rc = setup_all(cfg, &a->params, all, k, UINT64_C(60000000000), &a->rep.setup, a->err,
+	rc = setup_all(a->run.inst, cfg, &a->params, all, k, UINT64_C(60000000000), &a->rep.setup, a->err,
 		       sizeof(a->err));
 	free(all);
 	if (rc)
 		return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.connect_ns = a->rep.setup.elapsed_ns;
 	/* What set-up found (the native engine: sessions and slots granted). */
-	a->rep.limits_note = cfg->engine->limits_note(&a->params);
+	a->rep.limits_note = cfg->engine->limits_note(a->run.inst, &a->params);
 	for (unsigned i = 0; i < a->nworkers; i++)
 		if ((rc = worker_start(a->workers[i])))
 			return run_complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,
@@ -332,7 +332,7 @@ static int fill_report(struct app *a)
 
 	r->interrupted = c->signal != 0;
 	r->start_unix_ns = c->start_unix_ns;
-	r->limits_note = a->cfg->engine->limits_note(&a->params);	/* with what the run saw */
+	r->limits_note = a->cfg->engine->limits_note(a->run.inst, &a->params);	/* with what the run saw */
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
@@ -483,6 +483,9 @@ static void app_destroy(struct app *a)
 	struct report *r = &a->rep;
 
 	stop_workers(a);
+	if (a->run.inst && a->cfg->engine->fini)
+		a->cfg->engine->fini(a->run.inst);
+	a->run.inst = NULL;
 	control_destroy(&a->ctl);
 	for (unsigned k = 0; k < CFG_SERVERS_MAX; k++) {
 		workdir_free(a->wd[k]);
@@ -536,7 +539,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if (cfg->engine->proto)
 		a->rep.nfs_version = cfg->engine->proto(cfg->nfs_version, cfg->nfs_minor)->version;
 	a->rep.ports = "";
-	a->rep.limits_note = cfg->engine->limits_note(&a->params);
+	a->rep.limits_note = cfg->engine->limits_note(NULL, &a->params);
 	used_ops(cfg, used);
 	if (cfg->html[0] && !(a->html = fopen(cfg->html, "w"))) {
 		status = run_complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
@@ -560,7 +563,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	signal(SIGPIPE, SIG_IGN);
 	if (a->rep.limits_note[0])
 		fprintf(stderr, "nfsload: note: %s\n", a->rep.limits_note);
-	if (cfg->engine->init(&a->params, note, sizeof(note)) < 0) {
+	if (cfg->engine->init(&a->params, &a->run.inst, note, sizeof(note)) < 0) {
 		status = run_complain(EXIT_RUNTIME, "cannot prepare the %s engine%s%s",
 				      cfg->engine->name, note[0] ? ": " : "", note);
 		goto out;

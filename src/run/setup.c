@@ -138,8 +138,8 @@ void setup_times_destroy(struct setup_times *t)
 		hist_destroy(&t->steps[i]);
 }
 
-int setup_all(const struct config *cfg, const struct engine_params *params,
-	      struct engine_conn **conns, unsigned n,
+int setup_all(struct engine_inst *inst, const struct config *cfg,
+	      const struct engine_params *params, struct engine_conn **conns, unsigned n,
 	      uint64_t deadline_ns, struct setup_times *times, char *err, size_t errlen)
 {
 	struct setup s = { .engine = cfg->engine, .conns = conns, .n = n, .times = times };
@@ -152,7 +152,7 @@ int setup_all(const struct config *cfg, const struct engine_params *params,
 	s.state = calloc(n + 1, 1);
 	s.owners = calloc(n + 1, sizeof(*s.owners));
 	if (s.loop)
-		s.thread = s.engine->thread_new(params, s.loop);
+		s.thread = s.engine->thread_new(inst, params, s.loop);
 	if (!s.loop || !s.state || !s.owners || !s.thread) {
 		snprintf(err, errlen, "out of memory setting up %u connections", n);
 		goto out;

@@ -314,7 +314,7 @@ static int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned
 		return -ENOMEM;
 	for (uint32_t r = 0; r < wc->main_stream.nranges; r++)
 		ids[r] = wc->main_stream.ranges[r].file;
-	rc = w->engine->conn_new(w->run->params, id, ids, wc->main_stream.nranges, &wc->conn);
+	rc = w->engine->conn_new(w->run->inst, w->run->params, id, ids, wc->main_stream.nranges, &wc->conn);
 	free(ids);
 	if (rc)
 		wc->conn = NULL;
@@ -423,7 +423,7 @@ int worker_start(struct worker *w)
 	w->loop = ev_loop_new(EVBACKEND_EPOLL);
 	if (!w->loop)
 		return -ENOMEM;
-	w->eng = w->engine->thread_new(w->run->params, w->loop);
+	w->eng = w->engine->thread_new(w->run->inst, w->run->params, w->loop);
 	if (!w->eng)
 		return -ENOMEM;
 	ev_async_init(&w->cmd_async, cmd_cb);

@@ -66,8 +66,9 @@ static uint64_t max_read(const struct engine_params *cfg)
 	return v4_limits(cfg) ? LIBNFS_V4_MAX_READ : UINT64_MAX;
 }
 
-static const char *limits_note(const struct engine_params *cfg)
+static const char *limits_note(struct engine_inst *inst, const struct engine_params *cfg)
 {
+	(void)inst;
 	return v4_limits(cfg) ? "libnfs 4.x NFSv4.0: writes up to 3904 bytes, reads up to 1 MiB, "
 				"layout uses 3584-byte writes" : "";
 }
@@ -149,8 +150,9 @@ static int use_reserved_ports(bool use)
 	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
 }
 
-static int init(const struct engine_params *cfg, char *note, size_t len)
+static int init(const struct engine_params *cfg, struct engine_inst **inst, char *note, size_t len)
 {
+	*inst = NULL;
 	note[0] = '\0';
 	/* libnfs mallocs 4 KiB + count per WRITE: keep those off mmap/munmap. */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -298,11 +300,12 @@ static void io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	service(w->data, ((revents & EV_READ) ? POLLIN : 0) | ((revents & EV_WRITE) ? POLLOUT : 0));
 }
 
-static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
-		    uint32_t nfiles, struct engine_conn **out)
+static int conn_new(struct engine_inst *inst, const struct engine_params *cfg, unsigned id,
+		    const uint32_t *file_ids, uint32_t nfiles, struct engine_conn **out)
 {
 	struct engine_conn *c = calloc(1, sizeof(*c));
 
+	(void)inst;
 	if (!c)
 		return -ENOMEM;
 	c->cfg = cfg;
@@ -554,10 +557,12 @@ static const char *conn_error(const struct engine_conn *c)
 	return c->error;
 }
 
-static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
+				       struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 
+	(void)inst;
 	(void)cfg;
 	if (!t)
 		return NULL;

@@ -45,16 +45,18 @@ static uint64_t no_limit(const struct engine_params *cfg)
 	return UINT64_MAX;
 }
 
-static int init(const struct engine_params *cfg, char *note, size_t len)
+static int init(const struct engine_params *cfg, struct engine_inst **inst, char *note, size_t len)
 {
+	*inst = NULL;
 	(void)cfg;
 	(void)len;
 	note[0] = '\0';
 	return 0;
 }
 
-static const char *limits_note(const struct engine_params *cfg)
+static const char *limits_note(struct engine_inst *inst, const struct engine_params *cfg)
 {
+	(void)inst;
 	(void)cfg;
 	return local_ring_note();
 }
@@ -81,10 +83,12 @@ static void ready_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 }
 
-static struct engine_thread *thread_new(const struct engine_params *cfg, struct ev_loop *loop)
+static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
+				       struct ev_loop *loop)
 {
 	struct engine_thread *t = calloc(1, sizeof(*t));
 
+	(void)inst;
 	if (!t)
 		return NULL;
 	t->cfg = cfg;
@@ -103,11 +107,12 @@ static void thread_free(struct engine_thread *t)
 	free(t);
 }
 
-static int conn_new(const struct engine_params *cfg, unsigned id, const uint32_t *file_ids,
-		    uint32_t nfiles, struct engine_conn **out)
+static int conn_new(struct engine_inst *inst, const struct engine_params *cfg, unsigned id,
+		    const uint32_t *file_ids, uint32_t nfiles, struct engine_conn **out)
 {
 	struct engine_conn *c = calloc(1, sizeof(*c));
 
+	(void)inst;
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;

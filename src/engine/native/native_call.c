@@ -1,18 +1,22 @@
 /*
  * The native engine's calls in flight on one connection: xids, encoding
  * into the thread's scratch buffer, queueing on the socket, matching
- * replies by xid and timing out what gets no reply.
+ * replies by xid and timing out what gets no reply; and the socket itself
+ * (connect, attach, data, loss). A reply goes straight to the handler its
+ * call was issued with: this file knows no kind of call.
  *
  * An xid's low bits index the connection's call table; its high bits count
  * uses of that entry, so a reply that comes after its call timed out (and
  * the entry was reused) matches nothing and is dropped.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
-#include "native.h"
+#include "native_call.h"
+#include "native_tap.h"
 
 static const uint8_t zeros[4];
 
@@ -57,7 +61,7 @@ void nat_calls_reset(struct engine_conn *c)
 }
 
 struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, uint32_t vers,
-				uint32_t proc, enum nat_kind kind)
+				uint32_t proc, enum nat_kind kind, const struct nat_handler *h)
 {
 	struct engine_thread *t = c->t;
 	struct nat_call *call;
@@ -73,6 +77,7 @@ struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, ui
 	while ((xid & ~c->mask) == 0);
 	call->xid = xid;
 	call->kind = (uint16_t)kind;
+	call->h = h;
 	call->req = NULL;
 	call->arg = 0;
 	call->slot = UINT16_MAX;
@@ -157,7 +162,7 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 	if (call->req)
 		call->req->wire_ns = c->t && c->t->tap ? nat_tap_wire(c, call, start, end) :
 				     wire_ns(c, call);
-	nat_reply(c, call, &x, rc);
+	call->h->reply(c, call, &x, rc);
 	xdr_destroy(&x);
 	/* The reply may have dropped or failed the connection. */
 	return c->state == NS_DOWN ? -ECONNABORTED : 0;
@@ -187,26 +192,6 @@ int nat_data(void *arg, const uint8_t *p, size_t n)
 	return 0;
 }
 
-void nat_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
-{
-	switch (call->kind) {
-	case NK_REQ:
-		nat_req_reply(c, call, x, rpc_status);
-		break;
-	case NK_META:
-		nat_meta_reply(c, call, x, rpc_status);
-		break;
-	case NK_MNT:
-	case NK_FSINFO:
-	case NK_LOOKUP:
-		nat_v3_reply(c, call, x, rpc_status);
-		break;
-	default:
-		nat_v4_reply(c, call, x, rpc_status);
-		break;
-	}
-}
-
 void nat_calls_tick(struct engine_conn *c, uint64_t now)
 {
 	for (uint32_t i = 0; i < c->ncalls && c->inflight; i++) {
@@ -215,21 +200,60 @@ void nat_calls_tick(struct engine_conn *c, uint64_t now)
 		if (!call->xid || call->deadline_ns > now)
 			continue;
 		c->inflight--;
-		if (call->kind == NK_REQ || call->kind == NK_META) {
-			struct engine_req *req = call->req;
-
-			if (nat_v4(c))
-				nat_v4_slot_lost(c, call);
-			nat_call_free(c, call);
-			nat_req_done(c, req, -ETIMEDOUT);
-		} else {
-			/* A set-up or teardown step that gets no answer fails the connection. */
-			nat_call_free(c, call);
-			nat_set_error(c, "no answer within --timeout during set-up");
-			nat_conn_fail(c);
-			return;
-		}
+		call->h->timeout(c, call);
 		if (c->state == NS_DOWN)
 			return;
 	}
+}
+
+void nat_setup_timeout(struct engine_conn *c, struct nat_call *call)
+{
+	/* A set-up or teardown step that gets no answer fails the connection. */
+	nat_call_free(c, call);
+	nat_set_error(c, "no answer within --timeout during set-up");
+	nat_conn_fail(c);
+}
+
+static void lost_cb(void *arg, int err)
+{
+	struct engine_conn *c = arg;
+
+	if (err)
+		nat_set_error(c, "connection lost: %s", strerror(-err));
+	else
+		nat_set_error(c, "connection lost: the server closed it");
+	nat_conn_fail(c);
+}
+
+static void connected_cb(void *arg, int err)
+{
+	struct engine_conn *c = arg;
+
+	c->up->connected(c, err);
+}
+
+static const struct xport_cbs sock_cbs = {
+	.connected = connected_cb, .data = nat_data, .lost = lost_cb,
+};
+
+int nat_dial(struct engine_conn *c, bool mount)
+{
+	socklen_t len;
+	const struct sockaddr *sa = nat_addr(c->eng, c->srv, mount, &len);
+	int rc;
+
+	rpc_rec_reset(&c->rec);
+	nat_calls_reset(c);
+	lowat_reset(&c->lw);
+	nat_tap_leave(c);
+	c->rx_fed = c->rx_rec = 0;
+	rc = xport_connect(c->sock, c->t->xp, sa, len, &sock_cbs, c);
+	if (rc < 0)
+		nat_set_error(c, "cannot connect to port %u: %s", nat_addr_port(sa), strerror(-rc));
+	return rc;
+}
+
+void nat_sock_attach(struct engine_conn *c, struct xport *xp)
+{
+	xport_attach(c->sock, xp, &sock_cbs, c);
 }

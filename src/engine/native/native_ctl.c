@@ -1,191 +1,24 @@
 /*
- * The native engine's synchronous side: rpcbind lookups at start, and the
- * control connection for the work directory (workdir.c says what to do with
- * it). The control connection is an engine connection with no files, on a
- * loop and an epoll transport of its own, driven until each request's
- * done(); its requests are the engine's operations on names
- * (native_meta.c). Its configuration is the run's without the work
+ * The native engine's control connection for the work directory (workdir.c
+ * says what to do with it): an engine connection with no files, on a loop,
+ * an epoll transport and an engine instance of its own (its server's
+ * addresses), driven until each request's done(); its requests are the
+ * engine's operations on names (native_meta.c). Its configuration is the run's without the work
  * directory, so its set-up stops at the export (the work directory may not
  * exist yet). After a while idle (an NFSv4.1 lease runs out unrenewed) or a
  * lost connection it is made afresh before the next request.
  */
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
-#include "native_meta.h"
-
-#define PMAP_PROGRAM 100000
-#define PMAP_VERS 2
-#define PMAP_GETPORT 3
-#define PMAP_TIMEOUT_MS 3000
-
-/* Waits for fd to be ready for events until deadline: 0, or -ETIMEDOUT/-errno. */
-static int wait_fd(int fd, short events, uint64_t deadline)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	uint64_t now = now_ns();
-	int rc;
-
-	if (now >= deadline)
-		return -ETIMEDOUT;
-	rc = poll(&p, 1, (int)((deadline - now) / 1000000) + 1);
-	if (rc < 0)
-		return errno == EINTR ? 0 : -errno;
-	return rc == 0 ? -ETIMEDOUT : 0;
-}
-
-struct one_reply {
-	uint8_t buf[512];
-	size_t len;
-	bool done;
-};
-
-static int keep_reply(void *arg, const uint8_t *rec, size_t len)
-{
-	struct one_reply *r = arg;
-
-	if (len > sizeof(r->buf))
-		return -EBADMSG;
-	memcpy(r->buf, rec, len);
-	r->len = len;
-	r->done = true;
-	return 1;
-}
-
-/*
- * One call on a connection of its own, synchronously: out[0..n) (a whole
- * record) to sa, its reply's record into reply; 0 or -errno (-ETIMEDOUT
- * past deadline).
- */
-static int sync_call(const struct sockaddr *sa, socklen_t len, const uint8_t *out, size_t n,
-		     struct one_reply *reply, uint64_t deadline)
-{
-	struct rpc_rec rec;
-	uint8_t in[512];
-	size_t sent = 0;
-	int fd, rc;
-
-	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	rpc_rec_init(&rec, sizeof(reply->buf));
-	rc = connect(fd, sa, len) < 0 && errno != EINPROGRESS ? -errno : 0;
-	while (rc == 0 && sent < n) {
-		ssize_t w;
-
-		if ((rc = wait_fd(fd, POLLOUT, deadline)) < 0)
-			break;
-		w = send(fd, out + sent, n - sent, MSG_NOSIGNAL);
-		if (w < 0 && errno != EAGAIN && errno != EINTR)
-			rc = -errno;
-		else if (w > 0)
-			sent += (size_t)w;
-	}
-	while (rc == 0 && !reply->done) {
-		ssize_t r;
-
-		if ((rc = wait_fd(fd, POLLIN, deadline)) < 0)
-			break;
-		r = recv(fd, in, sizeof(in), 0);
-		if (r == 0)
-			rc = -ECONNRESET;
-		else if (r < 0 && errno != EAGAIN && errno != EINTR)
-			rc = -errno;
-		else if (r > 0 && (rc = rpc_rec_feed(&rec, in, (size_t)r, keep_reply, reply)) > 0)
-			rc = 0;
-	}
-	close(fd);
-	rpc_rec_destroy(&rec);
-	return rc;
-}
-
-int nat_pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog, uint32_t vers,
-		     unsigned *port, char *err, size_t errlen)
-{
-	struct sockaddr_storage ss;
-	uint64_t deadline = now_ns() + (uint64_t)PMAP_TIMEOUT_MS * 1000000;
-	struct one_reply reply = { .len = 0 };
-	struct rpc_reply rh;
-	uint8_t out[128];
-	uint32_t p = 0, prot = IPPROTO_TCP, zero = 0;
-	size_t n;
-	int rc;
-	XDR x;
-
-	memcpy(&ss, sa, len);
-	if (ss.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons(111);
-	else
-		((struct sockaddr_in *)&ss)->sin_port = htons(111);
-	if (!rpc_start_call(&x, out, sizeof(out), 1, PMAP_PROGRAM, PMAP_VERS, PMAP_GETPORT, NULL) ||
-	    !xdr_u_int(&x, &prog) || !xdr_u_int(&x, &vers) || !xdr_u_int(&x, &prot) ||
-	    !xdr_u_int(&x, &zero))
-		return -EINVAL;
-	n = rpc_finish_call(&x, out, 0);
-	xdr_destroy(&x);
-	rc = sync_call((struct sockaddr *)&ss, len, out, n, &reply, deadline);
-	if (rc < 0) {
-		snprintf(err, errlen, "rpcbind (port 111): %s (give nfsport= and mountport= in the "
-			 "URL, or start rpcbind)", strerror(-rc));
-		return rc;
-	}
-	xdrmem_create(&x, (char *)reply.buf, (u_int)reply.len, XDR_DECODE);
-	rc = rpc_decode_reply(&x, &rh);
-	if (rc == 0)
-		rc = rpc_reply_errno(&rh);
-	if (rc == 0 && !xdr_u_int(&x, &p))
-		rc = -EBADMSG;
-	xdr_destroy(&x);
-	if (rc == 0 && p == 0)
-		rc = -EPROTONOSUPPORT;
-	if (rc < 0) {
-		snprintf(err, errlen, "rpcbind knows no %s version %u over TCP (%s)",
-			 prog == MOUNT_PROGRAM ? "MOUNT" : "NFS", vers, strerror(-rc));
-		return rc;
-	}
-	*port = p;
-	return 0;
-}
-
-/*
- * UMNT of the export, as a kernel client sends it at umount: one for the
- * run (every connection's MNT named the same export from this host). Its
- * answer changes nothing for the run: 0 or -errno, said nowhere else.
- */
-static int send_umnt(const struct engine_params *cfg, const struct rpc_cred *cred)
-{
-	uint64_t deadline = now_ns() + (uint64_t)PMAP_TIMEOUT_MS * 1000000;
-	struct one_reply reply = { .len = 0 };
-	const struct sockaddr *sa;
-	struct rpc_reply rh;
-	uint8_t out[1200];
-	socklen_t len;
-	size_t n;
-	int rc;
-	XDR x;
-
-	sa = nat_addr(cfg->srv_index, true, &len);
-	if (!rpc_start_call(&x, out, sizeof(out), 1, MOUNT_PROGRAM, MOUNT_V3, MNT3_UMNT, cred) ||
-	    !mnt3_enc_mnt(&x, cfg->path))
-		return -EINVAL;
-	n = rpc_finish_call(&x, out, 0);
-	xdr_destroy(&x);
-	if ((rc = sync_call(sa, len, out, n, &reply, deadline)) < 0)
-		return rc;
-	xdrmem_create(&x, (char *)reply.buf, (u_int)reply.len, XDR_DECODE);
-	rc = rpc_decode_reply(&x, &rh);
-	if (rc == 0)
-		rc = rpc_reply_errno(&rh);
-	xdr_destroy(&x);
-	return rc;
-}
+#include "native_ctl.h"
+#include "native_known.h"
+#include "native_life.h"
+#include "native_names.h"
+#include "native_pmap.h"
 
 #define CTL_SCRATCH 65536
 #define CTL_IDLE_NS (UINT64_C(15) * 1000000000)	/* idle this long: made afresh first */
@@ -204,6 +37,7 @@ struct ctl_names {
 
 struct engine_ctl {
 	struct engine_params cfg;		/* the run's, with no work directory */
+	struct nat_engine eng;		/* its server's addresses */
 	struct ev_loop *loop;
 	struct engine_thread t;
 	struct engine_conn *c;
@@ -251,7 +85,7 @@ static void tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	engine_native.tick(ctl->c);
+	nat_tick(ctl->c);
 }
 
 /* Runs the loop until *flag or a lost connection; false if limit_ns (0: none) ran out. */
@@ -267,12 +101,6 @@ static bool run_until(struct engine_ctl *ctl, const bool *flag, uint64_t limit_n
 	return true;
 }
 
-static unsigned port_of(const struct sockaddr *sa)
-{
-	return ntohs(sa->sa_family == AF_INET6 ? ((const struct sockaddr_in6 *)sa)->sin6_port :
-		     ((const struct sockaddr_in *)sa)->sin_port);
-}
-
 /* "NFS port 2049 (given), MOUNT port 20048 (given)" */
 static void describe_ports(struct engine_ctl *ctl)
 {
@@ -281,12 +109,13 @@ static void describe_ports(struct engine_ctl *ctl)
 	size_t n;
 
 	n = (size_t)snprintf(ctl->ports, sizeof(ctl->ports), "NFS port %u (%s)",
-			     port_of(nat_addr(cfg->srv_index, false, &len)), cfg->nfsport ? "given" :
-			     cfg->nfs_version == 4 ? "the default" : "from rpcbind");
+			     nat_addr_port(nat_addr(&ctl->eng, cfg->srv_index, false, &len)),
+			     cfg->nfsport ? "given" : cfg->nfs_version == 4 ? "the default" :
+			     "from rpcbind");
 	if (cfg->nfs_version == 3 && n < sizeof(ctl->ports))
 		snprintf(ctl->ports + n, sizeof(ctl->ports) - n, ", MOUNT port %u (%s)",
-			 port_of(nat_addr(cfg->srv_index, true, &len)), cfg->mountport ? "given" :
-			 "from rpcbind");
+			 nat_addr_port(nat_addr(&ctl->eng, cfg->srv_index, true, &len)),
+			 cfg->mountport ? "given" : "from rpcbind");
 }
 
 /* Why the set-up failed, in words a newcomer can act on (most hints come with c->error). */
@@ -322,9 +151,9 @@ static int ctl_connect(struct engine_ctl *ctl, char *err, size_t len)
 
 	ctl->ready = ctl->ok = ctl->lost = false;
 	ctl->c->error[0] = '\0';
-	rc = engine_native.connect(ctl->c, &ctl->t, &ctl_cbs, ctl);
+	rc = nat_connect(ctl->c, &ctl->t, &ctl_cbs, ctl);
 	if (rc == 0 && !run_until(ctl, &ctl->ready, ctl->cfg.timeout_ns + UINT64_C(1000000000))) {
-		engine_native.drop(ctl->c);
+		nat_drop(ctl->c);
 		nat_set_error(ctl->c, "no answer within --timeout");
 		rc = -ETIMEDOUT;
 	} else if (rc == 0 && !ctl->ok) {
@@ -346,10 +175,10 @@ static void ctl_close(struct engine_ctl *ctl)
 	struct engine_conn *c = ctl->c;
 
 	if (c->state == NS_READY && nat_v4(c)) {
-		engine_native.detach(c);
-		engine_native.close(c);
+		nat_detach(c);
+		nat_close(c);
 	}
-	engine_native.drop(c);
+	nat_drop(c);
 }
 
 static int ctl_reopen(struct engine_ctl *ctl, char *err, size_t len)
@@ -365,8 +194,8 @@ static void ctl_free(struct engine_ctl *ctl)
 	if (ctl->c) {
 		ctl_close(ctl);
 		if (ctl->mounted)
-			send_umnt(&ctl->cfg, &ctl->c->cred);
-		engine_native.free(ctl->c);
+			nat_umnt(&ctl->eng, &ctl->cfg, &ctl->c->cred);
+		nat_conn_free(ctl->c);
 	}
 	if (ctl->loop)
 		ev_timer_stop(ctl->loop, &ctl->tick);
@@ -383,6 +212,7 @@ static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, ch
 	static const uint32_t no_files[1];
 	struct engine_ctl *ctl = calloc(1, sizeof(*ctl));
 	struct nat_meta *m;
+	int rc;
 
 	*out = ctl;
 	if (!ctl) {
@@ -391,14 +221,17 @@ static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, ch
 	}
 	ctl->cfg = *cfg;
 	ctl->cfg.dir[0] = '\0';
+	if ((rc = nat_resolve(&ctl->eng, &ctl->cfg, ctl->cfg.srv_index, err, len)) < 0)
+		return rc;
 	ctl->loop = ev_loop_new(EVBACKEND_EPOLL);
+	ctl->t.eng = &ctl->eng;
 	ctl->t.cfg = &ctl->cfg;
 	ctl->t.loop = ctl->loop;
 	ctl->t.scratch_len = CTL_SCRATCH;
 	ctl->t.scratch = malloc(CTL_SCRATCH);
 	ctl->t.xp = ctl->loop ? xport_new(ctl->loop, false, 1) : NULL;
 	if (!ctl->t.scratch || !ctl->t.xp ||
-	    engine_native.conn_new(&ctl->cfg, 0, no_files, 0, &ctl->c) < 0 ||
+	    nat_conn_new(&ctl->eng, &ctl->cfg, 0, no_files, 0, &ctl->c) < 0 ||
 	    !(m = nat_meta_of(ctl->c))) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
@@ -450,7 +283,7 @@ static int ctl_do(struct engine_ctl *ctl, enum op_type op, const char *path, con
 		req = (struct engine_req){ .op = op, .path = path, .len = len, .buf = data };
 		ctl->done = ctl->lost = false;
 		c->error[0] = '\0';
-		if ((rc = engine_native.queue(c, &req)) < 0) {
+		if ((rc = nat_queue(c, &req)) < 0) {
 			snprintf(ctl->error, sizeof(ctl->error), "%s", c->error);
 			return rc;
 		}
@@ -459,7 +292,7 @@ static int ctl_do(struct engine_ctl *ctl, enum op_type op, const char *path, con
 			return ctl->status < 0 ? ctl_fail(ctl, op, path, ctl->status) : 0;
 		if (attempt > 0)
 			return ctl_fail(ctl, op, path, -ECONNRESET);
-		engine_native.drop(c);	/* forgets the request: sent again below */
+		nat_drop(c);	/* forgets the request: sent again below */
 	}
 }
 

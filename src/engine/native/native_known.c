@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "native.h"
+#include "native_call.h"
+#include "native_known.h"
 
 struct nat_known {
 	bool root_known, root_asking;	/* the export's and directory's handles */
@@ -181,6 +182,20 @@ void nat_known_done(struct engine_conn *c, bool ok)
 			nat_setup_done(w, false);
 		w = next;
 	}
+}
+
+int nat_known_go(struct engine_conn *c, enum nat_known_start how)
+{
+	bool mount = how == KNOWN_ASK && !nat_v4(c) && nat_mount_apart(c->eng, c->srv);
+	int rc;
+
+	c->state = mount ? NS_MOUNT_CONNECT : NS_CONNECT;
+	if (how == KNOWN_WAIT)
+		return 0;	/* dialled when the connection that asks is done */
+	rc = nat_dial(c, mount);
+	if (rc < 0)
+		c->state = NS_DOWN;
+	return rc;
 }
 
 void nat_known_forget(struct engine_conn *c)

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "native_meta.h"
+#include "native_call.h"
+#include "native_meta3.h"
+#include "native_ops.h"
 
 enum s3_stage {
 	S3_DIR,			/* LOOKUP of a directory on the way */
@@ -31,9 +33,14 @@ enum s3_stage {
 #define READDIR_MAXCOUNT 32768
 #define NAME_MAX3 255
 
+static void reply3(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+
+/* Every call of a request on a name comes back here. */
+static const struct nat_handler meta3_handler = { .reply = reply3, .timeout = nat_req_timeout };
+
 static struct nat_call *begin(struct engine_conn *c, XDR *x, uint32_t proc)
 {
-	return nat_call_start(c, x, NFS_PROGRAM, NFS_V3, proc, NK_META);
+	return nat_call_start(c, x, NFS_PROGRAM, NFS_V3, proc, NK_META, &meta3_handler);
 }
 
 /* Sends the call begun (ok: its arguments fitted), data after them: 1 (sent) or -errno. */
@@ -384,11 +391,13 @@ int nat_meta3_again(struct engine_conn *c, struct nat_mstate *st)
 	}
 }
 
-void nat_meta3_reply(struct engine_conn *c, struct nat_call *call, struct nat_mstate *st, XDR *x,
-		     int rpc_status)
+static void reply3(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
 {
+	struct nat_mstate *st = nat_meta_owner(c, call);
 	int rc = rpc_status;
 
+	if (!st)
+		return;
 	nat_call_free(c, call);
 	st->xid = 0;
 	if (rc == 0)

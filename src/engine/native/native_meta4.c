@@ -19,7 +19,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "native_meta.h"
+#include "native_call.h"
+#include "native_meta4.h"
+#include "native_ops.h"
+#include "native_sess.h"
+#include "native_v4.h"
 
 enum s4_stage { S4_FIRST, S4_WRITE, S4_CLOSE, S4_READDIR };
 
@@ -157,6 +161,11 @@ static void enc_first(struct enc *w, const struct engine_conn *c, uint32_t *dlen
 	}
 }
 
+static void reply4(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+
+/* Every COMPOUND of a request on a name comes back here. */
+static const struct nat_handler meta4_handler = { .reply = reply4, .timeout = nat_req_timeout };
+
 int nat_meta4_send(struct engine_conn *c, struct nat_mstate *st)
 {
 	struct enc w = { .st = st, .ok = true };
@@ -165,7 +174,7 @@ int nat_meta4_send(struct engine_conn *c, struct nat_mstate *st)
 	XDR x;
 	int rc;
 
-	call = nat_v4_begin(c, &x, &w.e, NK_META);
+	call = nat_v4_begin(c, &x, &w.e, NK_META, &meta4_handler);
 	if (!call)
 		return -EBUSY;
 	st->nops = 0;
@@ -327,14 +336,16 @@ static int next(struct engine_conn *c, struct nat_mstate *st, int rc, bool eof, 
 	return n ? go(c, st, S4_READDIR) : -EIO;	/* no entry and no end: stuck */
 }
 
-void nat_meta4_reply(struct engine_conn *c, struct nat_call *call, struct nat_mstate *st, XDR *x,
-		     int rpc_status)
+static void reply4(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
 {
+	struct nat_mstate *st = nat_meta_owner(c, call);
 	struct nat_listing l = { c, st, 0 };
 	uint32_t cstatus = 0;
 	bool eof = false;
 	int rc = rpc_status;
 
+	if (!st)
+		return;
 	st->failed_op = 0;
 	if (rc == 0)
 		rc = nat_v4_sequence(c, call, x, &cstatus);

@@ -11,81 +11,24 @@
 #include <errno.h>
 #include <string.h>
 
-#include "native_meta.h"
+#include "native_call.h"
+#include "native_ops.h"
+#include "native_sess.h"
+#include "native_v4.h"
 
-void nat_req_done(struct engine_conn *c, struct engine_req *req, int status)
+static void io_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+
+/* A READ's, WRITE's or COMMIT's reply comes back here. */
+static const struct nat_handler io_handler = { .reply = io_reply, .timeout = nat_req_timeout };
+
+void nat_req_timeout(struct engine_conn *c, struct nat_call *call)
 {
-	if (c->cbs)
-		c->cbs->done(c->owner, req, status);
-}
+	struct engine_req *req = call->req;
 
-static int queue_io(struct engine_conn *c, struct engine_req *req);
-
-/* Requests the server asked to send again later (NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX). */
-static unsigned long retried_total;
-
-unsigned long nat_retried(bool reset)
-{
-	return reset ? __atomic_exchange_n(&retried_total, 0, __ATOMIC_RELAXED) :
-		       __atomic_load_n(&retried_total, __ATOMIC_RELAXED);
-}
-
-/*
- * Sends the request again after a backoff (1 ms, doubling, at most 10 tries;
- * req->stage counts them): the wait stays in its latency. false: given up.
- */
-bool nat_retry_later(struct engine_conn *c, struct engine_req *req)
-{
-	double delay;
-
-	if (req->stage >= NAT_RETRY_MAX || c->state != NS_READY || !c->t)
-		return false;
-	delay = 0.001 * (double)(1u << req->stage++);
-	req->priv[1] = NULL;
-	if (c->retry_tail)
-		c->retry_tail->priv[1] = req;
-	else
-		c->retry_head = req;
-	c->retry_tail = req;
-	__atomic_add_fetch(&retried_total, 1, __ATOMIC_RELAXED);
-	/* One timer per connection: the longest backoff waiting sets it (they go together). */
-	if (!ev_is_active(&c->retry_timer) || ev_timer_remaining(c->t->loop, &c->retry_timer) < delay) {
-		ev_timer_stop(c->t->loop, &c->retry_timer);
-		ev_timer_set(&c->retry_timer, delay, 0.);
-		ev_timer_start(c->t->loop, &c->retry_timer);
-	}
-	return true;
-}
-
-void nat_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct engine_conn *c = w->data;
-	struct engine_req *req = c->retry_head;
-
-	(void)loop;
-	(void)revents;
-	c->retry_head = c->retry_tail = NULL;
-	while (req) {
-		struct engine_req *next = req->priv[1];
-
-		if (req->path)
-			nat_meta_again(c, req);
-		else if (c->state != NS_READY || queue_io(c, req) < 0)
-			nat_req_done(c, req, -EAGAIN);
-		if (c->state == NS_DOWN)
-			return;	/* lost: the owner counts the rest */
-		req = next;
-	}
-}
-
-void nat_retry_forget(struct engine_conn *c)
-{
-	if (c->t)
-		ev_timer_stop(c->t->loop, &c->retry_timer);
-	for (struct engine_req *req = c->retry_head; req; req = req->priv[1])
-		if (req->path)
-			nat_meta_forget(req);
-	c->retry_head = c->retry_tail = NULL;
+	if (nat_v4(c))
+		nat_v4_slot_lost(c, call);
+	nat_call_free(c, call);
+	nat_req_done(c, req, -ETIMEDOUT);
 }
 
 /* A write verifier seen in a WRITE or COMMIT reply: false if it changed. */
@@ -107,7 +50,7 @@ static int send_v3(struct engine_conn *c, struct engine_req *req)
 	bool ok;
 	XDR x;
 
-	call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, proc, NK_REQ);
+	call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, proc, NK_REQ, &io_handler);
 	if (!call)
 		return -EBUSY;
 	if (req->op == OP_READ)
@@ -127,7 +70,7 @@ static int send_v3(struct engine_conn *c, struct engine_req *req)
 			     req->op == OP_WRITE ? req->len : 0);
 }
 
-int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
+int nat_io_send_v4(struct engine_conn *c, struct engine_req *req)
 {
 	struct nat_file *f = &c->files[req->file];
 	struct nfs4_stateid sid;
@@ -136,9 +79,7 @@ int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
 	bool ok;
 	XDR x;
 
-	if (req->path)
-		return nat_meta_send_waiting(c, req);	/* a request on a name, after its wait */
-	call = nat_v4_begin(c, &x, &e, NK_REQ);
+	call = nat_v4_begin(c, &x, &e, NK_REQ, &io_handler);
 	if (!call)
 		return -EBUSY;
 	/*
@@ -166,18 +107,7 @@ int nat_v4_send_req(struct engine_conn *c, struct engine_req *req)
 			     req->op == OP_WRITE ? req->len : 0);
 }
 
-
-int nat_queue(struct engine_conn *c, struct engine_req *req)
-{
-	if (c->state != NS_READY)
-		return -ENOTCONN;
-	if (req->path)
-		return nat_meta_queue(c, req);
-	req->stage = 0;		/* tries so far (nat_retry_later) */
-	return queue_io(c, req);
-}
-
-static int queue_io(struct engine_conn *c, struct engine_req *req)
+int nat_io_queue(struct engine_conn *c, struct engine_req *req)
 {
 	int rc;
 
@@ -190,7 +120,7 @@ static int queue_io(struct engine_conn *c, struct engine_req *req)
 	else if (nat_sess_waiting(c))
 		rc = -EBUSY;	/* keep the order: behind those already waiting */
 	else
-		rc = nat_v4_send_req(c, req);
+		rc = nat_io_send_v4(c, req);
 	if (rc == -EBUSY && nat_v4(c) && nat_sess_wait(c, req) == 0)
 		return 0;
 	if (rc < 0)
@@ -259,7 +189,7 @@ static int reply_v4(struct engine_conn *c, struct engine_req *req, XDR *x, uint3
 	}
 }
 
-void nat_req_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
+static void io_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
 {
 	struct engine_req *req = call->req;
 	uint32_t cstatus = 0;

@@ -4,23 +4,19 @@
  * the shared slot table's queue of waiting requests, and what one member's
  * failure does to the others. Every member of a session runs on the same
  * loop (check() makes each thread carry whole sessions), so nothing here
- * locks. The slot counts for the report are process-wide atomics.
+ * locks. The slot counts for the report are the engine instance's atomics.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "native.h"
-
-/* conn_new runs on the main thread in connection order: a session's members follow its first. */
-static struct nat_session *last_made;
-static unsigned slots_min = UINT32_MAX, slots_max, sessions_made;
+#include "native_sess.h"
 
 int nat_sess_join(struct engine_conn *c)
 {
 	unsigned per = c->cfg->opt.conns_per_session ? c->cfg->opt.conns_per_session : 1;
-	struct nat_session *s = last_made;
+	struct nat_session *s = c->eng->sess_last;
 
 	if (c->id % per == 0 || !s || s->nmembers == per) {
 		s = calloc(1, sizeof(*s));
@@ -35,7 +31,8 @@ int nat_sess_join(struct engine_conn *c)
 			free(s);
 			return -ENOMEM;
 		}
-		last_made = s;
+		s->eng = c->eng;
+		c->eng->sess_last = s;
 	}
 	s->members[s->nmembers++] = c;
 	s->refs++;
@@ -55,8 +52,8 @@ void nat_sess_leave(struct engine_conn *c)
 	c->sess = NULL;
 	if (--s->refs)
 		return;
-	if (last_made == s)
-		last_made = NULL;
+	if (c->eng->sess_last == s)
+		c->eng->sess_last = NULL;
 	free(s->members);
 	free(s->wait);
 	free(s);
@@ -97,7 +94,7 @@ void nat_sess_kick(struct nat_session *s)
 
 		if (m && m->sess_wait && m->state == NS_SETUP && slot4_free(&s->slots)) {
 			m->sess_wait = false;
-			if (!nat_v4_bind(m) && m->state != NS_DOWN)
+			if (!m->up->bind(m) && m->state != NS_DOWN)
 				nat_conn_fail(m);
 		}
 	}
@@ -111,7 +108,7 @@ void nat_sess_kick(struct nat_session *s)
 			s->nwait--;
 			continue;
 		}
-		rc = nat_v4_send_req(c, w->req);
+		rc = c->up->send_waiting(c, w->req);
 		if (rc == -EBUSY)
 			return;
 		s->wait_head = (s->wait_head + 1) % s->wait_cap;
@@ -180,31 +177,32 @@ void nat_sess_fail_others(struct nat_session *s, struct engine_conn *keep, const
 
 void nat_sess_up(struct nat_session *s)
 {
+	struct nat_engine *e = s->eng;
 	unsigned n = s->slots.nslots;
 
 	s->state = SESS_UP;
 	s->destroyed = false;
-	__atomic_add_fetch(&sessions_made, 1, __ATOMIC_RELAXED);
-	if (n < __atomic_load_n(&slots_min, __ATOMIC_RELAXED))
-		__atomic_store_n(&slots_min, n, __ATOMIC_RELAXED);
-	if (n > __atomic_load_n(&slots_max, __ATOMIC_RELAXED))
-		__atomic_store_n(&slots_max, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&e->sessions_made, 1, __ATOMIC_RELAXED);
+	if (n < __atomic_load_n(&e->slots_min, __ATOMIC_RELAXED))
+		__atomic_store_n(&e->slots_min, n, __ATOMIC_RELAXED);
+	if (n > __atomic_load_n(&e->slots_max, __ATOMIC_RELAXED))
+		__atomic_store_n(&e->slots_max, n, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < s->nmembers; i++) {
 		struct engine_conn *m = s->members[i];
 
 		if (m && m->sess_wait && m->state == NS_SETUP) {
 			m->sess_wait = false;
-			if (!nat_v4_bind(m) && m->state != NS_DOWN)
+			if (!m->up->bind(m) && m->state != NS_DOWN)
 				nat_conn_fail(m);
 		}
 	}
 }
 
-void nat_sess_note(const struct engine_params *cfg, char *buf, size_t len)
+void nat_sess_note(const struct nat_engine *e, const struct engine_params *cfg, char *buf, size_t len)
 {
 	unsigned per = cfg->opt.conns_per_session ? cfg->opt.conns_per_session : 1;
-	unsigned lo = __atomic_load_n(&slots_min, __ATOMIC_RELAXED);
-	unsigned hi = __atomic_load_n(&slots_max, __ATOMIC_RELAXED);
+	unsigned lo = __atomic_load_n(&e->slots_min, __ATOMIC_RELAXED);
+	unsigned hi = __atomic_load_n(&e->slots_max, __ATOMIC_RELAXED);
 	unsigned want = per * cfg->iodepth;
 	size_t n;
 

@@ -21,40 +21,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "native.h"
-#include "xport/tap.h"
+#include "native_tap.h"
 
 #define TAP_PORTS 65536
 
-static bool tap_used;
-static uint16_t srv_ports[ENGINE_SERVERS_MAX];
-static unsigned nsrv_ports;
-static bool tap_lo;		/* every server on 127.0.0.0/8 */
-
-bool nat_tap_used(void)
-{
-	return tap_used;
-}
 
 static unsigned sa_port(const struct sockaddr *sa)
 {
 	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
 }
 
-int nat_tap_init(const struct engine_params *cfg, char *why, size_t len)
+int nat_tap_init(struct nat_engine *e, const struct engine_params *cfg, char *why, size_t len)
 {
 	bool must = cfg->opt.wire_source == ENGINE_WIRE_TAP;
 	int rc;
 
-	tap_used = false;
-	nsrv_ports = 0;
-	tap_lo = true;
+	e->tap_used = false;
+	e->nsrv_ports = 0;
+	e->tap_lo = true;
 	why[0] = '\0';
 	if (!cfg->wire_time || cfg->opt.wire_source == ENGINE_WIRE_STAMPS)
 		return 0;
 	for (unsigned i = 0; i < cfg->nservers; i++) {
 		socklen_t salen;
-		const struct sockaddr *sa = nat_addr(i, false, &salen);
+		const struct sockaddr *sa = nat_addr(e, i, false, &salen);
 		unsigned j = 0;
 
 		if (sa->sa_family != AF_INET) {
@@ -63,11 +53,11 @@ int nat_tap_init(const struct engine_params *cfg, char *why, size_t len)
 			return must ? -EAFNOSUPPORT : 0;
 		}
 		if ((ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) != 127)
-			tap_lo = false;
-		while (j < nsrv_ports && srv_ports[j] != sa_port(sa))
+			e->tap_lo = false;
+		while (j < e->nsrv_ports && e->srv_ports[j] != sa_port(sa))
 			j++;
-		if (j == nsrv_ports && nsrv_ports < ENGINE_SERVERS_MAX)
-			srv_ports[nsrv_ports++] = (uint16_t)sa_port(sa);
+		if (j == e->nsrv_ports && e->nsrv_ports < ENGINE_SERVERS_MAX)
+			e->srv_ports[e->nsrv_ports++] = (uint16_t)sa_port(sa);
 	}
 	rc = tap_probe();
 	if (rc < 0) {
@@ -75,19 +65,20 @@ int nat_tap_init(const struct engine_params *cfg, char *why, size_t len)
 			 rc == -EPERM ? " (it needs CAP_NET_RAW)" : "");
 		return must ? rc : 0;
 	}
-	tap_used = true;
+	e->tap_used = true;
 	return 0;
 }
 
 int nat_tap_thread(struct engine_thread *t)
 {
+	const struct nat_engine *e = t->eng;
 	int rc;
 
-	if (!tap_used || t->tap)
+	if (!e->tap_used || t->tap)
 		return 0;
 	t->by_port = calloc(TAP_PORTS, sizeof(*t->by_port));
 	t->tap_local = malloc((t->cfg->connections + 1) * sizeof(*t->tap_local));
-	rc = t->by_port && t->tap_local ? tap_open(&t->tap, srv_ports, nsrv_ports, tap_lo) : -ENOMEM;
+	rc = t->by_port && t->tap_local ? tap_open(&t->tap, e->srv_ports, e->nsrv_ports, e->tap_lo) : -ENOMEM;
 	if (rc < 0) {
 		free(t->by_port);
 		free(t->tap_local);
@@ -128,7 +119,7 @@ static void refilter(struct engine_thread *t)
 	if (narrow)
 		tap_filter_ports(t->tap, t->tap_local, t->ntap_local);
 	else if (t->tap_narrow)
-		tap_filter_ports(t->tap, srv_ports, nsrv_ports);
+		tap_filter_ports(t->tap, t->eng->srv_ports, t->eng->nsrv_ports);
 	t->tap_narrow = narrow;
 }
 
@@ -190,10 +181,10 @@ bool nat_tap_join(struct engine_conn *c)
 	return true;
 }
 
-static bool server_port(uint16_t port)
+static bool server_port(const struct nat_engine *e, uint16_t port)
 {
-	for (unsigned i = 0; i < nsrv_ports; i++)
-		if (srv_ports[i] == port)
+	for (unsigned i = 0; i < e->nsrv_ports; i++)
+		if (e->srv_ports[i] == port)
 			return true;
 	return false;
 }
@@ -227,7 +218,7 @@ static void on_pkt(void *arg, const struct tap_pkt *k)
 	struct engine_thread *t = arg;
 	struct engine_conn *c;
 	struct nat_call *call;
-	bool out = !server_port(k->sport);	/* a guess: a local port may equal a server's */
+	bool out = !server_port(t->eng, k->sport);	/* a guess: a local port may equal a server's */
 
 	for (int tries = 0;; tries++) {
 		c = out ? find(t, k->sport, k->dport, k->saddr, k->daddr) :

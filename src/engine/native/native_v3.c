@@ -3,18 +3,26 @@
  * connection to the NFS port when they differ), FSINFO (rtmax and wtmax
  * bound --bs), the work directory's LOOKUPs one component at a time, then a
  * LOOKUP per file, as many at once as calls are free. A connection after the
- * first on a set-up thread starts from what that one learned (native_known.c).
+ * first on a set-up thread starts from what that one learned (native_known.c
+ * fills it in before the start).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "native.h"
+#include "native_call.h"
+#include "native_v3.h"
+
+static void v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+
+/* Every set-up reply comes back here. */
+static const struct nat_handler v3_handler = { .reply = v3_reply, .timeout = nat_setup_timeout };
 
 static bool send_mnt(struct engine_conn *c)
 {
 	XDR x;
-	struct nat_call *call = nat_call_start(c, &x, MOUNT_PROGRAM, MOUNT_V3, MNT3_MNT, NK_MNT);
+	struct nat_call *call = nat_call_start(c, &x, MOUNT_PROGRAM, MOUNT_V3, MNT3_MNT, NK_MNT,
+					       &v3_handler);
 
 	if (!call || !mnt3_enc_mnt(&x, c->cfg->path))
 		return false;
@@ -26,7 +34,7 @@ static bool send_fh_call(struct engine_conn *c, uint32_t proc, enum nat_kind kin
 			 const struct nfs_fh *fh)
 {
 	XDR x;
-	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, proc, kind);
+	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, proc, kind, &v3_handler);
 
 	if (!call || !nfs3_enc_fh(&x, fh))
 		return false;
@@ -37,7 +45,8 @@ static bool send_lookup(struct engine_conn *c, const struct nfs_fh *dir, const c
 			uint32_t arg)
 {
 	XDR x;
-	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, NFS3_LOOKUP, NK_LOOKUP);
+	struct nat_call *call = nat_call_start(c, &x, NFS_PROGRAM, NFS_V3, NFS3_LOOKUP, NK_LOOKUP,
+					       &v3_handler);
 
 	if (!call || !nfs3_enc_lookup(&x, dir, name))
 		return false;
@@ -117,7 +126,7 @@ static bool v3_step(struct engine_conn *c, struct nat_call *call, XDR *x)
 				      st == 2 ? " (is the export path right?)" : "");
 			return false;
 		}
-		if (nat_mount_apart()) {
+		if (nat_mount_apart(c->eng, c->srv)) {
 			xport_close(c->sock);
 			c->state = NS_CONNECT;
 			return nat_dial(c, false) == 0;
@@ -160,7 +169,7 @@ static bool v3_step(struct engine_conn *c, struct nat_call *call, XDR *x)
 	}
 }
 
-void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
+static void v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
 {
 	if (rpc_status < 0) {
 		nat_call_free(c, call);
@@ -173,10 +182,9 @@ void nat_v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_
 		nat_setup_done(c, false);
 }
 
-
-bool nat_v3_start(struct engine_conn *c, bool mount)
+bool nat_v3_start(struct engine_conn *c, bool mount, bool known)
 {
-	if (!mount && c->kn_use && nat_known_apply(c)) {
+	if (known) {
 		c->state = NS_SETUP;
 		c->pending = 0;
 		c->next_file = 0;

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "native.h"
+#include "native_call.h"
+#include "native_sess.h"
+#include "native_v4.h"
 
 #define EXCHGID4_FLAG_USE_NON_PNFS 0x00010000u
 /* SEQUENCE alone after this long without a request keeps the lease (ganesha: 60 s). */
@@ -37,21 +39,17 @@ static const char *kind_name(enum nat_kind k)
 	}
 }
 
-static const char *stat_words(int rc)
-{
-	static __thread char buf[48];
+static void v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 
-	if (rc == -EBADMSG)
-		return "a reply that does not parse";
-	snprintf(buf, sizeof(buf), "%s", strerror(-rc));
-	return buf;
-}
+/* Set-up and teardown replies come back here. */
+static const struct nat_handler v4_handler = { .reply = v4_reply, .timeout = nat_setup_timeout };
 
 /* A COMPOUND without SEQUENCE (EXCHANGE_ID, CREATE_SESSION, DESTROY_CLIENTID). */
 static struct nat_call *begin_plain(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
-				    enum nat_kind kind)
+				    enum nat_kind kind, const struct nat_handler *h)
 {
-	struct nat_call *call = nat_call_start(c, x, NFS_PROGRAM, NFS_V4, NFS4_PROC_COMPOUND, kind);
+	struct nat_call *call = nat_call_start(c, x, NFS_PROGRAM, NFS_V4, NFS4_PROC_COMPOUND, kind,
+					       h);
 
 	if (call && !nfs4_enc_begin(e, x, "")) {
 		xdr_destroy(x);
@@ -62,7 +60,7 @@ static struct nat_call *begin_plain(struct engine_conn *c, XDR *x, struct nfs4_e
 }
 
 struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
-			      enum nat_kind kind)
+			      enum nat_kind kind, const struct nat_handler *h)
 {
 	uint32_t seqid, highest;
 	struct nat_call *call;
@@ -70,7 +68,7 @@ struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
 
 	if (slot < 0)
 		return NULL;
-	call = begin_plain(c, x, e, kind);
+	call = begin_plain(c, x, e, kind, h);
 	if (!call) {
 		slot4_put(&c->sess->slots, (uint32_t)slot, false);
 		return NULL;
@@ -153,7 +151,7 @@ static bool send_exchange_id(struct engine_conn *c)
 					  (unsigned long long)boot);
 	if (c->sess->owner_len >= sizeof(c->sess->owner_name))
 		c->sess->owner_len = sizeof(c->sess->owner_name) - 1;
-	call = begin_plain(c, &x, &e, NK_EXCHANGE_ID);
+	call = begin_plain(c, &x, &e, NK_EXCHANGE_ID, &v4_handler);
 	if (!call)
 		return false;
 	if (!nfs4_enc_exchange_id(&e, verifier, c->sess->owner_name, c->sess->owner_len,
@@ -215,7 +213,7 @@ static bool send_create_session(struct engine_conn *c)
 	struct nfs4_enc e;
 	XDR x;
 
-	call = begin_plain(c, &x, &e, NK_CREATE_SESSION);
+	call = begin_plain(c, &x, &e, NK_CREATE_SESSION, &v4_handler);
 	if (!call)
 		return false;
 	if (!nfs4_enc_create_session(&e, c->sess->clientid, c->sess->exchange_seq, &fore) ||
@@ -235,7 +233,7 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 	bool ok = true;
 	XDR x;
 
-	call = nat_v4_begin(c, &x, &e, kind);
+	call = nat_v4_begin(c, &x, &e, kind, &v4_handler);
 	if (!call)
 		return false;
 	call->arg = arg;
@@ -287,7 +285,7 @@ static bool send_destroy_clientid(struct engine_conn *c)
 	struct nfs4_enc e;
 	XDR x;
 
-	call = begin_plain(c, &x, &e, NK_DESTROY_CLIENTID);
+	call = begin_plain(c, &x, &e, NK_DESTROY_CLIENTID, &v4_handler);
 	if (!call)
 		return false;
 	if (!nfs4_enc_destroy_clientid(&e, c->sess->clientid) || !nfs4_enc_end(&e)) {
@@ -310,8 +308,7 @@ static bool open_files(struct engine_conn *c)
 	return true;
 }
 
-/* The files every member of the session has open, CLOSEd over this connection. */
-static bool close_files(struct engine_conn *c)
+bool nat_v4_close_files(struct engine_conn *c)
 {
 	struct nat_session *s = c->sess;
 
@@ -473,7 +470,7 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 		if (c->sess->members[arg >> 24])
 			c->sess->members[arg >> 24]->files[arg & 0xffffff].open = false;
 		c->pending--;
-		return close_files(c);
+		return nat_v4_close_files(c);
 	case NK_DESTROY_SESSION:
 		return send_destroy_clientid(c);
 	case NK_DESTROY_CLIENTID:
@@ -488,11 +485,14 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 	default:
 		break;
 	}
-	nat_set_error(c, "%s failed: %s", kind_name(kind), stat_words(rc < 0 ? rc : -EIO));
+	if (rc >= 0)
+		rc = -EIO;
+	nat_set_error(c, "%s failed: %s", kind_name(kind),
+		      rc == -EBADMSG ? "a reply that does not parse" : strerror(-rc));
 	return false;
 }
 
-void nat_v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
+static void v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status)
 {
 	if (!v4_step(c, call, x, rpc_status) && c->state != NS_DOWN)
 		nat_conn_fail(c);
@@ -504,82 +504,4 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 		send_seq_op(c, NK_SEQUENCE, 0);
 	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nslots)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
-}
-
-struct teardown {
-	struct ev_loop *loop;
-	bool done;
-};
-
-static void td_ready(void *owner, struct engine_conn *c, bool ok)
-{
-	struct teardown *td = owner;
-
-	(void)c;
-	(void)ok;
-	td->done = true;
-	ev_break(td->loop, EVBREAK_ALL);
-}
-
-static void td_lost(void *owner, struct engine_conn *c)
-{
-	td_ready(owner, c, false);
-}
-
-static void td_done(void *owner, struct engine_req *req, int status)
-{
-	(void)owner;
-	(void)req;
-	(void)status;
-}
-
-static void td_timeout(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	(void)w;
-	(void)revents;
-	ev_break(loop, EVBREAK_ALL);
-}
-
-int nat_v4_close(struct engine_conn *c)
-{
-	static const struct engine_cbs cbs = { .done = td_done, .lost = td_lost, .ready = td_ready };
-	struct teardown td = { 0 };
-	struct engine_thread t = { .cfg = c->cfg };
-	uint8_t scratch[4096];
-	ev_timer timer;
-
-	if (c->sess->destroyed || c->sess->state != SESS_UP) {
-		xport_close(c->sock);
-		c->state = NS_DOWN;
-		return 0;	/* another member tore the session down */
-	}
-	td.loop = ev_loop_new(EVBACKEND_EPOLL);
-	if (!td.loop)
-		return -ENOMEM;
-	t.loop = td.loop;
-	t.scratch = scratch;
-	t.scratch_len = sizeof(scratch);
-	t.xp = xport_new(td.loop, false, 1);
-	if (!t.xp) {
-		ev_loop_destroy(td.loop);
-		return -ENOMEM;
-	}
-	c->t = &t;
-	c->cbs = &cbs;
-	c->owner = &td;
-	nat_sock_attach(c, t.xp);
-	c->state = NS_CLOSING;
-	c->pending = c->next_file = c->close_m = 0;
-	ev_timer_init(&timer, td_timeout, (double)c->cfg->timeout_ns / 1e9 + 1., 0.);
-	ev_timer_start(td.loop, &timer);
-	if (close_files(c))
-		ev_run(td.loop, 0);
-	ev_timer_stop(td.loop, &timer);
-	xport_close(c->sock);
-	c->state = NS_DOWN;
-	c->cbs = NULL;
-	c->t = NULL;
-	xport_free(t.xp);
-	ev_loop_destroy(td.loop);
-	return td.done ? 0 : -ETIMEDOUT;
 }

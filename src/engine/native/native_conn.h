@@ -1,0 +1,293 @@
+/*
+ * native_conn: the native engine's shared types and the few primitives every
+ * layer of it needs (set an error, fail a connection, end a set-up, end a
+ * request). It calls nothing above it: what the layers above must do when a
+ * connection fails or its set-up ends, they put in the connection's nat_up
+ * table when they make it (native_life.c), and a reply goes to the handler
+ * its call was issued with (native_call.h).
+ *
+ * The engine's files, bottom up: native_conn (this), native_tap (wire time
+ * from a packet tap), native_call (calls in flight, the socket), native_sess
+ * and slot4 (NFSv4.1 sessions), native_v3 and native_v4 (set-up, teardown),
+ * native_known (NFSv3 set-ups from what the thread learned), native_ops
+ * (READ, WRITE, COMMIT), native_names, native_meta3, native_meta4 and
+ * native_meta (operations on names), native_life (a connection's life),
+ * native_pmap (rpcbind, addresses), native_ctl (the control connection),
+ * native.c (the engine table and its instance).
+ */
+#ifndef NFSLOAD_NATIVE_CONN_H
+#define NFSLOAD_NATIVE_CONN_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "engine.h"
+#include "../lowat.h"
+#include "codec/nfs3x.h"
+#include "codec/nfs4x.h"
+#include "rpc/rpc.h"
+#include "slot4.h"
+#include "xport/tap.h"
+#include "xport/xport.h"
+
+struct nat_call;
+
+/* What a reply is to (the call's kind decides how it is read). */
+enum nat_kind {
+	NK_NONE,
+	NK_MNT, NK_FSINFO, NK_LOOKUP,		/* NFSv3 set-up */
+	NK_EXCHANGE_ID, NK_CREATE_SESSION, NK_RECLAIM, NK_ROOT,	/* NFSv4.1 set-up */
+	NK_OPEN, NK_CLOSE, NK_SEQUENCE, NK_DESTROY_SESSION, NK_DESTROY_CLIENTID,
+	NK_REQ,					/* a worker's READ, WRITE or COMMIT */
+	NK_META,				/* a request on a name (native_meta.c) */
+};
+
+enum nat_state {
+	NS_DOWN,		/* nothing open (new, dropped, failed) */
+	NS_MOUNT_CONNECT,	/* v3: TCP to the MOUNT port */
+	NS_MOUNTING,		/* v3: MNT */
+	NS_CONNECT,		/* TCP to the NFS port */
+	NS_SETUP,		/* v3: FSINFO, LOOKUPs; v4.1: session, root, OPENs */
+	NS_READY,
+	NS_CLOSING,		/* close(): CLOSEs, DESTROY_SESSION, DESTROY_CLIENTID */
+};
+
+/*
+ * Where a call's reply goes, chosen by whoever issued the call (one hop from
+ * the call table to the layer that understands the reply).
+ *   reply:   x at the results; rpc_status 0 or -errno from the RPC header.
+ *            The handler frees the call (nat_call_free).
+ *   timeout: no reply within --timeout; the call is still held.
+ */
+struct nat_handler {
+	void (*reply)(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
+	void (*timeout)(struct engine_conn *c, struct nat_call *call);
+};
+
+/* One call in flight on a connection. */
+struct nat_call {
+	const struct nat_handler *h;	/* its reply's handler, with req and arg as context */
+	uint32_t xid;			/* 0: free */
+	uint16_t kind;			/* enum nat_kind */
+	uint16_t slot;			/* v4.1: the session slot it holds */
+	uint32_t arg;			/* the kind's: a file index */
+	uint64_t deadline_ns;
+	uint64_t tx_start, tx_end;	/* the stream offsets of its first byte and past its last */
+	uint64_t tx_ns;			/* the packet tap: when its last byte left, 0: not seen */
+	uint32_t rx_seq, rx_mark;	/* ... the TCP sequence number and record mark of */
+	bool rx_seen;			/* ... a segment its reply starts (rx_seen) */
+	struct engine_req *req;		/* NK_REQ */
+};
+
+/* A request waiting for a session slot, and the connection it goes on. */
+struct nat_wait {
+	struct engine_conn *c;
+	struct engine_req *req;
+};
+
+enum nat_sess_state { SESS_NONE, SESS_CREATING, SESS_UP };
+
+/*
+ * An NFSv4.1 client and its session, shared by --connections-per-session
+ * connections (all on one thread: the worker's, or the set-up loop's). The
+ * connection that finds it SESS_NONE creates it; the others wait, then bind
+ * with their first SEQUENCE. Its slots are shared: requests that find none
+ * free wait in order, whichever connection they go on.
+ */
+struct nat_session {
+	struct nat_engine *eng;
+	unsigned refs;
+	enum nat_sess_state state;
+	struct engine_conn *creator;
+	struct engine_conn **members;
+	unsigned nmembers;
+	uint64_t clientid;
+	uint32_t exchange_seq;		/* EXCHANGE_ID's sequenceid, for CREATE_SESSION */
+	uint8_t id[NFS4_SESSIONID_SIZE];
+	struct nfs4_chan_attrs fore;	/* what the server granted */
+	struct slot4_table slots;
+	uint32_t slots_lost;		/* taken by requests that got no reply: never free again */
+	uint8_t owner_name[48];		/* the client's and the open-owner's name */
+	uint32_t owner_len;
+	struct nat_wait *wait;		/* ring of requests waiting for a slot */
+	uint32_t nwait, wait_head, wait_cap;
+	bool destroyed;			/* torn down at the end */
+};
+
+/* One file of a connection. */
+struct nat_file {
+	struct nfs_fh fh;
+	struct nfs4_stateid sid;	/* v4.1: from OPEN */
+	bool open;
+};
+
+/*
+ * One instance of the native engine: what init() learned for the run, and
+ * counts for the report. Threads and connections reach it through their
+ * eng; two instances run side by side in one process.
+ */
+struct nat_engine {
+	/* Set in init(), before any thread; read-only after. One per server. */
+	struct sockaddr_storage nfs_addr[ENGINE_SERVERS_MAX], mnt_addr[ENGINE_SERVERS_MAX];
+	socklen_t addr_len[ENGINE_SERVERS_MAX];
+	unsigned naddr;
+	bool use_uring;
+	char transport_note[512];
+	char limits_note[912];		/* limits_note()'s answer */
+
+	/* --wire-source tap (native_tap.c) */
+	bool tap_used;
+	bool tap_lo;			/* every server on 127.0.0.0/8 */
+	uint16_t srv_ports[ENGINE_SERVERS_MAX];
+	unsigned nsrv_ports;
+
+	/* Counted by every thread (atomics). */
+	unsigned long retried;		/* requests sent again after a backoff */
+	unsigned slots_min, slots_max, sessions_made;
+
+	/* conn_new runs on one thread in connection order: a session's members follow its first. */
+	struct nat_session *sess_last;
+};
+
+/*
+ * What the layers below native_life.c ask of the engine, set when a
+ * connection is made (they cannot name the layers above them).
+ *   connected:    the socket connected (err 0) or not: set-up starts or fails
+ *   down:         the connection is failing: it leaves what it waited for
+ *   setup_end:    set-up ended (ok or not), before ready()
+ *   bind:         NFSv4.1: the session is up, a waiting member binds: false if it cannot
+ *   send_waiting: NFSv4.1: a slot is free for req: 0, -EBUSY (still none), or -errno
+ */
+struct nat_up {
+	void (*connected)(struct engine_conn *c, int err);
+	void (*down)(struct engine_conn *c);
+	void (*setup_end)(struct engine_conn *c, bool ok);
+	bool (*bind)(struct engine_conn *c);
+	int (*send_waiting)(struct engine_conn *c, struct engine_req *req);
+};
+
+struct engine_thread {
+	struct nat_engine *eng;
+	const struct engine_params *cfg;
+	struct ev_loop *loop;
+	struct xport *xp;
+	struct lowat_set lowat;		/* --max-load */
+	uint8_t *scratch;		/* one call's header while it is encoded */
+	size_t scratch_len;
+	struct nat_known *known;	/* NFSv3 set-ups' handles, by server (native_known.c) */
+	unsigned nknown;
+	struct tap *tap;		/* --wire-time from a packet tap (native_tap.c) */
+	struct engine_conn **by_port;	/* its connections by local port, chained */
+	uint16_t *tap_local;		/* ... and their ports, for the tap's filter */
+	unsigned ntap_local;
+	bool tap_narrow;		/* the filter has them (not the servers' ports) */
+};
+
+struct nat_tap {
+	struct engine_thread *t;	/* joined: in t->by_port[lport] */
+	struct engine_conn *next;	/* the chain there */
+	uint32_t laddr, raddr;		/* network order */
+	uint16_t lport, rport;
+	struct tap_stream out, in;	/* calls (no segments kept: nat_call.tx_ns), replies */
+};
+
+struct engine_conn {
+	struct nat_engine *eng;
+	const struct nat_up *up;
+	const struct engine_params *cfg;
+	unsigned id;
+	unsigned srv;			/* the server it goes to (config_server_of) */
+	enum nat_state state;
+	struct engine_thread *t;
+	const struct engine_cbs *cbs;
+	void *owner;
+	struct xport_sock *sock;
+	struct rpc_rec rec;
+	struct rpc_cred cred;
+
+	/* calls in flight: xid's low bits index calls[] */
+	struct nat_call *calls;
+	uint32_t ncalls, mask, inflight;
+	uint32_t *free_calls, nfree;
+	uint32_t xid_gen;
+
+	/* set-up */
+	uint64_t step_start_ns;
+	uint32_t pending;		/* set-up calls still to answer */
+	uint32_t next_file;		/* the next file to LOOKUP, OPEN or CLOSE */
+	uint32_t close_m;		/* teardown: the session member whose files are CLOSEd */
+	struct nfs_fh root;		/* the export (MNT, or PUTROOTFH + LOOKUPs) */
+	struct nfs_fh dir;		/* the work directory */
+	uint32_t rtmax, wtmax;
+
+	struct nat_file *files;
+	uint32_t *file_ids;
+	uint32_t nfiles;
+
+	/* native_known.c: a first NFSv3 set-up from what the thread learned */
+	bool was_ready;			/* set up once: a reconnect asks the server */
+	bool kn_learner;		/* asking for what others wait for */
+	bool kn_root;			/* ... the export's and directory's handles too */
+	bool kn_waits;			/* waiting for the learner */
+	bool kn_use;			/* starts from what is known */
+	struct engine_conn *kn_next;	/* the thread's waiting list */
+
+	/* NFSv4.1 */
+	struct nat_session *sess;
+	bool sess_wait;			/* set-up waits for another connection to make the session */
+	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
+
+	struct lowat lw;		/* --max-load */
+	struct nat_tap tap;		/* --wire-time from a packet tap */
+	uint64_t rx_fed, rx_rec;	/* bytes received on the socket; where the next reply starts */
+
+	/* requests to send again after a backoff (linked through priv[1]; native_life.c) */
+	struct engine_req *retry_head, *retry_tail;
+	ev_timer retry_timer;
+
+	/* COMMIT: the write verifier to compare */
+	uint8_t verf[8];
+	bool have_verf;
+
+	/* operations on names (native_meta.c), made on first use */
+	struct nat_meta *meta;
+	/* internal completions for the control connection (native_ctl.c) */
+	void (*meta_hook)(void *arg, const char *name, uint32_t namelen, bool is_dir);
+	void *meta_hook_arg;
+
+	char error[300];
+};
+
+
+enum { NAT_STEP_MOUNT, NAT_STEP_OPEN };
+
+void nat_set_error(struct engine_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool nat_v4(const struct engine_conn *c);
+/* A set-up step ended (engine_ops.steps): the owner's step(). */
+void nat_step(struct engine_conn *c, unsigned step);
+/* Set-up ended: up->setup_end, the socket closed if not ok, then the owner's ready(). */
+void nat_setup_done(struct engine_conn *c, bool ok);
+/* The connection failed: set-up ends (ready false) or the owner hears lost(). */
+void nat_conn_fail(struct engine_conn *c);
+/* Ends a request: done() unless the owner is gone (inline: a reply's handler
+ * hands it straight to the worker). */
+static inline void nat_req_done(struct engine_conn *c, struct engine_req *req, int status)
+{
+	if (c->cbs)
+		c->cbs->done(c->owner, req, status);
+}
+/* NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX: req goes again after a backoff (false: tried
+ * NAT_RETRY_MAX times, or the connection is not up); native_life.c sends it. */
+#define NAT_RETRY_MAX 10
+bool nat_retry_later(struct engine_conn *c, struct engine_req *req);
+
+/* The server address for NFS or MOUNT (srv: config_server_of). */
+const struct sockaddr *nat_addr(const struct nat_engine *e, unsigned srv, bool mount,
+				socklen_t *len);
+/* Server srv's MOUNT is on another port than NFS (NFSv3: MNT on its own connection). */
+bool nat_mount_apart(const struct nat_engine *e, unsigned srv);
+unsigned nat_addr_port(const struct sockaddr *sa);
+
+#endif
