@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
 #include "config.h"
 #include "merge_read.h"
 #include "merge_servers.h"
@@ -95,7 +94,7 @@ int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns)
 void merge_servers_end(struct merge_servers *m)
 {
 	m->cfg.shared_namespace = !m->any_apart;
-	aggregate_servers_flag(m->s, m->n);
+	report_servers_flag(m->s, m->n);
 }
 
 bool merge_servers_shared(const struct merge_servers *m)

@@ -18,18 +18,6 @@
 #include "run_int.h"
 #include "setup.h"
 
-int run_complain(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("nfsload: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return status;
-}
-
 static double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -244,7 +232,7 @@ static int run_workload(struct app *a, struct run_result *res)
 	if (res)
 		report_job_row(&a->rep, &res->row);
 	render(a);
-	status = aggregate_status(&a->rep, a->ctl.signal);
+	status = run_exit_status(&a->rep, a->ctl.signal);
 	if (a->ctl.drain_timed_out)
 		fprintf(stderr, "nfsload: some operations never completed (server not answering)\n");
 	return status;

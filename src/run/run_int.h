@@ -47,4 +47,8 @@ bool run_verify_due(struct app *a);
  * badly. 0 or the exit status. */
 int run_verify_pass(struct app *a);
 
+/* status.c: the exit status of a run that got as far as a report (signal: the one
+ * that stopped it, or 0), with a line on stderr on why it is not 0. */
+int run_exit_status(const struct report *r, int signal);
+
 #endif
