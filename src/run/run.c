@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "pattern.h"
+#include "run.h"
 #include "run_int.h"
 #include "setup.h"
 

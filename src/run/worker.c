@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "worker.h"
 #include "worker_int.h"
 
 /* What the engine calls back: a completion (slots_done.c), a lost link and a
@@ -187,7 +188,9 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	w->deferred = calloc(nconns, sizeof(*w->deferred));
 	if (!w->conns || !w->deferred)
 		goto fail_arrays;
-	if (run->cfg->rate > 0 && (rc = schedule_init(&w->sched, nconns, run->cfg)))
+	if (run->cfg->rate > 0 &&
+	    (rc = schedule_init(&w->sched, nconns, run->cfg->rate, run->cfg->connections,
+				run->cfg->arrival == CFG_ARRIVAL_POISSON, run->cfg->seed)))
 		goto fail_sched;
 	rc = -ENOMEM;
 	if (op_stats_init_all(w->total, HIST_PRECISE_BITS, run->cfg->rate > 0) ||
