@@ -1,9 +1,10 @@
 /*
  * report: the run's results as text or JSON.
  *
- * Owns: formatting only. Takes merged statistics (the aggregator's output);
- * does no I/O besides writing to the FILE it is given. Pure enough to be
- * unit-tested with fmemopen.
+ * Owns: formatting only, and the types of what it shows (connections and
+ * their outages, threads, servers, set-up steps, --verify counts), which the
+ * run fills (aggregate.h). Does no I/O besides writing to the FILE it is
+ * given. Pure enough to be unit-tested with fmemopen.
  */
 #ifndef NFSLOAD_REPORT_H
 #define NFSLOAD_REPORT_H

@@ -2,7 +2,9 @@
  * report: the report model. What every renderer needs besides the merged
  * figures themselves: the series rows, totals, the outage summary, the
  * settings table, and small helpers shared by the text, JSON, job and HTML
- * renderings (report_text.c, report_json.c, report_job.c, html.c).
+ * renderings (report_text.c, report_json.c, report_job.c, html.c): error
+ * names, the servers' outlier rule (--merge's too), the set-up steps'
+ * histograms.
  */
 #include <errno.h>
 #include <inttypes.h>
