@@ -33,7 +33,4 @@ struct run_result {
  */
 int run_one(const struct config *cfg, FILE *out, struct run_result *res);
 
-/* "nfsload: " and one line (printf-style) on stderr; returns status. */
-int run_complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 #endif

@@ -9,6 +9,7 @@
 #include "job.h"
 #include "jobrun.h"
 #include "run.h"
+#include "status.h"
 
 /* Per work directory, what a job's runs created: removed after the last run. */
 struct job_dir {

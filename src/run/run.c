@@ -6,18 +6,19 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include "aggregate.h"
 #include "engine.h"
 #include "pattern.h"
 #include "run.h"
 #include "run_int.h"
 #include "setup.h"
+#include "status.h"
 
 static double tv_s(struct timeval tv)
 {

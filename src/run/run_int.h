@@ -7,9 +7,11 @@
 
 #include <stdio.h>
 
+#include "config.h"
 #include "control.h"
-#include "run.h"
+#include "report.h"
 #include "series.h"
+#include "workdir.h"
 #include "worker.h"
 
 struct app {
@@ -46,9 +48,5 @@ bool run_verify_due(struct app *a);
 /* --verify after a phase that wrote: read every block back, unless the run is ending
  * badly. 0 or the exit status. */
 int run_verify_pass(struct app *a);
-
-/* status.c: the exit status of a run that got as far as a report (signal: the one
- * that stopped it, or 0), with a line on stderr on why it is not 0. */
-int run_exit_status(const struct report *r, int signal);
 
 #endif

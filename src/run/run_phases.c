@@ -6,9 +6,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "aggregate.h"
 #include "cluster.h"
 #include "control.h"
 #include "run_int.h"
+#include "status.h"
 #include "units.h"
 
 /* --mix and the small-file test: the trees are the layout of a --mix run. */

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "run_int.h"
+#include "status.h"
 
 int run_complain(int status, const char *fmt, ...)
 {
