@@ -31,6 +31,7 @@
 #include "merge_read.h"
 #include "merge_series.h"
 #include "merge_servers.h"
+#include "report.h"
 #include "../report/report_int.h"
 #include "stats.h"
 #include "units.h"

@@ -23,6 +23,7 @@
 
 #include "merge_read.h"
 #include "merge_series.h"
+#include "report.h"
 #include "../report/report_int.h"
 
 struct entry {

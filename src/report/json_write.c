@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "report.h"
 #include "report_int.h"
 
 void report_json_str(FILE *out, const char *s)

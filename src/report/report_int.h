@@ -4,9 +4,15 @@
 #ifndef NFSLOAD_REPORT_INT_H
 #define NFSLOAD_REPORT_INT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "workload.h"
+
+struct config;
+struct hist;
+struct op_stats;
+struct report;
 
 /* A worker thread busy this much of the time limited the run. */
 #define BUSY_WARN_PCT 90.0
