@@ -20,6 +20,13 @@
 #include "series.h"
 #include "worker.h"
 
+/* The interval cuts (interval.h's protocol, the main thread's side). */
+struct ival_swap {
+	unsigned seq;
+	bool pending;			/* a cut asked for, not yet answered by all */
+	uint64_t prev_ns, ns;		/* the cut before, and this one */
+};
+
 struct control {
 	const struct config *cfg;
 	struct run *run;

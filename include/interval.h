@@ -2,12 +2,13 @@
  * interval: how an interval's statistics cross from the worker threads to
  * the main thread, so that all threads cut an interval at one tick.
  *
- * The protocol: the main thread numbers a cut (ival_request) and commands
- * every worker to swap; each worker, inside its own loop, adds its
- * interval statistics into its box under the box's mutex, empties its own,
- * and acknowledges the number, then wakes the main thread; once every box
- * acknowledged (ival_answered), the main thread takes the boxes' contents
- * (ival_collect). A worker late to answer makes that interval longer;
+ * The protocol: the main thread numbers a cut (ival_box_ask on every
+ * worker's box) and commands every worker to swap; each worker, inside its
+ * own loop, adds its interval statistics into its box under the box's
+ * mutex, empties its own, and acknowledges the number, then wakes the main
+ * thread; once every box acknowledged (ival_box_answered), the main thread
+ * takes the boxes' contents (ival_box_take). control.c drives the main
+ * thread's side. A worker late to answer makes that interval longer;
  * nothing is lost or counted twice. The mutex is taken once per interval
  * per thread, never in the hot path.
  */
@@ -20,8 +21,6 @@
 #include <stdint.h>
 
 #include "stats.h"
-
-struct worker;
 
 /* One per worker: what it handed over and not yet taken. */
 struct ival_box {
@@ -40,19 +39,12 @@ void ival_box_reset(struct ival_box *b);
  * the request acknowledged. */
 void ival_box_hand_over(struct ival_box *b, struct op_stats *ival, struct op_stats *srv);
 
-/* The main thread's side. */
-struct ival_swap {
-	unsigned seq;
-	bool pending;			/* a cut asked for, not yet answered by all */
-	uint64_t prev_ns, ns;		/* the cut before, and this one */
-};
-
-/* Asks every worker to cut at t; false while a cut is still pending. */
-bool ival_request(struct ival_swap *s, struct worker **w, unsigned n, uint64_t t);
-/* Whether every worker answered the pending cut. */
-bool ival_answered(const struct ival_swap *s, struct worker *const *w, unsigned n);
-/* out += what every worker handed over (after ival_answered); out_srv (NULL: none)
- * += their per-server figures. */
-void ival_collect(struct worker **w, unsigned n, struct op_stats *out, struct op_stats *out_srv);
+/* Main thread: asks for cut seq (then commands the worker to swap). */
+void ival_box_ask(struct ival_box *b, unsigned seq);
+/* Main thread: whether the worker handed over cut seq. */
+bool ival_box_answered(struct ival_box *b, unsigned seq);
+/* Main thread, once answered: out += what was handed over, out_srv (NULL: none) += its
+ * per-server figures; the box is emptied. */
+void ival_box_take(struct ival_box *b, struct op_stats *out, struct op_stats *out_srv);
 
 #endif

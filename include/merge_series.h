@@ -22,24 +22,6 @@ struct merge_series_summary {
 	uint64_t p99_min_ns, p99_max_ns;
 };
 
-/*
- * A report's buckets, [[lo, hi, count], ...] (a JSON array), added into h
- * by each lower bound's index, counts and h->count only. The lowest lo and
- * highest hi of the non-empty ones lower *lo and raise *hi (NULL: not
- * wanted). Also merge.c's, for the whole run's histograms. 0, or -EINVAL
- * for anything else than such buckets, or a lo past HIST_MAX_VALUE.
- */
-int merge_buckets_add(json_t *b, struct hist *h, uint64_t *lo, uint64_t *hi);
-/*
- * An empty h made whole from a report: the buckets b as above, then what
- * buckets cannot hold from lat ({min, max, mean, stdev}): min, max, the sum
- * and the sum of squares. 0 or -EINVAL.
- */
-int merge_hist_read(json_t *b, json_t *lat, struct hist *h);
-/* A report's non-negative count o.key (an integer, or a real a report may hold), else 0.
- * merge.c's, for merge_servers.c too. */
-uint64_t merge_num(json_t *o, const char *key);
-
 struct merge_series *merge_series_new(unsigned inputs);
 void merge_series_free(struct merge_series *ms);
 /* Whether an input's rows carried wire time (--wire-time). */

@@ -18,11 +18,10 @@ struct merge_servers *merge_servers_new(void);
 void merge_servers_free(struct merge_servers *m);
 /*
  * One report's "servers" array (absent: nothing) and its settings'
- * shared_namespace, with read_op reading an entry's "stats" (with buckets)
- * into an empty op_stats. 0, -EINVAL (not such an array) or -ENOMEM.
+ * shared_namespace, each entry's "stats" (with buckets) read as an
+ * operation's (merge_read.h). 0, -EINVAL (not such an array) or -ENOMEM.
  */
-int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns,
-		      int (*read_op)(json_t *o, struct op_stats *s));
+int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns);
 /* Outliers flagged (the run's rule); then the text table and JSON "servers" over
  * a measured time of ns, as a run reports them. Nothing without servers. */
 void merge_servers_end(struct merge_servers *m);

@@ -1,9 +1,10 @@
 /*
  * report: the run's results as text or JSON.
  *
- * Owns: formatting only. Takes merged statistics (the aggregator's output);
- * does no I/O besides writing to the FILE it is given. Pure enough to be
- * unit-tested with fmemopen.
+ * Owns: formatting only, and the types of what it shows (connections and
+ * their outages, threads, servers, set-up steps, --verify counts), which the
+ * run fills (aggregate.h). Does no I/O besides writing to the FILE it is
+ * given. Pure enough to be unit-tested with fmemopen.
  */
 #ifndef NFSLOAD_REPORT_H
 #define NFSLOAD_REPORT_H
@@ -12,47 +13,87 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "aggregate.h"
 #include "config.h"
-#include "setup.h"
+#include "hist.h"
+#include "series.h"
 #include "stats.h"
+#include "verify.h"
 
-/* One interval of one op type, as the interval series stores it. */
-struct interval_row {
-	uint64_t start_ns;		/* since the measured window began */
-	uint64_t len_ns;
-	uint32_t op;			/* enum op_type */
+#define CONN_ERR_KINDS 6
+#define CONN_OUTAGES_MAX 8	/* outages kept per connection (all are counted) */
+
+/* Error code of a short transfer (fewer bytes than asked). */
+#define CONN_ERR_SHORT 100000
+/* A READ whose data failed --verify. */
+#define CONN_ERR_VERIFY 100001
+/* "ETIMEDOUT", "EIO", "short transfer", ...: the name of an error kind. */
+const char *conn_err_name(int code);
+
+/*
+ * One outage of a connection: from its last successful operation (start)
+ * through the loss being noticed (detected) and the connection re-made, to
+ * the first success after it (start + stall). Times since the measured
+ * window began (negative: earlier, e.g. during the layout).
+ */
+struct conn_outage {
+	int64_t start_ns, detected_ns;
+	uint64_t stall_ns;		/* 0: nothing succeeded after it (yet) */
+	uint64_t reconnect_ns;		/* detected -> ready again; 0 if never */
+	uint64_t failed_ops;		/* operations that failed from start to recovery */
+	uint32_t attempts;		/* reconnects tried */
+	bool recovered;
+};
+
+/* Per-connection view for the report, read after the phase. */
+struct conn_report {
+	unsigned id;
+	unsigned worker;
 	uint64_t ops, bytes, errors;
-	uint64_t p50_ns, p99_ns, p999_ns, max_ns;
-	uint64_t min_ns;
-	uint64_t buckets_at;		/* --series-buckets: its first in the buckets file */
-	uint64_t nbuckets;		/* its non-empty buckets there */
-	/*
-	 * Wire time (--wire-time), 0 when the interval has none: beside p50 and
-	 * p99 a client falling behind shows as a widening gap. min, max and the
-	 * wire histogram's buckets (--series-buckets) are what merging the
-	 * series exactly needs.
-	 */
-	uint64_t wire_p50_ns, wire_p99_ns;
-	uint64_t wire_min_ns, wire_max_ns;
-	uint64_t wire_buckets_at, wire_nbuckets;
+	uint64_t p50_ns, p99_ns;
+	uint64_t timeouts;		/* operations that hit --timeout */
+	uint64_t reconnects;		/* successful ones */
+	uint64_t noutages;		/* all of them; the first CONN_OUTAGES_MAX are kept */
+	struct conn_outage outages[CONN_OUTAGES_MAX];
+	bool down;			/* not connected at the end */
+	uint64_t last_done_ns;		/* since the measured window began; 0 = none */
+	bool done_issuing;		/* its stream was spent (or it failed) */
+	uint64_t backlog_ops;		/* open loop: due but not issued at the stop */
+	bool outlier;			/* p99 > 3x the median connection's p99 */
+	bool stuck;			/* nothing completed in the last 2 intervals */
+	/* errors by kind: errno (positive) or CONN_ERR_SHORT; count 0 = unused */
+	struct { int code; uint64_t count; } err_kinds[CONN_ERR_KINDS];
+	uint64_t err_other;		/* errors of kinds past the table */
+	const char *error;	/* "" unless the connection failed */
 };
 
-/* --series-buckets: one non-empty bucket of an interval row's histogram. */
-struct series_bucket {
-	uint64_t lo, hi, count;
+struct thread_report {
+	unsigned connections;
+	double busy_pct;	/* thread CPU / wall time of the phase */
 };
 
-/* Steady-state verdict over the measured intervals (all op types together). */
-struct steady_state {
-	bool valid;			/* at least 3 full intervals */
-	unsigned intervals;
-	double mean_iops;
-	double cov_pct;			/* stdev / mean of per-interval IOPS */
-	double drift_pct;		/* mean of the last third vs the first, in % */
-	bool steady;			/* cov and |drift| both within 10% */
-	const char *verdict;		/* one line, e.g. "steady" or "bursting: ..." */
+/* Mismatches a thread keeps the details of (all are counted). */
+#define VERIFY_KEPT 8
+
+struct verify_counts {
+	uint64_t blocks;		/* checked */
+	uint64_t bad;
+	uint64_t by_kind[VERIFY_CHECKSUM + 1];
+	unsigned nkept;
+	struct verify_mismatch kept[VERIFY_KEPT];
 };
+
+#define SETUP_STEPS_MAX 4	/* set-up steps an engine may time */
+
+/* What the connections' set-up measured: its wall time and each step's latency. */
+struct setup_times {
+	uint64_t elapsed_ns;
+	const char *const *names;	/* the engine's steps, NULL-terminated */
+	struct hist steps[SETUP_STEPS_MAX];
+};
+
+/* Histograms for cfg's engine's steps. 0 or -ENOMEM. */
+int setup_times_init(struct setup_times *t, const struct config *cfg);
+void setup_times_destroy(struct setup_times *t);
 
 /* Several servers (--servers, or several URLs): one per server. */
 struct server_report {
@@ -63,6 +104,10 @@ struct server_report {
 	unsigned down;			/* its connections not connected at the end */
 	bool outlier;			/* p99 > 3x the median of the other servers' p99 */
 };
+
+/* Marks the outliers among n servers (p99 over 3x the median of the others'; with two,
+ * 3x the other's). */
+void report_servers_flag(struct server_report *s, unsigned n);
 
 struct report {
 	const struct config *cfg;
@@ -190,12 +235,6 @@ void report_outages(const struct report *r, struct outage_summary *s);
 
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
-/* The interval series as CSV: a header line, then one row per interval and op type. */
-/* A row's op name, or "serverK" for a server's row (--series-by server). */
-const char *report_row_name(const struct interval_row *row, char *buf, size_t len);
-/* wire: the run has wire time (--wire-time): two more columns. */
-void report_csv_header(FILE *out, bool wire);
-void report_csv_row(FILE *out, const struct interval_row *row, bool wire);
 /*
  * One self-contained HTML page (inline SVG and CSS, no script, no network):
  * throughput and IOPS over time, p50/p99/p99.9 over time, the percentile

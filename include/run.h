@@ -13,11 +13,10 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "exit_status.h"
 #include "report.h"
 #include "workdir.h"
 
-/* 128 + signal when stopped by one */
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
 
 /* A run's figures for a job's summary, and what it created. */
 struct run_result {
@@ -33,8 +32,5 @@ struct run_result {
  * the exit status.
  */
 int run_one(const struct config *cfg, FILE *out, struct run_result *res);
-
-/* "nfsload: " and one line (printf-style) on stderr; returns status. */
-int run_complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

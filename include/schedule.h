@@ -16,8 +16,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
-
 struct sched_conn {
 	uint64_t base_ns, seq, next_ns;
 	uint64_t rng;
@@ -39,8 +37,13 @@ struct schedule {
 	void *arg;
 };
 
-/* For n connections of a run at cfg->rate. 0 or -errno. */
-int schedule_init(struct schedule *s, unsigned n, const struct config *cfg);
+/*
+ * For n connections of a run of connections in all at rate operations per
+ * second, evenly spaced or, poisson, with exponential gaps drawn from seed.
+ * 0 or -errno.
+ */
+int schedule_init(struct schedule *s, unsigned n, double rate, unsigned connections,
+		  bool poisson, uint64_t seed);
 void schedule_destroy(struct schedule *s);
 /* Watches the timer on loop: due(arg, i, now) for each connection i whose start came. */
 void schedule_attach(struct schedule *s, struct ev_loop *loop,

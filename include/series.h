@@ -16,8 +16,51 @@
 #include <stdio.h>
 
 #include "hdrlog.h"
-#include "report.h"
 #include "stats.h"
+
+/* One interval of one op type, as the interval series stores it. */
+struct interval_row {
+	uint64_t start_ns;		/* since the measured window began */
+	uint64_t len_ns;
+	uint32_t op;			/* enum op_type */
+	uint64_t ops, bytes, errors;
+	uint64_t p50_ns, p99_ns, p999_ns, max_ns;
+	uint64_t min_ns;
+	uint64_t buckets_at;		/* --series-buckets: its first in the buckets file */
+	uint64_t nbuckets;		/* its non-empty buckets there */
+	/*
+	 * Wire time (--wire-time), 0 when the interval has none: beside p50 and
+	 * p99 a client falling behind shows as a widening gap. min, max and the
+	 * wire histogram's buckets (--series-buckets) are what merging the
+	 * series exactly needs.
+	 */
+	uint64_t wire_p50_ns, wire_p99_ns;
+	uint64_t wire_min_ns, wire_max_ns;
+	uint64_t wire_buckets_at, wire_nbuckets;
+};
+
+/* --series-buckets: one non-empty bucket of an interval row's histogram. */
+struct series_bucket {
+	uint64_t lo, hi, count;
+};
+
+/* Steady-state verdict over the measured intervals (all op types together). */
+struct steady_state {
+	bool valid;			/* at least 3 full intervals */
+	unsigned intervals;
+	double mean_iops;
+	double cov_pct;			/* stdev / mean of per-interval IOPS */
+	double drift_pct;		/* mean of the last third vs the first, in % */
+	bool steady;			/* cov and |drift| both within 10% */
+	const char *verdict;		/* one line, e.g. "steady" or "bursting: ..." */
+};
+
+/* The interval series as CSV: a header line, then one row per interval and op type. */
+/* A row's op name, or "serverK" for a server's row (--series-by server). */
+const char *report_row_name(const struct interval_row *row, char *buf, size_t len);
+/* wire: the run has wire time (--wire-time): two more columns. */
+void report_csv_header(FILE *out, bool wire);
+void report_csv_row(FILE *out, const struct interval_row *row, bool wire);
 
 struct series {
 	FILE *rows;		/* struct interval_row records */

@@ -15,24 +15,12 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "hist.h"
+#include "report.h"
 
 #define SETUP_WINDOW 128	/* connections being set up at once */
-#define SETUP_STEPS_MAX 4	/* set-up steps an engine may time */
 
 struct engine_conn;
 struct engine_inst;
-
-/* What set-up measured: its wall time and each step's latency. */
-struct setup_times {
-	uint64_t elapsed_ns;
-	const char *const *names;	/* the engine's steps, NULL-terminated */
-	struct hist steps[SETUP_STEPS_MAX];
-};
-
-/* Histograms for cfg's engine's steps. 0 or -ENOMEM. */
-int setup_times_init(struct setup_times *t, const struct config *cfg);
-void setup_times_destroy(struct setup_times *t);
 
 /*
  * Connects conns[0..n) for at most deadline_ns. 0 when all are ready; else

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #define VERIFY_HDR_SIZE 32	/* bytes at the start of every block */
+#define VERIFY_BLOCK_MAGIC UINT32_C(0x564c464e)	/* "NFLV" in little-endian */
 #define VERIFY_MIN_BLOCK 64	/* smallest block size --verify accepts */
 
 struct verify_params {

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "aggregate.h"
+#include "report.h"
 #include "config.h"
 #include "engine.h"
 #include "stats.h"

@@ -3,12 +3,45 @@
  * and the steady-state verdict. See include/series.h.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
 #include "clock.h"
 #include "series.h"
+
+/* The wire columns (--wire-time) come last: a reader's column numbers stay. */
+void report_csv_header(FILE *out, bool wire)
+{
+	fputs("start_s,length_s,op,ops,iops,mib_s,errors,p50_ns,p99_ns,p99.9_ns,max_ns", out);
+	fputs(wire ? ",wire_p50_ns,wire_p99_ns\n" : "\n", out);
+}
+
+const char *report_row_name(const struct interval_row *row, char *buf, size_t len)
+{
+	if (row->op < OP_NTYPES)
+		return op_name((int)row->op);
+	snprintf(buf, len, "server%u", (unsigned)(row->op - OP_NTYPES));
+	return buf;
+}
+
+void report_csv_row(FILE *out, const struct interval_row *row, bool wire)
+{
+	double secs = (double)row->len_ns / 1e9;
+	char name[32];
+
+	fprintf(out, "%.3f,%.3f,%s,%" PRIu64 ",%.1f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+		PRIu64 ",%" PRIu64, (double)row->start_ns / 1e9, secs,
+		report_row_name(row, name, sizeof(name)), row->ops,
+		secs > 0 ? (double)row->ops / secs : 0.,
+		secs > 0 ? (double)row->bytes / secs / 1048576.0 : 0., row->errors, row->p50_ns,
+		row->p99_ns, row->p999_ns, row->max_ns);
+	if (wire)
+		fprintf(out, ",%" PRIu64 ",%" PRIu64, row->wire_p50_ns, row->wire_p99_ns);
+	fputc('\n', out);
+}
 
 
 int series_init(struct series *s, uint64_t interval_ns, const bool used[OP_NTYPES], FILE *csv,

@@ -26,11 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_status.h"
 #include "merge.h"
+#include "merge_read.h"
 #include "merge_series.h"
 #include "merge_servers.h"
+#include "report.h"
 #include "../report/report_int.h"
-#include "run.h"
 #include "stats.h"
 #include "units.h"
 #include "version.h"
@@ -63,60 +65,9 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-uint64_t merge_num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	/* Nothing negative, nothing a report cannot hold (an int64 when read back). */
-	if (json_is_integer(v))
-		return json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-	if (json_is_real(v) && json_real_value(v) > 0 && json_real_value(v) < 9.2e18)
-		return (uint64_t)llround(json_real_value(v));
-	return 0;
-}
-
 static double real(json_t *o, const char *key)
 {
 	return json_number_value(json_object_get(o, key));
-}
-
-/*
- * Wire time (--wire-time), where the entry has it: the replies left out and,
- * made as the run made them (on first use), the wire and client histograms,
- * wire_count values each. 0, -EINVAL or -ENOMEM.
- */
-static int read_wire(json_t *o, struct op_stats *s)
-{
-	json_t *wb = json_object_get(o, "wire_buckets"), *cb = json_object_get(o, "client_buckets");
-
-	s->wire_missed = merge_num(o, "wire_missed");
-	if (!wb && !cb)
-		return 0;
-	if (hist_init(&s->wire, s->lat.sub_bits) < 0 || hist_init(&s->client, s->lat.sub_bits) < 0)
-		return -ENOMEM;
-	if (merge_hist_read(wb, json_object_get(o, "wire_lat_ns"), &s->wire) < 0 ||
-	    merge_hist_read(cb, json_object_get(o, "client_lat_ns"), &s->client) < 0 ||
-	    s->wire.count != merge_num(o, "wire_count") || s->client.count != s->wire.count)
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * One operation's JSON ({ops, bytes, errors, lat_ns, buckets}, and its wire
- * time if any) into s. 0, -EINVAL or -ENOMEM.
- */
-static int read_op(json_t *o, struct op_stats *s)
-{
-	json_t *lat = json_object_get(o, "lat_ns"), *b = json_object_get(o, "buckets");
-
-	if (!json_is_object(lat) || !json_is_array(b))
-		return -EINVAL;
-	s->ops = merge_num(o, "ops");
-	s->bytes = merge_num(o, "bytes");
-	s->errors = merge_num(o, "errors");
-	if (merge_hist_read(b, lat, &s->lat) < 0 || s->lat.count != s->ops)
-		return -EINVAL;	/* the buckets hold every successful operation */
-	return read_wire(o, s);
 }
 
 /* The op type reported under name, or -1. */
@@ -173,7 +124,7 @@ static int read_input(const char *file, const char *text, struct input *in,
 						 "operation nfsload does not report", file);
 	}
 	if ((rc = merge_servers_add(msrv, json_object_get(root, "servers"),
-				    json_is_true(json_object_get(set, "shared_namespace")), read_op)) < 0) {
+				    json_is_true(json_object_get(set, "shared_namespace")))) < 0) {
 		json_decref(root);
 		return rc == -ENOMEM ? rc : fail(err, len, "--merge: %s: servers: not the per-server "
 						 "entries nfsload reports (url, connections, stats "
@@ -182,7 +133,7 @@ static int read_input(const char *file, const char *text, struct input *in,
 	json_object_foreach(ops, key, o) {
 		int t = op_from_name(key);
 
-		if (t < 0 || (rc = read_op(o, &in->ops[t])) < 0) {
+		if (t < 0 || (rc = merge_read_op(o, &in->ops[t])) < 0) {
 			if (rc != -ENOMEM)
 				rc = fail(err, len, "--merge: %s: ops.%s: not an operation nfsload "
 					  "reports (ops, bytes, errors, lat_ns and buckets; with wire "

@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge_read.h"
 #include "merge_series.h"
+#include "report.h"
 #include "../report/report_int.h"
 
 struct entry {
@@ -66,62 +68,6 @@ void merge_series_free(struct merge_series *ms)
 	free(ms);
 }
 
-int merge_buckets_add(json_t *b, struct hist *h, uint64_t *lo_seen, uint64_t *hi_seen)
-{
-	json_t *x;
-	size_t j;
-
-	if (!json_is_array(b))
-		return -EINVAL;
-	json_array_foreach(b, j, x) {
-		json_t *jl = json_array_get(x, 0), *jh = json_array_get(x, 1);
-		json_t *jc = json_array_get(x, 2);
-		uint64_t lo, hi, c;
-
-		if (json_array_size(x) != 3 || !json_is_integer(jl) || !json_is_integer(jh) ||
-		    !json_is_integer(jc) || json_integer_value(jl) < 0 ||
-		    json_integer_value(jc) < 0 || (uint64_t)json_integer_value(jl) > HIST_MAX_VALUE)
-			return -EINVAL;
-		lo = (uint64_t)json_integer_value(jl);
-		hi = (uint64_t)json_integer_value(jh);
-		c = (uint64_t)json_integer_value(jc);
-		h->counts[hist_index(h->sub_bits, lo)] += c;
-		h->count += c;
-		if (c && lo_seen && lo < *lo_seen)
-			*lo_seen = lo;
-		if (c && hi_seen && hi > *hi_seen)
-			*hi_seen = hi;
-	}
-	return 0;
-}
-
-static uint64_t u64(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-}
-
-int merge_hist_read(json_t *b, json_t *lat, struct hist *h)
-{
-	double mean, sd, n;
-
-	if (merge_buckets_add(b, h, NULL, NULL) < 0)
-		return -EINVAL;
-	if (!h->count)
-		return 0;
-	if (!json_is_object(lat))
-		return -EINVAL;
-	n = (double)h->count;
-	mean = json_number_value(json_object_get(lat, "mean"));
-	sd = json_number_value(json_object_get(lat, "stdev"));
-	h->min = u64(lat, "min");
-	h->max = u64(lat, "max");
-	h->sum = (uint64_t)llround(mean * n);
-	h->sumsq = n * (sd * sd + mean * mean);
-	return 0;
-}
-
 bool merge_series_ok(const struct merge_series *ms)
 {
 	return !ms->unmergeable;
@@ -144,7 +90,7 @@ int merge_series_add(struct merge_series *ms, json_t *series, uint64_t interval_
 		json_t *b = json_object_get(row, "buckets");
 		int op = op_of(json_string_value(json_object_get(row, "op")) ?
 			       json_string_value(json_object_get(row, "op")) : "");
-		uint64_t start = u64(row, "start_ns");
+		uint64_t start = merge_u64(row, "start_ns");
 
 		if (op < 0)
 			return -EINVAL;
@@ -214,17 +160,17 @@ static int add_group(const struct entry *e, size_t n, struct hist *h, struct his
 	hist_reset(w);
 	for (size_t k = 0; k < n; k++) {
 		json_t *row = e[k].row, *lat = json_object_get(row, "lat_ns");
-		uint64_t len = u64(row, "len_ns");
+		uint64_t len = merge_u64(row, "len_ns");
 
-		r->ops += u64(row, "ops");
-		r->bytes += u64(row, "bytes");
-		r->errors += u64(row, "errors");
+		r->ops += merge_u64(row, "ops");
+		r->bytes += merge_u64(row, "bytes");
+		r->errors += merge_u64(row, "errors");
 		if (len > r->len_ns)
 			r->len_ns = len;
-		if (add_row_hist(row, "buckets", u64(lat, "min"), u64(lat, "max"), h) < 0 ||
+		if (add_row_hist(row, "buckets", merge_u64(lat, "min"), merge_u64(lat, "max"), h) < 0 ||
 		    (json_object_get(row, "wire_buckets") &&
-		     add_row_hist(row, "wire_buckets", u64(row, "wire_min_ns"),
-				  u64(row, "wire_max_ns"), w) < 0))
+		     add_row_hist(row, "wire_buckets", merge_u64(row, "wire_min_ns"),
+				  merge_u64(row, "wire_max_ns"), w) < 0))
 			return -EINVAL;
 	}
 	r->p50_ns = hist_percentile(h, 50);

@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
 #include "config.h"
-#include "merge_series.h"
+#include "merge_read.h"
 #include "merge_servers.h"
 #include "report.h"
 #include "../report/report_int.h"
@@ -56,8 +55,7 @@ static struct server_report *entry(struct merge_servers *m, const char *url, uns
 	return &m->s[k];
 }
 
-int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns,
-		      int (*read_op)(json_t *o, struct op_stats *s))
+int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns)
 {
 	json_t *o;
 	size_t i;
@@ -80,7 +78,7 @@ int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns,
 		memset(&st, 0, sizeof(st));
 		if (op_stats_init(&st, HIST_PRECISE_BITS, false) < 0)
 			return -ENOMEM;
-		rc = read_op(json_object_get(o, "stats"), &st);
+		rc = merge_read_op(json_object_get(o, "stats"), &st);
 		if (rc == 0)
 			op_stats_add(&s->st, &st);
 		op_stats_destroy(&st);
@@ -96,7 +94,7 @@ int merge_servers_add(struct merge_servers *m, json_t *servers, bool shared_ns,
 void merge_servers_end(struct merge_servers *m)
 {
 	m->cfg.shared_namespace = !m->any_apart;
-	aggregate_servers_flag(m->s, m->n);
+	report_servers_flag(m->s, m->n);
 }
 
 bool merge_servers_shared(const struct merge_servers *m)

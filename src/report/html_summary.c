@@ -40,7 +40,7 @@ static void settings(FILE *out, const struct report *r)
 }
 
 /* What came before the measured window: the server reached, set-up, layout; who did I/O. */
-static void run(FILE *out, const struct report *r)
+static void run_table(FILE *out, const struct report *r)
 {
 	const struct setup_times *t = &r->setup;
 	unsigned busy = 0;
@@ -199,7 +199,7 @@ void html_summary(FILE *out, const struct report *r)
 	fputs("<div class=\"two\">\n", out);
 	settings(out, r);
 	fputs("<div>", out);
-	run(out, r);
+	run_table(out, r);
 	cpu(out, r);
 	notes(out, r);
 	fputs("</div></div></section>\n", out);

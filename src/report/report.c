@@ -2,7 +2,9 @@
  * report: the report model. What every renderer needs besides the merged
  * figures themselves: the series rows, totals, the outage summary, the
  * settings table, and small helpers shared by the text, JSON, job and HTML
- * renderings (report_text.c, report_json.c, report_job.c, html.c).
+ * renderings (report_text.c, report_json.c, report_job.c, html.c): error
+ * names, the servers' outlier rule (--merge's too), the set-up steps'
+ * histograms.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,37 +42,6 @@ int report_series_bucket(const struct report *r, const struct interval_row *row,
 	    fread(b, sizeof(*b), 1, r->series_buckets) != 1)
 		return -EIO;
 	return 0;
-}
-
-/* The wire columns (--wire-time) come last: a reader's column numbers stay. */
-void report_csv_header(FILE *out, bool wire)
-{
-	fputs("start_s,length_s,op,ops,iops,mib_s,errors,p50_ns,p99_ns,p99.9_ns,max_ns", out);
-	fputs(wire ? ",wire_p50_ns,wire_p99_ns\n" : "\n", out);
-}
-
-const char *report_row_name(const struct interval_row *row, char *buf, size_t len)
-{
-	if (row->op < OP_NTYPES)
-		return op_name((int)row->op);
-	snprintf(buf, len, "server%u", (unsigned)(row->op - OP_NTYPES));
-	return buf;
-}
-
-void report_csv_row(FILE *out, const struct interval_row *row, bool wire)
-{
-	double secs = (double)row->len_ns / 1e9;
-	char name[32];
-
-	fprintf(out, "%.3f,%.3f,%s,%" PRIu64 ",%.1f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-		PRIu64 ",%" PRIu64, (double)row->start_ns / 1e9, secs,
-		report_row_name(row, name, sizeof(name)), row->ops,
-		secs > 0 ? (double)row->ops / secs : 0.,
-		secs > 0 ? (double)row->bytes / secs / 1048576.0 : 0., row->errors, row->p50_ns,
-		row->p99_ns, row->p999_ns, row->max_ns);
-	if (wire)
-		fprintf(out, ",%" PRIu64 ",%" PRIu64, row->wire_p50_ns, row->wire_p99_ns);
-	fputc('\n', out);
 }
 
 uint64_t report_total_ops(const struct report *r)
@@ -291,4 +262,60 @@ const char *report_setting_text(const struct setting *s, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64, s->n);
 	}
 	return buf;
+}
+
+const char *conn_err_name(int code)
+{
+	const char *name;
+
+	if (code == CONN_ERR_SHORT)
+		return "short transfer";
+	if (code == CONN_ERR_VERIFY)
+		return "verify mismatch";
+	name = strerrorname_np(code);
+	return name ? name : "unknown";
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A server is an outlier when its p99 is over 3x the median of the others' p99: with
+ * two servers, 3x the other's (the connections' rule, median of all, needs three). */
+void report_servers_flag(struct server_report *s, unsigned n)
+{
+	uint64_t *p99 = calloc(n + 1, sizeof(*p99));
+
+	for (unsigned k = 0; p99 && k < n; k++) {
+		unsigned m = 0;
+		uint64_t mine = hist_percentile(&s[k].st.lat, 99);
+
+		for (unsigned j = 0; j < n; j++)
+			if (j != k && s[j].st.ops)
+				p99[m++] = hist_percentile(&s[j].st.lat, 99);
+		qsort(p99, m, sizeof(*p99), cmp_u64);
+		s[k].outlier = m && s[k].st.ops &&
+			       mine > 3 * (m % 2 ? p99[m / 2] : (p99[m / 2 - 1] + p99[m / 2]) / 2);
+	}
+	free(p99);
+}
+
+int setup_times_init(struct setup_times *t, const struct config *cfg)
+{
+	memset(t, 0, sizeof(*t));
+	t->names = cfg->engine->proto ? cfg->engine->proto(cfg->nfs_version, cfg->nfs_minor)->steps :
+		   cfg->engine->steps;
+	for (unsigned i = 0; i < SETUP_STEPS_MAX; i++)
+		if (hist_init(&t->steps[i], HIST_PRECISE_BITS))
+			return -ENOMEM;
+	return 0;
+}
+
+void setup_times_destroy(struct setup_times *t)
+{
+	for (unsigned i = 0; i < SETUP_STEPS_MAX; i++)
+		hist_destroy(&t->steps[i]);
 }

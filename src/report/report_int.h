@@ -4,9 +4,15 @@
 #ifndef NFSLOAD_REPORT_INT_H
 #define NFSLOAD_REPORT_INT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "workload.h"
+
+struct config;
+struct hist;
+struct op_stats;
+struct report;
 
 /* A worker thread busy this much of the time limited the run. */
 #define BUSY_WARN_PCT 90.0
@@ -35,19 +41,21 @@ int report_by_p99_desc(const void *a, const void *b);
 /* One row of the text report's operation table: ops, rates over ns, latencies. */
 /* An op's row of the text table, with its wire and client rows under it (--wire-time). */
 void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns);
-/* One operation as JSON; proc: its NFS procedure name, with the histogram buckets
- * ([lo, hi, count], the non-empty ones); NULL for neither. */
-void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc);
 /* report_servers.c: the per-server table and JSON "servers" (several servers only). */
 void report_text_servers(FILE *out, const struct report *r);
 /* The header's line: how the connections went over the servers. */
 void report_text_server_shares(FILE *out, const struct report *r);
 void report_json_servers(FILE *out, const struct report *r);
 
-/* A JSON string (quoted, escaped) and number (finite, 3 decimals). */
+/* json_write.c: a JSON string (quoted, escaped) and number (finite, 3 decimals). */
 void report_json_str(FILE *out, const char *s);
+void report_json_num(FILE *out, double v);
+/* {"min": .., "max": .., "mean": .., "stdev": .., and the percentiles} of a histogram. */
+void report_json_lat(FILE *out, const struct hist *h);
 /* , "key": [[lo, hi, count], ...]: the histogram's non-empty buckets. */
 void report_json_buckets(FILE *out, const char *key, const struct hist *h);
-void report_json_num(FILE *out, double v);
+/* One operation as JSON; proc: its NFS procedure name, with the histogram buckets
+ * ([lo, hi, count], the non-empty ones); NULL for neither. */
+void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc);
 
 #endif

@@ -21,6 +21,40 @@ static int64_t realtime_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Asks every worker to cut at t; false while a cut is still pending. */
+static bool ival_request(struct ival_swap *s, struct worker **w, unsigned n, uint64_t t)
+{
+	if (s->pending)
+		return false;
+	s->seq++;
+	s->pending = true;
+	s->prev_ns = s->ns;
+	s->ns = t;
+	for (unsigned i = 0; i < n; i++) {
+		ival_box_ask(worker_ival_box(w[i]), s->seq);
+		worker_command(w[i], WORKER_CMD_SWAP);
+	}
+	return true;
+}
+
+/* Whether every worker answered the pending cut. */
+static bool ival_answered(const struct ival_swap *s, struct worker *const *w, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!ival_box_answered(worker_ival_box(w[i]), s->seq))
+			return false;
+	return true;
+}
+
+/* out += what every worker handed over (after ival_answered); out_srv (NULL: none)
+ * += their per-server figures. */
+static void ival_collect(struct worker **w, unsigned n, struct op_stats *out,
+			 struct op_stats *out_srv)
+{
+	for (unsigned i = 0; i < n; i++)
+		ival_box_take(worker_ival_box(w[i]), out, out_srv);
+}
+
 bool control_all_done(const struct control *c)
 {
 	for (unsigned i = 0; i < c->nworkers; i++)

@@ -1,10 +1,9 @@
 /*
- * interval: the hand-over of interval statistics (protocol in interval.h).
+ * interval: the hand-over box of interval statistics (protocol in interval.h).
  */
 #include <errno.h>
 
 #include "interval.h"
-#include "worker.h"
 
 int ival_box_init(struct ival_box *b, unsigned nsrv)
 {
@@ -50,40 +49,23 @@ void ival_box_hand_over(struct ival_box *b, struct op_stats *ival, struct op_sta
 	atomic_store(&b->ack, atomic_load(&b->req));
 }
 
-bool ival_request(struct ival_swap *s, struct worker **w, unsigned n, uint64_t t)
+void ival_box_ask(struct ival_box *b, unsigned seq)
 {
-	if (s->pending)
-		return false;
-	s->seq++;
-	s->pending = true;
-	s->prev_ns = s->ns;
-	s->ns = t;
-	for (unsigned i = 0; i < n; i++) {
-		atomic_store(&worker_ival_box(w[i])->req, s->seq);
-		worker_command(w[i], WORKER_CMD_SWAP);
-	}
-	return true;
+	atomic_store(&b->req, seq);
 }
 
-bool ival_answered(const struct ival_swap *s, struct worker *const *w, unsigned n)
+bool ival_box_answered(struct ival_box *b, unsigned seq)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (atomic_load(&worker_ival_box(w[i])->ack) != s->seq)
-			return false;
-	return true;
+	return atomic_load(&b->ack) == seq;
 }
 
-void ival_collect(struct worker **w, unsigned n, struct op_stats *out, struct op_stats *out_srv)
+void ival_box_take(struct ival_box *b, struct op_stats *out, struct op_stats *out_srv)
 {
-	for (unsigned i = 0; i < n; i++) {
-		struct ival_box *b = worker_ival_box(w[i]);
-
-		pthread_mutex_lock(&b->mu);
-		op_stats_add_all(out, b->snap);
-		op_stats_reset_all(b->snap);
-		if (out_srv)
-			op_stats_add_n(out_srv, b->srv, b->nsrv);
-		op_stats_reset_n(b->srv, b->nsrv);
-		pthread_mutex_unlock(&b->mu);
-	}
+	pthread_mutex_lock(&b->mu);
+	op_stats_add_all(out, b->snap);
+	op_stats_reset_all(b->snap);
+	if (out_srv)
+		op_stats_add_n(out_srv, b->srv, b->nsrv);
+	op_stats_reset_n(b->srv, b->nsrv);
+	pthread_mutex_unlock(&b->mu);
 }

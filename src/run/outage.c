@@ -2,7 +2,7 @@
  * outage: a connection lost and, with --on-error continue, made again.
  *
  * A connection is lost when its engine says so (a socket error) or when it
- * had no reply at all for --timeout (slots.c notices). Its requests in
+ * had no reply at all for --timeout (slots_done.c notices). Its requests in
  * flight then fail as ECONNABORTED, an outage record opens, and the engine
  * connection is dropped and connected again in the background on the
  * worker's loop: at once, then after 0.1 s doubling up to 1 s, each attempt
@@ -10,13 +10,20 @@
  * size-based phase gives up after 12 x --timeout without a success, whether
  * the attempts fail or the link, made again, is lost again before anything
  * succeeded on it (then the next attempt waits as after a failed one: the
- * layout's lost writes are sent again on it, see slots.c). The first success
+ * layout's lost writes are sent again on it, see slots_fail.c). The first success
  * after the loss closes the record. The other connections never wait.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "worker_int.h"
+
+/* --on-error stop: the main thread ends the run. */
+static void worker_abort_run(struct worker *w)
+{
+	atomic_store(&w->run->abort, true);
+	ev_async_send(w->run->main_loop, w->run->wake);
+}
 
 void outage_open(struct wconn *wc, uint64_t t)
 {
@@ -160,7 +167,7 @@ void outage_retry_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	wc->link = LINK_REMAKING;
 	ev_timer_set(t, timeout, 0.);
 	ev_timer_start(loop, t);
-	if (w->engine->connect(wc->conn, w->eng, &worker_engine_cbs, wc) < 0) {
+	if (w->engine->connect(wc->conn, w->eng, w->cbs, wc) < 0) {
 		ev_timer_stop(loop, t);
 		wc->link = LINK_DOWN;
 		retry_later(wc);

@@ -1,63 +1,25 @@
 /*
  * run: one run, start to end. Everything that can fail without the server
  * is done before the work directory is touched; from the moment it is,
- * every way out goes through the cleanup at the end.
+ * every way out goes through the cleanup at the end. The phases themselves
+ * are in run_phases.c.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
-#include "cluster.h"
-#include "control.h"
+#include "aggregate.h"
 #include "engine.h"
 #include "pattern.h"
 #include "params.h"
 #include "run.h"
+#include "run_int.h"
 #include "setup.h"
-#include "units.h"
-#include "worker.h"
-
-struct app {
-	const struct config *cfg;
-	struct engine_params params;	/* the engine's view of cfg, made once */
-	FILE *out;
-	FILE *html;			/* --report, or NULL */
-	struct series series;
-	/* The work directory and its files, per namespace (config_namespaces: one, or one
-	 * per server), each through its own control connection (srv_cfg, several servers). */
-	unsigned nns;
-	struct workdir *wd[CFG_SERVERS_MAX];
-	struct fileset fs[CFG_SERVERS_MAX];
-	struct config *srv_cfg;
-	unsigned *local_id;		/* namespaces of their own: see struct run */
-	struct run run;
-	struct verify_params verify;
-	struct worker **workers;
-	unsigned nworkers;
-	int servers_rc;			/* aggregate_servers failed (no memory) */
-	struct control ctl;
-	struct report rep;
-	bool start_refused;		/* under mpirun: another rank failed before the start */
-	char err[600];
-};
-
-int run_complain(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("nfsload: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return status;
-}
+#include "status.h"
 
 static double tv_s(struct timeval tv)
 {
@@ -201,129 +163,6 @@ static int start_workers(struct app *a)
 	return 0;
 }
 
-/* --mix and the small-file test: the trees are the layout of a --mix run. */
-static int make_trees(struct app *a)
-{
-	const struct config *cfg = a->cfg;
-	uint64_t t0 = now_ns();
-
-	if (a->ctl.live)
-		fprintf(stderr, "nfsload: making %u trees of %u x %u files\n", cfg->connections,
-			cfg->dirs, cfg->small_files ? 0 : cfg->files_per_dir);
-	for (unsigned k = 0; k < a->nns; k++)
-		if (workdir_trees_make(a->wd[k], a->run.pattern, cfg->small_files > 0, a->err,
-				       sizeof(a->err)))
-			return run_complain(EXIT_RUNTIME, "%s", a->err);
-	a->rep.layout_ran = !cfg->small_files;
-	a->rep.layout_ns = now_ns() - t0;
-	a->rep.layout.ops = cfg->small_files ? 0 :
-		(uint64_t)a->nns * cfg->connections * cfg->dirs * cfg->files_per_dir;
-	a->rep.layout.bytes = a->rep.layout.ops * cfg->file_size;
-	return 0;
-}
-
-/* A phase's reads or writes, merged from every worker, into one op_stats. */
-static int collect_one(struct app *a, enum op_type type, struct op_stats *into)
-{
-	struct op_stats ops[OP_NTYPES];
-
-	if (op_stats_init_all(ops, HIST_PRECISE_BITS, false))
-		return run_complain(EXIT_RUNTIME, "out of memory");
-	aggregate_ops(a->workers, a->nworkers, ops);
-	op_stats_add(into, &ops[type]);
-	op_stats_destroy_all(ops);
-	return 0;
-}
-
-static int layout(struct app *a)
-{
-	const struct config *cfg = a->cfg;
-	struct report *r = &a->rep;
-	char size[32];
-	int rc;
-
-	for (unsigned k = 0; k < a->nns; k++)
-		for (uint32_t i = 0; i < a->fs[k].n && !cfg->skip_layout; i++)
-			r->layout_ran |= a->fs[k].size[i] < cfg->size;
-	if (!r->layout_ran)
-		return 0;
-	if (a->ctl.live)
-		fprintf(stderr, "nfsload: laying out %u file%s of %s\n", cfg->nrfiles,
-			cfg->nrfiles == 1 ? "" : "s", units_format_size(cfg->size, size, sizeof(size)));
-	r->layout_ns = control_run_phase(&a->ctl, PHASE_LAYOUT);
-	control_settle(&a->ctl);
-	for (unsigned i = 0; i < a->nworkers; i++) {
-		struct worker_figures f;
-
-		worker_figures(a->workers[i], &f);
-		r->layout_retried += f.rewrites;
-	}
-	rc = collect_one(a, OP_WRITE, &r->layout);
-	/* Each failure is followed by one re-issue or none (an answer from the server, a
-	 * connection that gave up): the difference is what was never written. */
-	if (rc == 0 && r->layout.errors > r->layout_retried)
-		fprintf(stderr, "nfsload: %" PRIu64 " layout writes failed and were not written again: "
-			"the files may have holes\n", r->layout.errors - r->layout_retried);
-	return rc;
-}
-
-/* The measured phase, or the small-file test's four passes, each timed on its own. */
-static void measure(struct app *a)
-{
-	static const enum op_type passes[] = { OP_CREATE, OP_READ, OP_GETATTR, OP_REMOVE };
-	struct report *r = &a->rep;
-
-	/* Under mpirun, every rank's measured phase starts together (cluster.h). */
-	if (!cluster_start(true)) {
-		a->start_refused = true;
-		return;
-	}
-	if (!a->cfg->small_files) {
-		if (control_cut_short(&a->ctl))
-			return;
-		r->duration_ns = control_run_phase(&a->ctl, PHASE_MAIN);
-		control_settle(&a->ctl);
-		aggregate_ops(a->workers, a->nworkers, r->ops);
-		a->servers_rc = aggregate_servers(a->workers, a->nworkers, r);
-		return;
-	}
-	for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]) && !control_cut_short(&a->ctl);
-	     p++) {
-		a->run.pass_op = passes[p];
-		r->pass_ns[passes[p]] = control_run_phase(&a->ctl, PHASE_MAIN);
-		control_settle(&a->ctl);
-		r->duration_ns += r->pass_ns[passes[p]];
-		aggregate_ops(a->workers, a->nworkers, r->ops);
-		a->servers_rc |= aggregate_servers(a->workers, a->nworkers, r);
-	}
-}
-
-/* Whether the verify pass follows the measured phase (see verify_pass). */
-static bool verify_due(struct app *a)
-{
-	const struct config *cfg = a->cfg;
-
-	return cfg->verify && !cfg->verify_only && wl_mode_read_pct(cfg->rw, cfg->rwmixread) < 100 &&
-	       !control_cut_short(&a->ctl) && control_all_done(&a->ctl) &&
-	       !atomic_load(&a->run.verify_failed);
-}
-
-/* --verify after a phase that wrote: read every block back, unless the run is ending badly. */
-static int verify_pass(struct app *a)
-{
-	uint64_t measure_start = a->run.measure_start_ns;
-
-	if (!verify_due(a))
-		return 0;
-	if (a->ctl.live)
-		fprintf(stderr, "nfsload: reading every block back to check it\n");
-	a->rep.verify_pass_ns = control_run_phase(&a->ctl, PHASE_VERIFY);
-	control_settle(&a->ctl);
-	a->run.measure_start_ns = measure_start;	/* outage times stay the main phase's */
-	a->rep.verify_pass_ran = true;
-	return collect_one(a, OP_READ, &a->rep.verify_pass);
-}
-
 /* The report's run-wide figures: CPU, the thread split, every connection. */
 static int fill_report(struct app *a)
 {
@@ -375,28 +214,28 @@ static int run_workload(struct app *a, struct run_result *res)
 
 	if ((status = start_workers(a)))
 		return status;
-	if ((a->cfg->meta || a->cfg->small_files) && (status = make_trees(a)))
+	if ((a->cfg->meta || a->cfg->small_files) && (status = run_make_trees(a)))
 		return status;
-	if (!a->cfg->meta && (status = layout(a)))
+	if (!a->cfg->meta && (status = run_layout(a)))
 		return status;
-	measure(a);
+	run_measure(a);
 	if (a->start_refused)
 		return run_complain(EXIT_RUNTIME, "another MPI rank failed before the measured "
 				    "phase: this one stops too");
 	/* No phase follows: join the workers before reading their connections' figures. An
 	 * idle worker still handles its sockets: a connection lost after the phase (the
 	 * server killed under --on-error stop) would be written while the report reads it. */
-	if (!verify_due(a))
+	if (!run_verify_due(a))
 		control_join(&a->ctl);
 	/* The workers are idle (or joined): the main phase's figures are final. */
-	if ((status = fill_report(a)) || (status = verify_pass(a)))
+	if ((status = fill_report(a)) || (status = run_verify_pass(a)))
 		return status;
 	control_join(&a->ctl);
 	aggregate_verify(a->workers, a->nworkers, &a->rep.verify);
 	if (res)
 		report_job_row(&a->rep, &res->row);
 	render(a);
-	status = aggregate_status(&a->rep, a->ctl.signal);
+	status = run_exit_status(&a->rep, a->ctl.signal);
 	if (a->ctl.drain_timed_out)
 		fprintf(stderr, "nfsload: some operations never completed (server not answering)\n");
 	return status;

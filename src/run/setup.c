@@ -121,23 +121,6 @@ static void tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			s->engine->tick(s->conns[i]);
 }
 
-int setup_times_init(struct setup_times *t, const struct config *cfg)
-{
-	memset(t, 0, sizeof(*t));
-	t->names = cfg->engine->proto ? cfg->engine->proto(cfg->nfs_version, cfg->nfs_minor)->steps :
-		   cfg->engine->steps;
-	for (unsigned i = 0; i < SETUP_STEPS_MAX; i++)
-		if (hist_init(&t->steps[i], HIST_PRECISE_BITS))
-			return -ENOMEM;
-	return 0;
-}
-
-void setup_times_destroy(struct setup_times *t)
-{
-	for (unsigned i = 0; i < SETUP_STEPS_MAX; i++)
-		hist_destroy(&t->steps[i]);
-}
-
 int setup_all(struct engine_inst *inst, const struct config *cfg,
 	      const struct engine_params *params, struct engine_conn **conns, unsigned n,
 	      uint64_t deadline_ns, struct setup_times *times, char *err, size_t errlen)

@@ -1,8 +1,8 @@
 /*
  * worker: the thread and its loop, the main thread's commands, the start of
  * a phase, and what the worker hands back (intervals, totals, per-connection
- * views). Issuing and completing are in slots.c, losing and re-making a
- * connection in outage.c.
+ * views). A connection's state is in wconn.c, issuing and completing in
+ * slots_*.c, losing and re-making a connection in outage.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -10,68 +10,16 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "worker.h"
 #include "worker_int.h"
 
-const struct engine_cbs worker_engine_cbs = {
+/* What the engine calls back: a completion (slots_done.c), a lost link and a
+ * re-made one (outage.c). */
+static const struct engine_cbs worker_engine_cbs = {
 	.done = slots_done,
 	.lost = outage_lost_cb,
 	.ready = outage_ready_cb,
 };
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
-void wconn_finish(struct wconn *wc)
-{
-	struct worker *w = wc->w;
-
-	if (wc->finished)
-		return;
-	wc->finished = true;
-	if (--w->active == 0) {
-		w->last_done_ns = now_ns();
-		w->cpu_ns = thread_cpu_ns() - w->cpu_start_ns;
-		atomic_store(&w->phase_done, true);
-		ev_async_send(w->run->main_loop, w->run->wake);
-	}
-}
-
-void worker_abort_run(struct worker *w)
-{
-	atomic_store(&w->run->abort, true);
-	ev_async_send(w->run->main_loop, w->run->wake);
-}
-
-void worker_end_ramp(struct worker *w)
-{
-	w->ramp_pending = false;
-	op_stats_reset_all(w->ival);
-}
-
-/* A connection's state at the start of a phase; outages and reconnects are the run's. */
-static void wconn_begin(struct wconn *wc, enum worker_phase phase, uint64_t t)
-{
-	op_stats_reset(&wc->stats);
-	wc->errs.timeouts = wc->errs.err_other = 0;
-	memset(wc->errs.err_kinds, 0, sizeof(wc->errs.err_kinds));
-	wc->last_ok_ns = wc->last_reply_ns = t;
-	wc->last_done_ns = 0;
-	wc->finished = false;
-	wc->done_issuing = false;
-	wc->ncommits_due = 0;
-	wc->nredo = 0;
-	wc->pass_next = 0;
-	memset(wc->writes_since_commit, 0,
-	       wc->main_stream.nranges * sizeof(*wc->writes_since_commit));
-	memset(wc->commit_due, 0, wc->main_stream.nranges * sizeof(*wc->commit_due));
-	wc->stream = phase == PHASE_LAYOUT ? &wc->layout_stream :
-		     phase == PHASE_VERIFY ? &wc->verify_stream : &wc->main_stream;
-}
 
 static void start_phase(struct worker *w)
 {
@@ -157,6 +105,34 @@ static void cmd_cb(struct ev_loop *loop, ev_async *a, int revents)
 		ev_break(loop, EVBREAK_ALL);
 }
 
+/*
+ * After the loop iteration in which requests failed (slots_done.c defers
+ * them): the connection is refilled, or, with no reply at all for
+ * --timeout, lost.
+ */
+static void deferred_cb(struct ev_loop *loop, ev_check *c, int revents)
+{
+	struct worker *w = c->data;
+	uint64_t t = now_ns();
+
+	(void)revents;
+	ev_check_stop(loop, c);
+	for (unsigned i = 0; i < w->ndeferred; i++) {
+		struct wconn *wc = w->deferred[i];
+
+		wc->refill_pending = false;
+		if (wc->finished)
+			continue;
+		/* After the stop a slow reply only ends the drain: no outage then. */
+		if (wc->lose_pending && wc->link == LINK_UP && !w->stopping) {
+			outage_link_lost(wc);
+			continue;
+		}
+		slots_refill(wc, t);
+	}
+	w->ndeferred = 0;
+}
+
 static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct worker *w = t->data;
@@ -166,159 +142,6 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	for (unsigned i = 0; i < w->nconns; i++)
 		if (w->conns[i].link == LINK_UP || w->conns[i].link == LINK_REMAKING)
 			w->engine->tick(w->conns[i].conn);
-}
-
-static void wconn_destroy(struct worker *w, struct wconn *wc)
-{
-	wl_stream_destroy(&wc->main_stream);
-	wl_stream_destroy(&wc->layout_stream);
-	wl_stream_destroy(&wc->verify_stream);
-	for (unsigned k = 0; wc->slots && k < w->run->cfg->iodepth; k++)
-		free(wc->slots[k].buf);
-	op_stats_destroy(&wc->stats);
-	free(wc->slots);
-	free(wc->free_slots);
-	free(wc->writes_since_commit);
-	free(wc->commit_due);
-	free(wc->redo);
-	meta_tree_destroy(&wc->tree);
-	if (wc->conn)
-		w->engine->free(wc->conn);
-	wc->conn = NULL;
-}
-
-/* Which connection of how many it is to the file mapping (workload.c): of the run's,
- * or, with servers of a namespace each, of its server's. */
-static unsigned map_id(const struct worker *w, const struct wconn *wc)
-{
-	return w->run->ns_each ? w->run->local_id[wc->id] : wc->id;
-}
-
-/* Connections of different servers with the same rank: their own random offsets. */
-static uint64_t map_seed(const struct worker *w, const struct wconn *wc)
-{
-	return w->run->cfg->seed + (w->run->ns_each ? UINT64_C(0x9e3779b97f4a7c15) * wc->srv : 0);
-}
-
-static unsigned map_n(const struct worker *w, const struct wconn *wc)
-{
-	const struct config *cfg = w->run->cfg;
-
-	return w->run->ns_each ? cfg->server[wc->srv].conns : cfg->connections;
-}
-
-/* The layout stream: the same files, written once, sequentially, skipping full files. */
-static int layout_stream_init(struct worker *w, struct wconn *wc)
-{
-	const struct config *cfg = w->run->cfg;
-	const struct fileset *fs = &w->run->files[w->run->ns_each ? wc->srv : 0];
-	struct wl_stream *s = &wc->layout_stream;
-	int rc = wl_stream_init(s, map_id(w, wc), map_n(w, wc), cfg->nrfiles, cfg->size,
-				w->run->layout_bs, false, 0, cfg->seed);
-
-	if (rc)
-		return rc;
-	for (uint32_t r = 0; r < s->nranges; r++) {
-		struct wl_range *range = &s->ranges[r];
-
-		/* A connection without a slice of its own would write the file again. */
-		if (fs->size[range->file] >= cfg->size || !s->own_slice)
-			range->end = range->start;
-	}
-	s->pos = s->ranges ? s->ranges[0].start : 0;
-	s->budget = wl_stream_pass_bytes(s);
-	return 0;
-}
-
-static int streams_init(struct worker *w, struct wconn *wc)
-{
-	const struct config *cfg = w->run->cfg;
-	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
-	int rc;
-
-	rc = wl_stream_init(&wc->main_stream, map_id(w, wc), map_n(w, wc), cfg->nrfiles, cfg->size,
-			    cfg->bs, wl_mode_random(cfg->rw), read_pct, map_seed(w, wc));
-	if (rc == 0)
-		rc = layout_stream_init(w, wc);
-	if (rc == 0 && w->run->verify) {
-		/* The verify pass: every file once, sequential reads, slices as for the layout. */
-		rc = wl_stream_init(&wc->verify_stream, map_id(w, wc), map_n(w, wc), cfg->nrfiles,
-				    cfg->size, w->run->verify_bs, false, 100, cfg->seed);
-		wc->verify_stream.budget = wc->verify_stream.own_slice ?
-			wl_stream_pass_bytes(&wc->verify_stream) : 0;
-	}
-	if (rc)
-		return rc;
-	if (cfg->one_pass) {
-		/* Each file once: every connection covers its own files or slice. */
-		wc->main_stream.budget = wc->main_stream.own_slice ?
-			wl_stream_pass_bytes(&wc->main_stream) : 0;
-	} else if (cfg->io_size) {
-		uint64_t share = cfg->io_size / cfg->connections;
-
-		wc->main_stream.budget = share + (wc->id < cfg->io_size % cfg->connections ? 1 : 0);
-	}
-	return 0;
-}
-
-static int slots_init(struct worker *w, struct wconn *wc)
-{
-	const struct config *cfg = w->run->cfg;
-	uint64_t len = cfg->bs > w->run->layout_bs ? cfg->bs : w->run->layout_bs;
-
-	wc->slots = calloc(cfg->iodepth, sizeof(*wc->slots));
-	wc->free_slots = calloc(cfg->iodepth, sizeof(*wc->free_slots));
-	wc->writes_since_commit = calloc(wc->main_stream.nranges + 1, sizeof(uint32_t));
-	wc->commit_due = calloc(wc->main_stream.nranges + 1, sizeof(bool));
-	wc->redo = calloc(cfg->iodepth, sizeof(*wc->redo));
-	if (!wc->slots || !wc->free_slots || !wc->writes_since_commit || !wc->commit_due ||
-	    !wc->redo)
-		return -ENOMEM;
-	for (unsigned k = 0; k < cfg->iodepth; k++) {
-		wc->free_slots[k] = &wc->slots[k];
-		if (w->run->verify && !(wc->slots[k].buf = malloc(len)))
-			return -ENOMEM;
-	}
-	wc->nfree = cfg->iodepth;
-	return 0;
-}
-
-/* Everything connection id needs; on failure wconn_destroy frees what was made. */
-static int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned id)
-{
-	const struct config *cfg = w->run->cfg;
-	uint32_t *ids;
-	int rc;
-
-	wc->w = w;
-	wc->idx = idx;
-	wc->id = id;
-	wc->srv = config_server_of(cfg, id);
-	wc->link = LINK_UP;
-	rc = streams_init(w, wc);
-	if (rc == 0)
-		rc = slots_init(w, wc);
-	if (rc == 0)
-		rc = op_stats_init(&wc->stats, HIST_COARSE_BITS, false);
-	if (rc)
-		return rc;
-	if (cfg->small_files)
-		wc->pass_total = cfg->small_files / cfg->connections +
-				 (id < cfg->small_files % cfg->connections);
-	if ((cfg->meta || cfg->small_files) &&
-	    meta_tree_init(&wc->tree, cfg->dirs, cfg->files_per_dir,
-			   cfg->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (id + 1))))
-		return -ENOMEM;
-	ids = calloc(wc->main_stream.nranges + 1, sizeof(*ids));
-	if (!ids)
-		return -ENOMEM;
-	for (uint32_t r = 0; r < wc->main_stream.nranges; r++)
-		ids[r] = wc->main_stream.ranges[r].file;
-	rc = w->engine->conn_new(w->run->inst, w->run->params, id, ids, wc->main_stream.nranges, &wc->conn);
-	free(ids);
-	if (rc)
-		wc->conn = NULL;
-	return rc;
 }
 
 /* Several servers: the measured window per server too, and with --series-by server
@@ -355,6 +178,7 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	w->id = id;
 	w->run = run;
 	w->engine = run->cfg->engine;
+	w->cbs = &worker_engine_cbs;
 	w->wire = run->cfg->wire_time && w->engine->wire_time;
 	w->nconns = nconns;
 	w->sched.fd = -1;
@@ -364,7 +188,9 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	w->deferred = calloc(nconns, sizeof(*w->deferred));
 	if (!w->conns || !w->deferred)
 		goto fail_arrays;
-	if (run->cfg->rate > 0 && (rc = schedule_init(&w->sched, nconns, run->cfg)))
+	if (run->cfg->rate > 0 &&
+	    (rc = schedule_init(&w->sched, nconns, run->cfg->rate, run->cfg->connections,
+				run->cfg->arrival == CFG_ARRIVAL_POISSON, run->cfg->seed)))
 		goto fail_sched;
 	rc = -ENOMEM;
 	if (op_stats_init_all(w->total, HIST_PRECISE_BITS, run->cfg->rate > 0) ||
@@ -434,10 +260,12 @@ int worker_start(struct worker *w)
 	ev_timer_init(&w->tick, tick_cb, 1., 1.);
 	w->tick.data = w;
 	ev_timer_start(w->loop, &w->tick);
+	ev_check_init(&w->deferred_check, deferred_cb);
+	w->deferred_check.data = w;
 	for (unsigned i = 0; i < w->nconns; i++) {
 		ev_init(&w->conns[i].retry, outage_retry_cb);
 		w->conns[i].retry.data = &w->conns[i];
-		w->engine->attach(w->conns[i].conn, w->eng, &worker_engine_cbs, &w->conns[i]);
+		w->engine->attach(w->conns[i].conn, w->eng, w->cbs, &w->conns[i]);
 	}
 	/* Signals belong to the main thread's loop. */
 	sigfillset(&all);

@@ -1,13 +1,23 @@
 /*
- * The worker's private header, shared by its three files and nothing else:
- * worker.c (thread, loop, commands, phases), slots.c (issue, refill,
- * completion) and outage.c (loss, backoff, reconnect, records). Other
- * modules use include/worker.h.
+ * The worker's private header, shared by its files and nothing else. From
+ * the top down, each calling only the ones below it:
+ *   worker.c        the thread, its loop, commands and phases
+ *   slots_done.c    a completion: status, latency, what follows it
+ *   slots_verify.c  --verify: reads checked, written blocks marked
+ *   outage.c        a connection lost, backoff, reconnect, outage records
+ *   slots_issue.c   what a connection sends next (closed and open loop)
+ *   slots_mix.c     --mix and the small-file passes
+ *   slots_fail.c    errors counted, refused and lost requests, rewrites
+ *   wconn.c         a connection made, begun, finished and freed
+ * What the engine calls (done, lost, ready) is worker.c's table, handed to
+ * the engine by pointer (worker->cbs) when a connection is attached or
+ * made again. Other modules use include/worker.h.
  */
 #ifndef NFSLOAD_WORKER_INT_H
 #define NFSLOAD_WORKER_INT_H
 
 #include <pthread.h>
+#include <time.h>
 
 #include "interval.h"
 #include "meta.h"
@@ -29,7 +39,7 @@ struct slot {
 	bool busy;
 };
 
-/* A layout write to issue again (slots.c). */
+/* A layout write to issue again (slots_fail.c). */
 struct redo_op {
 	struct wl_op op;
 	uint8_t tries;		/* times issued so far */
@@ -85,6 +95,7 @@ struct worker {
 	struct run *run;
 	const struct engine_ops *engine;
 	struct engine_thread *eng;
+	const struct engine_cbs *cbs;	/* what the engine calls back (worker.c's table) */
 	pthread_t thread;
 	bool started;
 	struct ev_loop *loop;
@@ -106,7 +117,7 @@ struct worker {
 	struct schedule sched;	/* open loop */
 	uint64_t stop_ns;
 	uint64_t max_lag_ns;	/* open loop: worst issue time past the schedule */
-	ev_check deferred_check;	/* refills after failed operations */
+	ev_check deferred_check;	/* refills after failed operations (worker.c) */
 	struct wconn **deferred;
 	unsigned ndeferred;
 
@@ -123,27 +134,24 @@ struct worker {
 	uint64_t cpu_start_ns, cpu_ns;	/* thread CPU: at the phase start, used in it */
 };
 
-extern const struct engine_cbs worker_engine_cbs;
+/* Thread CPU time, for the share of a phase the thread was busy. */
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
 
-/* worker.c */
-/* The connection is done with this phase (its stream spent, or stopped). */
-void wconn_finish(struct wconn *wc);
-/* --on-error stop: the main thread ends the run. */
-void worker_abort_run(struct worker *w);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* slots_done.c */
+/* The engine's done(). */
+void slots_done(void *owner, struct engine_req *req, int status);
 /* The ramp is over: its interval statistics only ever fed the live line. */
 void worker_end_ramp(struct worker *w);
 
-/* slots.c */
-/* Issues what the connection may (closed loop: fill its slots; open loop: what is due). */
-void slots_refill(struct wconn *wc, uint64_t t);
-/* The engine's done(). */
-void slots_done(void *owner, struct engine_req *req, int status);
-/* Requests in flight will never complete: counts them as ECONNABORTED, frees the slots. */
-void slots_fail_inflight(struct wconn *wc);
-/* Counts an error of kind status (-errno) against the connection. */
-void slots_count_error(struct wconn *wc, int status);
-/* The open loop's schedule reached connection i. */
-void slots_due(void *arg, unsigned i, uint64_t t);
+/* slots_verify.c */
+/* --verify on a completion of s with data (a READ's): status, or -CONN_ERR_VERIFY. */
+int slots_verify(struct wconn *wc, const struct slot *s, const uint8_t *data, int status);
 
 /* outage.c */
 /* The connection is gone: an outage opens and, with --on-error continue, it is re-made. */
@@ -159,5 +167,37 @@ void outage_stop(struct wconn *wc);
 void outage_lost_cb(void *owner, struct engine_conn *c);
 void outage_ready_cb(void *owner, struct engine_conn *c, bool ok);
 void outage_retry_cb(struct ev_loop *loop, ev_timer *t, int revents);
+
+/* slots_issue.c */
+/* Issues what the connection may (closed loop: fill its slots; open loop: what is due). */
+void slots_refill(struct wconn *wc, uint64_t t);
+/* The open loop's schedule reached connection i. */
+void slots_due(void *arg, unsigned i, uint64_t t);
+
+/* slots_mix.c */
+/* --mix or a small-file pass: slots_refill's requests in such a phase. */
+void slots_refill_meta(struct wconn *wc, uint64_t t);
+
+/* slots_fail.c */
+/* Counts an error of kind status (-errno) against the connection. */
+void slots_count_error(struct wconn *wc, int status);
+/* Whether status says a request went down with its link, not what the server made of it. */
+bool slots_lost_with_link(int status);
+/* A layout write lost with its link: queued to be sent again (if it may be). */
+void slots_redo_later(struct wconn *wc, const struct slot *s);
+/* The engine refused s (rc, at t): an error, and the connection issues nothing more. */
+void slots_refused(struct wconn *wc, struct slot *s, int rc, uint64_t t);
+/* Requests in flight will never complete: counts them as ECONNABORTED, frees the slots. */
+void slots_fail_inflight(struct wconn *wc);
+
+/* wconn.c */
+/* Everything connection id (the worker's idx-th) needs; on failure wconn_destroy frees
+ * what was made. 0 or -errno. */
+int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned id);
+void wconn_destroy(struct worker *w, struct wconn *wc);
+/* A connection's state at the start of a phase; outages and reconnects are the run's. */
+void wconn_begin(struct wconn *wc, enum worker_phase phase, uint64_t t);
+/* The connection is done with this phase (its stream spent, or stopped). */
+void wconn_finish(struct wconn *wc);
 
 #endif

@@ -14,11 +14,11 @@
 
 #define HEAP_NONE UINT_MAX
 
-int schedule_init(struct schedule *s, unsigned n, const struct config *cfg)
+int schedule_init(struct schedule *s, unsigned n, double rate, unsigned connections,
+		  bool poisson, uint64_t seed)
 {
-	*s = (struct schedule){ .n = n, .fd = -1, .rate = cfg->rate, .seed = cfg->seed,
-				.poisson = cfg->arrival == CFG_ARRIVAL_POISSON };
-	s->gap_ns = 1e9 * cfg->connections / cfg->rate;
+	*s = (struct schedule){ .n = n, .fd = -1, .rate = rate, .seed = seed, .poisson = poisson };
+	s->gap_ns = 1e9 * connections / rate;
 	s->c = calloc(n + 1, sizeof(*s->c));
 	s->heap = calloc(n + 1, sizeof(*s->heap));
 	if (!s->c || !s->heap)

@@ -10,6 +10,7 @@
 #include "jobrun.h"
 #include "options.h"
 #include "run.h"
+#include "status.h"
 
 /* Per work directory, what a job's runs created: removed after the last run. */
 struct job_dir {

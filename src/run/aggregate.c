@@ -2,26 +2,11 @@
  * aggregate: the threads' figures merged on the main thread, exactly.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate.h"
-#include "report.h"
 #include "worker.h"
-
-const char *conn_err_name(int code)
-{
-	const char *name;
-
-	if (code == CONN_ERR_SHORT)
-		return "short transfer";
-	if (code == CONN_ERR_VERIFY)
-		return "verify mismatch";
-	name = strerrorname_np(code);
-	return name ? name : "unknown";
-}
 
 void aggregate_ops(struct worker *const *w, unsigned n, struct op_stats *ops)
 {
@@ -129,26 +114,6 @@ int aggregate_servers(struct worker *const *w, unsigned n, struct report *r)
 	return 0;
 }
 
-/* A server is an outlier when its p99 is over 3x the median of the others' p99: with
- * two servers, 3x the other's (the connections' rule, median of all, needs three). */
-void aggregate_servers_flag(struct server_report *s, unsigned n)
-{
-	uint64_t *p99 = calloc(n + 1, sizeof(*p99));
-
-	for (unsigned k = 0; p99 && k < n; k++) {
-		unsigned m = 0;
-		uint64_t mine = hist_percentile(&s[k].st.lat, 99);
-
-		for (unsigned j = 0; j < n; j++)
-			if (j != k && s[j].st.ops)
-				p99[m++] = hist_percentile(&s[j].st.lat, 99);
-		qsort(p99, m, sizeof(*p99), cmp_u64);
-		s[k].outlier = m && s[k].st.ops &&
-			       mine > 3 * (m % 2 ? p99[m / 2] : (p99[m / 2 - 1] + p99[m / 2]) / 2);
-	}
-	free(p99);
-}
-
 void aggregate_servers_end(struct report *r)
 {
 	for (unsigned i = 0; i < r->nconns; i++) {
@@ -161,7 +126,7 @@ void aggregate_servers_end(struct report *r)
 		s->down += r->conns[i].down;
 	}
 	if (r->servers)
-		aggregate_servers_flag(r->servers, r->nservers);
+		report_servers_flag(r->servers, r->nservers);
 }
 
 void aggregate_servers_free(struct report *r)
@@ -171,44 +136,4 @@ void aggregate_servers_free(struct report *r)
 	free(r->servers);
 	r->servers = NULL;
 	r->nservers = 0;
-}
-
-/* The first bad blocks in detail, and a hint when the files were not written by --verify. */
-static void verify_lines(const struct report *r)
-{
-	char line[600];
-
-	fprintf(stderr, "nfsload: --verify: %" PRIu64 " bad block%s of %" PRIu64 " checked\n",
-		r->verify.bad, r->verify.bad == 1 ? "" : "s", r->verify.blocks);
-	for (unsigned i = 0; i < r->verify.nkept; i++) {
-		verify_describe(&r->verify.kept[i], line, sizeof(line));
-		fprintf(stderr, "nfsload: verify: %s\n", line);
-	}
-	if (r->verify.by_kind[VERIFY_MAGIC] == r->verify.bad && !r->layout_ran)
-		fprintf(stderr, "nfsload: hint: every bad block lacks a header and this run "
-			"laid nothing out: were the files written without --verify? (use "
-			"another --dir, or remove them)\n");
-}
-
-int aggregate_status(const struct report *r, int signal)
-{
-	unsigned failed = 0;
-	const char *first = "";
-
-	for (unsigned i = 0; i < r->nconns; i++) {
-		if (r->conns[i].error[0] && !failed++)
-			first = r->conns[i].error;
-	}
-	if (failed)
-		fprintf(stderr, "nfsload: %u of %u connections failed during the run (first: %s)\n",
-			failed, r->nconns, first);
-	if (r->verify.bad)
-		verify_lines(r);
-	if (signal)
-		return 128 + signal;
-	if (r->verify.bad)
-		return 3;
-	if (failed || report_total_ops(r) == 0)
-		return 1;
-	return 0;
 }

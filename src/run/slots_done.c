@@ -1,0 +1,117 @@
+/*
+ * slots_done: a request completes. Its status is settled (a missing name
+ * for --mix's LOOKUP is a success, a short transfer is not, --verify may
+ * fail a read), its latency recorded where the measured window says, an
+ * outage closed by a success, a COMMIT made due by --commit-every, and the
+ * slot refilled: at once after a success, after the loop iteration after a
+ * failure (the worker's deferred check, worker.c).
+ */
+#include <errno.h>
+
+#include "worker_int.h"
+
+void worker_end_ramp(struct worker *w)
+{
+	w->ramp_pending = false;
+	op_stats_reset_all(w->ival);
+}
+
+/* Into the interval, the totals and the connection's view, as the window says. */
+static void record(struct wconn *wc, const struct slot *s, int status, uint64_t t)
+{
+	struct worker *w = wc->w;
+	uint64_t lat = t - s->start_ns, unc = t - s->issue_ns;
+
+	if (w->ramp_pending && t >= w->run->measure_start_ns)
+		worker_end_ramp(w);
+	/*
+	 * Once measuring, intervals hold what the totals hold, no ramp leftovers.
+	 * A --mix run also counts what completes after the stop: its counts
+	 * must say what the tree on the server holds.
+	 */
+	if (!w->stopping &&
+	    (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns)) {
+		op_stats_record(&w->ival[s->type], status, lat, unc);
+		if (w->wire && status >= 0)
+			op_stats_wire(&w->ival[s->type], s->req.wire_ns, unc);
+		if (w->srv_ival)
+			op_stats_record(&w->srv_ival[wc->srv], status, lat, unc);
+	}
+	if ((!w->stopping || w->meta) && s->start_ns >= w->run->measure_start_ns) {
+		op_stats_record(&w->total[s->type], status, lat, unc);
+		if (w->wire && status >= 0)
+			op_stats_wire(&w->total[s->type], s->req.wire_ns, unc);
+		op_stats_record(&wc->stats, status, lat, unc);
+		if (w->srv)
+			op_stats_record(&w->srv[wc->srv], status, lat, unc);
+		if (status < 0)
+			slots_count_error(wc, status);
+		else
+			wc->last_done_ns = t;
+	}
+}
+
+/*
+ * An engine may fail every queued request when its connection dies and
+ * must not get new ones from inside those callbacks: refill after the loop
+ * iteration, when the connection's fate is known.
+ */
+static void defer_refill(struct wconn *wc)
+{
+	struct worker *w = wc->w;
+
+	if (wc->refill_pending)
+		return;
+	wc->refill_pending = true;
+	w->deferred[w->ndeferred++] = wc;
+	if (!ev_is_active(&w->deferred_check))
+		ev_check_start(w->loop, &w->deferred_check);
+}
+
+void slots_done(void *owner, struct engine_req *req, int status)
+{
+	struct slot *s = (struct slot *)req;
+	struct wconn *wc = owner;
+	struct worker *w = wc->w;
+	uint64_t t = now_ns();
+
+	s->busy = false;
+	/* A LOOKUP of a missing name is what --mix's lookup asks for. */
+	if (s->type == OP_LOOKUP && status == -ENOENT)
+		status = 0;
+	/* A short transfer (a read past the end of a file) is not a success. */
+	if (status >= 0 && (uint32_t)status < s->len)
+		status = -CONN_ERR_SHORT;
+	status = slots_verify(wc, s, req->data, status);
+	if (w->meta)
+		meta_done(&wc->tree, &s->tg, status >= 0);
+	wc->inflight--;
+	if (status >= 0) {
+		wc->last_ok_ns = wc->last_reply_ns = t;
+		outage_close(wc, t);
+		wc->errors_since_ok = 0;
+	} else {
+		wc->errors_since_ok++;
+		if (slots_lost_with_link(status))
+			slots_redo_later(wc, s);
+		if (status != -ETIMEDOUT)
+			wc->last_reply_ns = t;	/* the server answered, if with an error */
+		else if (t - wc->last_reply_ns >= w->run->cfg->timeout_ns)
+			wc->lose_pending = true;	/* nothing at all for --timeout */
+	}
+	wc->free_slots[wc->nfree++] = s;
+	record(wc, s, status, t);
+	if (status < 0) {
+		defer_refill(wc);
+		return;
+	}
+	if (s->type == OP_WRITE && w->commit_every &&
+	    ++wc->writes_since_commit[s->range] >= w->commit_every) {
+		wc->writes_since_commit[s->range] = 0;
+		if (!wc->commit_due[s->range]) {
+			wc->commit_due[s->range] = true;
+			wc->ncommits_due++;
+		}
+	}
+	slots_refill(wc, t);
+}

@@ -1,0 +1,113 @@
+/*
+ * slots_fail: what a connection's failed requests leave behind. Errors
+ * counted by kind, a request the engine refused, the requests in flight
+ * when the link went down, and the layout writes lost with it, queued to be
+ * sent again (slots_issue.c sends them before anything new).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "worker_int.h"
+
+void slots_count_error(struct wconn *wc, int status)
+{
+	struct conn_report *e = &wc->errs;
+	int code = status == -CONN_ERR_SHORT ? CONN_ERR_SHORT : -status;
+
+	if (code == ETIMEDOUT)
+		e->timeouts++;
+	for (int k = 0; k < CONN_ERR_KINDS; k++) {
+		if (e->err_kinds[k].count == 0)
+			e->err_kinds[k].code = code;
+		if (e->err_kinds[k].code == code) {
+			e->err_kinds[k].count++;
+			return;
+		}
+	}
+	e->err_other++;
+}
+
+/* Statuses that say a request went down with its link, not what the server made of it. */
+bool slots_lost_with_link(int status)
+{
+	return status == -ECONNABORTED || status == -ECONNRESET || status == -ENOTCONN ||
+	       status == -ETIMEDOUT;
+}
+
+/*
+ * A layout write lost with its link is sent again once the link is back,
+ * or the file keeps a hole: its data is a function of file and offset
+ * only, so a write the server did after all is written twice, the same.
+ * Measured writes stay errors: the figures say what the server did. At
+ * most iodepth are queued: each came from a busy slot, and nothing new is
+ * issued while one waits. A write lost SLOTS_TRIES times is given up (a
+ * server that drops the link on that very write would hold the layout
+ * forever): it stays an error, and a hole that --verify reports.
+ */
+#define SLOTS_TRIES 8
+
+void slots_redo_later(struct wconn *wc, const struct slot *s)
+{
+	struct worker *w = wc->w;
+
+	if (w->run->phase == PHASE_MAIN || s->type != OP_WRITE || w->stopping ||
+	    wc->nredo >= w->run->cfg->iodepth || s->tries >= SLOTS_TRIES)
+		return;
+	wc->redo[wc->nredo++] = (struct redo_op){
+		.op = { .type = s->type, .range = s->range, .file = s->file,
+			.offset = s->offset, .len = s->len },
+		.tries = s->tries };
+}
+
+/*
+ * The engine refused a request (rc): it counts as an error of its kind, and
+ * the connection issues nothing more this phase, its reason in the report.
+ */
+void slots_refused(struct wconn *wc, struct slot *s, int rc, uint64_t t)
+{
+	struct worker *w = wc->w;
+	const char *why = w->engine->error(wc->conn);
+
+	s->busy = false;
+	wc->free_slots[wc->nfree++] = s;
+	wc->done_issuing = true;
+	wc->ncommits_due = 0;
+	wc->nredo = 0;
+	w->ival[s->type].errors++;
+	if (!wc->down_error[0])
+		snprintf(wc->down_error, sizeof(wc->down_error), "%s", why && *why ? why :
+			 strerror(-rc));
+	if (t >= w->run->measure_start_ns) {
+		w->total[s->type].errors++;
+		wc->stats.errors++;
+		slots_count_error(wc, rc);
+	}
+}
+
+void slots_fail_inflight(struct wconn *wc)
+{
+	struct worker *w = wc->w;
+
+	for (unsigned k = 0; k < w->run->cfg->iodepth; k++) {
+		struct slot *s = &wc->slots[k];
+
+		if (!s->busy)
+			continue;
+		s->busy = false;
+		slots_redo_later(wc, s);
+		if (w->meta)
+			meta_done(&wc->tree, &s->tg, false);
+		w->ival[s->type].errors++;
+		wc->errors_since_ok++;
+		if (!w->stopping && s->start_ns >= w->run->measure_start_ns) {
+			w->total[s->type].errors++;
+			wc->stats.errors++;
+			slots_count_error(wc, -ECONNABORTED);
+		}
+		wc->free_slots[wc->nfree++] = s;
+	}
+	wc->inflight = 0;
+	if (w->open_loop)
+		schedule_cancel(&w->sched, wc->idx);
+}

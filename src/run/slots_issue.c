@@ -1,0 +1,133 @@
+/*
+ * slots_issue: what a connection sends next. Closed loop: every free slot
+ * gets a request; open loop (--rate): what the schedule says is due. First
+ * a COMMIT that --commit-every made due, then a layout write lost with its
+ * link (slots_fail.c), then the stream's next operation; --mix and the
+ * small-file passes draw theirs in slots_mix.c. The connection's phase ends
+ * here once nothing is left to send or to wait for.
+ */
+#include "pattern.h"
+#include "worker_int.h"
+
+/* Takes a free slot for op, stamped start (intended) and t (issue). false: refused. */
+static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint64_t start,
+		  uint64_t t)
+{
+	const struct run *run = wc->w->run;
+	struct slot *s = wc->free_slots[--wc->nfree];
+	const void *buf = NULL;
+	int rc;
+
+	if (op->type == OP_WRITE && run->verify) {
+		verify_fill(run->verify, op->file, op->offset, s->buf, op->len);
+		buf = s->buf;
+	} else if (op->type == OP_WRITE) {
+		buf = pattern_at(run->pattern, op->file, op->offset);
+	}
+	s->file = op->file;
+	s->offset = op->offset;
+	s->start_ns = start;
+	s->issue_ns = t;
+	s->type = op->type;
+	s->range = op->range;
+	s->len = op->len;
+	s->tries = tries;
+	s->busy = true;
+	s->req = (struct engine_req){ .op = op->type, .file = op->range, .offset = op->offset,
+				      .len = op->len, .buf = buf };
+	rc = wc->w->engine->queue(wc->conn, &s->req);
+	if (rc < 0) {
+		slots_refused(wc, s, rc, t);
+		return false;
+	}
+	wc->inflight++;
+	return true;
+}
+
+/* A COMMIT for one file that reached --commit-every writes. */
+static bool issue_commit(struct wconn *wc, uint64_t t)
+{
+	for (uint32_t r = 0; r < wc->stream->nranges; r++) {
+		struct wl_op op = { .type = OP_COMMIT, .range = r, .file = wc->stream->ranges[r].file };
+
+		if (!wc->commit_due[r])
+			continue;
+		wc->commit_due[r] = false;
+		wc->ncommits_due--;
+		return issue(wc, &op, 1, t, t);
+	}
+	return false;
+}
+
+/*
+ * Keeps the connection's queue full (closed loop) or issues what is due
+ * (open loop: an operation waits for a free slot past its intended start,
+ * and its latency still counts from that start). t is "now".
+ */
+void slots_refill(struct wconn *wc, uint64_t t)
+{
+	struct worker *w = wc->w;
+	const struct run *run = w->run;
+	struct wl_op op;
+
+	if (wc->link != LINK_UP) {
+		/* Being re-made: nothing to issue on it until it is ready. */
+		if (wc->inflight == 0 && w->stopping)
+			wconn_finish(wc);
+		return;
+	}
+	if (w->meta) {
+		slots_refill_meta(wc, t);
+	} else {
+		while (!w->stopping && wc->nfree > 0 &&
+		       (run->phase == PHASE_MAIN || wc->inflight < run->layout_depth)) {
+			uint64_t start = t;
+
+			if (wc->ncommits_due) {
+				if (!issue_commit(wc, t))
+					break;
+				continue;
+			}
+			if (wc->nredo) {
+				const struct redo_op *r = &wc->redo[--wc->nredo];
+
+				if (!issue(wc, &r->op, (uint8_t)(r->tries + 1), t, t))
+					break;
+				w->rewrites++;
+				continue;
+			}
+			if (wc->done_issuing)
+				break;
+			if (w->open_loop) {
+				start = schedule_next(&w->sched, wc->idx);
+				if (start > t) {
+					schedule_wait(&w->sched, wc->idx);
+					break;
+				}
+			}
+			if (!wl_next(wc->stream, &op)) {
+				wc->done_issuing = true;
+				break;
+			}
+			if (w->open_loop) {
+				schedule_advance(&w->sched, wc->idx);
+				if (start >= run->measure_start_ns && t - start > w->max_lag_ns)
+					w->max_lag_ns = t - start;
+			}
+			if (!issue(wc, &op, 1, start, t))
+				break;
+		}
+	}
+	w->engine->commit(wc->conn);
+	/* Not done while a lost write waits: the layout ends when every file is whole. */
+	if (wc->inflight == 0 &&
+	    (w->stopping || (wc->done_issuing && !wc->ncommits_due && !wc->nredo)))
+		wconn_finish(wc);
+}
+
+void slots_due(void *arg, unsigned i, uint64_t t)
+{
+	struct worker *w = arg;
+
+	slots_refill(&w->conns[i], t);
+}
