@@ -261,12 +261,6 @@ static int validate(struct config *cfg, bool threads_set, bool arrival_set, char
 
 	if (!threads_set && cfg->threads > cfg->connections)
 		cfg->threads = cfg->connections;
-	/* Sessions never straddle threads: by default, as many threads as divide them evenly. */
-	if (!threads_set && cfg->conns_per_session > 1 &&
-	    cfg->connections % cfg->conns_per_session == 0)
-		while (cfg->threads > 1 &&
-		       (cfg->connections / cfg->conns_per_session) % cfg->threads)
-			cfg->threads--;
 	if (cfg->threads > cfg->connections)
 		return config_fail(err, len, "--threads: %u threads for %u connections would leave "
 			    "threads with nothing to do (at most --connections)",

@@ -82,12 +82,11 @@ static int check(const struct config *cfg, char *err, size_t len)
 	if (cfg->conns_per_session > 1 && cfg->nfs_version != 4)
 		return config_fail(err, len, "--connections-per-session: sessions are NFSv4.1's "
 				   "(version=4.1 in the URL)");
-	if (cfg->conns_per_session > 1 &&
-	    cfg->connections % (cfg->threads * cfg->conns_per_session))
-		return config_fail(err, len, "--connections-per-session %u: each thread carries whole "
-				   "sessions, so --connections (%u) must be a multiple of --threads x "
-				   "%u (%u)", cfg->conns_per_session, cfg->connections,
-				   cfg->conns_per_session, cfg->threads * cfg->conns_per_session);
+	/* A session may span threads (each thread its own slots), but not come up short. */
+	if (cfg->conns_per_session > 1 && cfg->connections % cfg->conns_per_session)
+		return config_fail(err, len, "--connections-per-session %u: sessions are whole, so "
+				   "--connections (%u) must be a multiple of %u", cfg->conns_per_session,
+				   cfg->connections, cfg->conns_per_session);
 	if ((cfg->meta || cfg->small_files) && cfg->file_size > (1u << 20))
 		return config_fail(err, len, "--file-size: the native engine moves at most 1 MiB per "
 				   "request (try --file-size 1m)");
@@ -445,6 +444,12 @@ void nat_sock_attach(struct engine_conn *c, struct xport *xp)
 static void attach(struct engine_conn *c, struct engine_thread *t, const struct engine_cbs *cbs,
 		   void *owner)
 {
+	/* Its thread's share of its session: unreachable failure (a share is made per thread). */
+	if (c->sess && nat_sess_thread(c, t) < 0) {
+		nat_set_error(c, "no share of its session for its thread");
+		xport_close(c->sock);
+		c->state = NS_DOWN;
+	}
 	c->t = t;
 	c->cbs = cbs;
 	c->owner = owner;

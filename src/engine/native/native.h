@@ -71,14 +71,20 @@ struct nat_wait {
 
 enum nat_sess_state { SESS_NONE, SESS_CREATING, SESS_UP };
 
+struct nat_sess_group;
+
 /*
- * An NFSv4.1 client and its session, shared by --connections-per-session
- * connections (all on one thread: the worker's, or the set-up loop's). The
- * connection that finds it SESS_NONE creates it; the others wait, then bind
- * with their first SEQUENCE. Its slots are shared: requests that find none
- * free wait in order, whichever connection they go on.
+ * An NFSv4.1 client and its session as one thread sees it: the share of a
+ * --connections-per-session group whose members run on that thread (all of
+ * them at set-up, on the set-up loop). The connection that finds it
+ * SESS_NONE creates it; the others wait, then bind with their first
+ * SEQUENCE. A worker thread's share owns a slice of the session's slots
+ * (nat_sess_thread): its requests that find none free wait in order,
+ * whichever of its connections they go on. Only its thread touches it.
  */
 struct nat_session {
+	struct nat_sess_group *group;	/* the group's members and shares (set-up, teardown) */
+	const struct engine_thread *t;	/* the worker thread it runs on, NULL: set-up */
 	unsigned refs;
 	enum nat_sess_state state;
 	struct engine_conn *creator;
@@ -290,6 +296,14 @@ unsigned long nat_retried(bool reset);
 /* native_sess.c */
 /* Joins the session of connection id (one per --connections-per-session, made here). */
 int nat_sess_join(struct engine_conn *c);
+/* c runs on thread t from now on (attach, on the main thread, before t's loop runs):
+ * it moves to its session's share for t, made here, with its slice of the slots. */
+int nat_sess_thread(struct engine_conn *c, const struct engine_thread *t);
+/* Teardown: how many members s's group has; member k if it is on s's session, else NULL. */
+unsigned nat_sess_nmembers(const struct nat_session *s);
+struct engine_conn *nat_sess_member(const struct nat_session *s, unsigned k);
+/* Teardown: s's client is destroyed, for every share of it. */
+void nat_sess_destroyed(struct nat_session *s);
 void nat_sess_leave(struct engine_conn *c);
 /* Queues req on c until a slot of c's session is free: 0, or -ENOBUFS. */
 int nat_sess_wait(struct engine_conn *c, struct engine_req *req);
