@@ -362,8 +362,8 @@ void nat_sess_conn_down(struct engine_conn *c)
 			}
 		}
 	}
-	/* A lone member can start afresh: nobody else uses the session. */
-	if (s->nmembers == 1)
+	/* A lone member (of its thread's share) can start afresh: nobody else uses it. */
+	if (s->refs == 1)
 		s->state = SESS_NONE;
 }
 
