@@ -359,6 +359,15 @@ restart_run "restart v4.1 16 on one session" "$URL41" 16 -t 1 -c 16 --nrfiles 16
 check_match "restart v4.1 16 on one session: one session of 16" "1 session of 16 connections" \
 	"$(jqv .limits_note)"
 ensure_server
+# The same session across 2 threads (8 connections each, each thread its own slots):
+# each thread's share finds the session gone and makes one of its own; all 16 come back.
+restart_run "restart v4.1 16 on one session, 2 threads" "$URL41" 16 -t 2 -c 16 --nrfiles 16 \
+	--connections-per-session 16
+check_match "restart v4.1 16 on one session, 2 threads: one session of 16" \
+	"1 session of 16 connections" "$(jqv .limits_note)"
+check_eq "restart v4.1 16 on one session, 2 threads: both threads did I/O" "0 1" \
+	"$(jqv '[.connections[] | select(.ops > 0) | .thread] | unique | map(tostring) | join(" ")')"
+ensure_server
 echo "# c) done at $SECONDS s"
 
 t_summary
