@@ -299,6 +299,9 @@ int nat_sess_join(struct engine_conn *c);
 /* c runs on thread t from now on (attach, on the main thread, before t's loop runs):
  * it moves to its session's share for t, made here, with its slice of the slots. */
 int nat_sess_thread(struct engine_conn *c, const struct engine_thread *t);
+/* CREATE_SESSION granted that many slots: false (c's error set) when a session
+ * that may span threads cannot give each member one. */
+bool nat_sess_slots_fit(struct engine_conn *c, uint32_t granted);
 /* Teardown: how many members s's group has; member k if it is on s's session, else NULL. */
 unsigned nat_sess_nmembers(const struct nat_session *s);
 struct engine_conn *nat_sess_member(const struct nat_session *s, unsigned k);

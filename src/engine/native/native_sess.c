@@ -226,6 +226,20 @@ int nat_sess_thread(struct engine_conn *c, const struct engine_thread *t)
 	return 0;
 }
 
+bool nat_sess_slots_fit(struct engine_conn *c, uint32_t granted)
+{
+	unsigned n = c->sess->group->nmembers;
+
+	/* Set-up's share, before the members go to their threads: each member's
+	 * slice of the slots must hold one at least. */
+	if (c->sess->t || c->cfg->threads < 2 || granted >= n)
+		return true;
+	nat_set_error(c, "CREATE_SESSION: the server grants %u slots, fewer than the session's "
+		      "%u connections, which may run on several threads (each needs slots of its "
+		      "own): lower --connections-per-session or use --threads 1", granted, n);
+	return false;
+}
+
 unsigned nat_sess_nmembers(const struct nat_session *s)
 {
 	return s->group->nmembers;

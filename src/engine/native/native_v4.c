@@ -433,16 +433,8 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 					      (unsigned long long)c->cfg->bs);
 				return false;
 			}
-			if (!c->sess->t && c->cfg->threads > 1 &&
-			    cs.fore.maxrequests < nat_sess_nmembers(c->sess)) {
-				/* Each member's slice of the slots must hold one at least. */
-				nat_set_error(c, "CREATE_SESSION: the server grants %u slots, fewer "
-					      "than the session's %u connections, which may run on "
-					      "several threads (each needs slots of its own): lower "
-					      "--connections-per-session or --threads 1",
-					      cs.fore.maxrequests, nat_sess_nmembers(c->sess));
+			if (!nat_sess_slots_fit(c, cs.fore.maxrequests))
 				return false;
-			}
 			slot4_init(&c->sess->slots, cs.fore.maxrequests);
 			c->sess->slots_lost = 0;
 			c->sess->nwait = c->sess->wait_head = 0;
