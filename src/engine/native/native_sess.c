@@ -82,7 +82,8 @@ static void group_free(struct nat_sess_group *g)
  */
 static struct nat_session *group_new(unsigned per, unsigned threads, unsigned iodepth)
 {
-	unsigned n = per < threads ? per : threads;
+	/* A lone member takes its share along (nat_sess_thread): no spare needed. */
+	unsigned n = per < 2 ? 0 : per < threads ? per : threads;
 	struct nat_sess_group *g = calloc(1, sizeof(*g));
 	struct nat_session *s;
 
