@@ -116,7 +116,7 @@ unit: $(UNIT_BINS)
 	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
-	tests/native.sh tests/native_faults.sh tests/wire.sh tests/wiretime.sh tests/merge.sh tests/mpi.sh \
+	tests/native.sh tests/native_faults.sh tests/wire.sh tests/trunk.sh tests/wiretime.sh tests/merge.sh tests/mpi.sh \
 	tests/local.sh tests/servers.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
 # so that CI runs both sanitizer passes within its time budget, and the MPI suite (the

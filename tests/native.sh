@@ -64,9 +64,10 @@ check_match "libnfs with version=4.1: says to use the native engine" "version=4.
 nl --engine native --dir bad -c 2 --connections-per-session 2 --rw write --size 1m "$URL3"
 check_eq "sessions over NFSv3: exit 2" 2 "$RC"
 check_match "sessions over NFSv3: names the option" "^nfsload: --connections-per-session" "$(cat "$ERR")"
-nl --engine native --dir bad -t 2 -c 6 --connections-per-session 2 --rw write --size 1m "$URL41"
-check_eq "sessions split across threads: exit 2" 2 "$RC"
-check_match "sessions split across threads: says what divides what" "multiple of --threads x 2 \\(4\\)" "$(cat "$ERR")"
+nl --engine native --dir bad -c 6 --connections-per-session 4 --rw write --size 1m "$URL41"
+check_eq "a session short of connections: exit 2" 2 "$RC"
+check_match "a session short of connections: says what divides what" \
+	"--connections \\(6\\) must be a multiple of 4" "$(cat "$ERR")"
 nl --engine native --dir bad -c 1 --bs 2m --rw write --size 4m "$URL3"
 check_eq "--bs 2m: exit 2" 2 "$RC"
 nl --engine native --dir bad -c 1 --uid -1 --rw write --size 1m "$URL3"
@@ -83,6 +84,30 @@ check_match "16 connections, 1 session: the report says so" \
 	"1 session of 16 connections, 66 slots granted" "$(jqv .limits_note)"
 check_eq "16 connections, 1 session: setting in JSON" 16 "$(jqv .settings.connections_per_session)"
 check_eq "16 connections, 1 session: verify clean" 0 "$(jqv .verify.mismatches)"
+
+# Sessions across threads: 3 sessions of 2 on 2 threads (3 connections each: the second
+# session has a member on each), and 1 session of 16 on 2 threads. Each thread hands out
+# its own slots of a session; every connection works, the data reads back clean.
+nl --engine native --dir split -t 2 -c 6 --connections-per-session 2 -q 4 --rw randrw --bs 4k \
+	--size 1m --nrfiles 6 --runtime 1s --verify --output-format json "$URL41"
+check_eq "sessions split across threads: exit 0" 0 "$RC"
+check_match "sessions split across threads: 3 sessions of 2" "3 sessions of 2 connections" \
+	"$(jqv .limits_note)"
+check_eq "sessions split across threads: every connection did I/O" 6 \
+	"$(jqv '[.connections[] | select(.ops > 0)] | length')"
+check_eq "sessions split across threads: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+check_eq "sessions split across threads: verify clean" 0 "$(jqv .verify.mismatches)"
+nl --engine native --dir trunk2 -t 2 -c 16 --connections-per-session 16 -q 4 --rw randrw \
+	--bs 4k --size 1m --nrfiles 16 --runtime 1s --verify --output-format json "$URL41"
+check_eq "1 session of 16 on 2 threads: exit 0" 0 "$RC"
+check_match "1 session of 16 on 2 threads: one session" "1 session of 16 connections" \
+	"$(jqv .limits_note)"
+check_eq "1 session of 16 on 2 threads: both threads did I/O" "0 1" \
+	"$(jqv '[.connections[] | select(.ops > 0) | .thread] | unique | map(tostring) | join(" ")')"
+check_eq "1 session of 16 on 2 threads: every connection did I/O" 16 \
+	"$(jqv '[.connections[] | select(.ops > 0)] | length')"
+check_eq "1 session of 16 on 2 threads: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+check_eq "1 session of 16 on 2 threads: verify clean" 0 "$(jqv .verify.mismatches)"
 
 # A session's connections sharing files (16 connections, 4 files): each OPEN of a file under
 # the one open-owner bumps its stateid; READ and WRITE name the current one (seqid 0).

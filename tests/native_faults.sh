@@ -216,6 +216,18 @@ check_eq "$name: the member lost once, made again" "1 true" "$F_HIT_OUTAGES $F_H
 check_eq "$name: no connection down at the end" 0 "$F_DOWN"
 check_eq "$name: the other member untouched" 1 "$F_CLEAN"
 
+# A session of 16 that may span 2 threads on a server granting 8 slots: the members'
+# slices cannot each hold a slot, so set-up says so (and names what to change).
+name="v4.1 8 slots for a session of 16 on 2 threads"
+GANESHA_SLOTS=8 t_start_server slots8 || exit 1
+nl --engine native -t 2 -c 16 --connections-per-session 16 -q 1 --rw read --bs 4k --size 64k \
+	--nrfiles 16 --dir slots16 --runtime 1s "${URL4/version=4/version=4.1}"
+t_stop_server slots8
+t_load_env "$TMP/srv-main"
+check_eq "$name: exit 1" 1 "$RC"
+check_match "$name: says why" "grants 8 slots, fewer than the session's 16 connections" \
+	"$(cat "$ERR")"
+
 # 64 random bytes whose first word reads as the mark of a 2.6 MB record (--seed 187:
 # 0x80295838): the connection waits for bytes that never come, its calls get no reply,
 # so it is lost after --timeout (checked once a second) and made again.
@@ -358,6 +370,15 @@ restart_run "restart v4.1 16 on one session" "$URL41" 16 -t 1 -c 16 --nrfiles 16
 	--connections-per-session 16
 check_match "restart v4.1 16 on one session: one session of 16" "1 session of 16 connections" \
 	"$(jqv .limits_note)"
+ensure_server
+# The same session across 2 threads (8 connections each, each thread its own slots):
+# each thread's share finds the session gone and makes one of its own; all 16 come back.
+restart_run "restart v4.1 16 on one session, 2 threads" "$URL41" 16 -t 2 -c 16 --nrfiles 16 \
+	--connections-per-session 16
+check_match "restart v4.1 16 on one session, 2 threads: one session of 16" \
+	"1 session of 16 connections" "$(jqv .limits_note)"
+check_eq "restart v4.1 16 on one session, 2 threads: both threads did I/O" "0 1" \
+	"$(jqv '[.connections[] | select(.ops > 0) | .thread] | unique | map(tostring) | join(" ")')"
 ensure_server
 echo "# c) done at $SECONDS s"
 

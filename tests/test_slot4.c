@@ -1,8 +1,10 @@
 /*
  * slot4 unit tests: the lowest free slot first, sequence ids that advance
  * only for a used slot, highest_slotid as the highest slot in use, the
- * server's target shrinking and growing the table, and tables that span
- * several bitmap words.
+ * server's target shrinking and growing the table, tables that span
+ * several bitmap words, and a session's table shared out between threads
+ * (slot4_move): each share hands out only its own slots, with their
+ * sequence ids, and reports a highest_slotid covering the others'.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,6 +278,130 @@ static void test_words(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A session's 8 slots shared by two threads: a owns 0..3, b 4..7. */
+static void test_shares(void **state)
+{
+	struct slot4_table *a = table(8), *b = calloc(1, sizeof(*b));
+	uint32_t s, h, i;
+
+	(void)state;
+	bad = 0;
+	assert_non_null(b);
+	GET(a, 0, 1, 0);
+	GET(a, 1, 1, 1);
+	GET(a, 2, 1, 2);
+	GET(a, 3, 1, 3);
+	GET(a, 4, 1, 4);
+	GET(a, 5, 1, 5);
+	slot4_put(a, 5, true);		/* slot 5: its next sequence id is 2 */
+	for (i = 0; i < 5; i++)
+		slot4_put(a, i, i != 4);	/* slot 4 not used: still 1 */
+	GET(a, 0, 2, 0);
+	GET(a, 1, 2, 1);
+	GET(a, 2, 2, 2);
+	GET(a, 3, 2, 3);
+	GET(a, 4, 1, 4);
+	GET(a, 5, 2, 5);
+	GET(a, 6, 1, 6);		/* a request lost: slot 6 stays busy */
+	for (i = 0; i < 6; i++)
+		slot4_put(a, i, true);
+	CHECK("a in_use before the move", a->in_use, 1);
+
+	CHECK("busy slots moved", slot4_move(b, a, 4, 8), 1);
+	CHECK("a nslots", a->nslots, 8);
+	CHECK("b nslots", b->nslots, 8);
+	CHECK("b target", b->target, 8);
+	CHECK("a owns", a->nown, 4);
+	CHECK("b owns", b->nown, 4);
+	CHECK("a in_use", a->in_use, 0);
+	CHECK("b in_use (the lost one)", b->in_use, 1);
+	CHECK("a free", slot4_free(a), 4);
+	CHECK("b free", slot4_free(b), 3);
+	CHECK("b first_own", b->first_own, 4);
+	CHECK("a highest_other", a->highest_other, 7);
+	CHECK("b highest_other", b->highest_other, 3);
+
+	/* Each hands out only its own, with the sequence ids they had; a's highest
+	 * covers b's slots, b's is its own (a's are all below; 6 is lost, in use). */
+	GET(a, 0, 3, 7);
+	GET(a, 1, 3, 7);
+	GET(b, 4, 2, 6);
+	GET(b, 5, 3, 6);
+	GET(b, 7, 1, 7);
+	GET(b, -1, 0, 0);
+	GET(a, 2, 3, 7);
+	GET(a, 3, 3, 7);
+	GET(a, -1, 0, 0);
+	CHECK("b's slot 4 is not a's to put", (slot4_put(a, 4, true), a->seq[4]), 2);
+	CHECK("b's seq[4] untouched", b->seq[4], 2);
+	slot4_put(b, 4, true);
+	CHECK("b's seq[4]", b->seq[4], 3);
+	slot4_put(b, 5, true);
+	slot4_put(b, 7, true);
+
+	/* The server's target leaves b none of its slots: b keeps its lowest. */
+	slot4_update(b, 7, 3);
+	CHECK("b target", b->target, 5);
+	GET(b, 4, 3, 6);
+	GET(b, -1, 0, 0);
+	slot4_put(b, 4, true);
+	slot4_update(a, 7, 3);
+	CHECK("a target", a->target, 4);
+	/* Its highest_slotid is a limit all the same. */
+	slot4_update(b, 3, 7);
+	CHECK("b target under highest_slotid 3", b->target, 4);
+	CHECK("b free under highest_slotid 3", slot4_free(b), 0);
+	CHECK("b: nothing", slot4_get(b, &s, &h), -1);
+
+	/* Back into one table: every slot, the sequence ids b advanced, the lost one busy. */
+	slot4_update(b, 7, 7);
+	slot4_update(a, 7, 7);
+	for (i = 0; i < 4; i++)
+		slot4_put(a, i, true);
+	CHECK("busy slots moved back", slot4_move(a, b, 0, 8), 1);
+	CHECK("b owns nothing", b->nown, 0);
+	CHECK("a owns all", a->nown, 8);
+	CHECK("a highest_other", a->highest_other, 0);
+	CHECK("a seq[4]", a->seq[4], 4);
+	CHECK("a seq[5]", a->seq[5], 4);
+	CHECK("a free", slot4_free(a), 7);
+	free(b);
+	free(a);
+	assert_int_equal(bad, 0);
+}
+
+/* Shares of a table across words, moved a slice at a time (the members' slices of M). */
+static void test_share_slices(void **state)
+{
+	struct slot4_table *whole = table(130), *t[3];
+	uint32_t m, k, n = 130, total = 0;
+
+	(void)state;
+	bad = 0;
+	for (m = 0; m < 3; m++) {
+		t[m] = calloc(1, sizeof(*t[m]));
+		assert_non_null(t[m]);
+	}
+	/* 7 members: 0..2 on table 0, 3..5 on table 1, 6 on table 2. */
+	for (k = 0; k < 7; k++)
+		slot4_move(t[k / 3], whole, k * n / 7, (k + 1) * n / 7);
+	CHECK("whole owns nothing", whole->nown, 0);
+	for (m = 0; m < 3; m++)
+		total += t[m]->nown;
+	CHECK("every slot owned once", total, 130);
+	CHECK("t0 first", t[0]->first_own, 0);
+	CHECK("t1 first", t[1]->first_own, 3 * n / 7);
+	CHECK("t2 first", t[2]->first_own, 6 * n / 7);
+	CHECK("t0 owns", t[0]->nown, 3 * n / 7);
+	CHECK("t2 owns", t[2]->nown, n - 6 * n / 7);
+	GET(t[1], (int)(3 * n / 7), 1, 129);	/* others' highest: t2's 129 */
+	GET(t[2], (int)(6 * n / 7), 1, 6 * n / 7);	/* others' all below */
+	for (m = 0; m < 3; m++)
+		free(t[m]);
+	free(whole);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_exhaustion),
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_share_slices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,14 +112,9 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 	char a[32], b[32];
 	int rc;
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
-	unsigned per_session = cfg->opt.conns_per_session;
 
 	if (!given->threads && cfg->threads > cfg->connections)
 		cfg->threads = cfg->connections;
-	/* Sessions never straddle threads: by default, as many threads as divide them evenly. */
-	if (!given->threads && per_session > 1 && cfg->connections % per_session == 0)
-		while (cfg->threads > 1 && (cfg->connections / per_session) % cfg->threads)
-			cfg->threads--;
 	if (cfg->threads > cfg->connections)
 		return config_fail(err, len, "--threads: %u threads for %u connections would leave "
 			    "threads with nothing to do (at most --connections)",

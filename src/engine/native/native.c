@@ -57,12 +57,12 @@ static int check(const struct engine_params *cfg, char *err, size_t len)
 	if (cfg->opt.conns_per_session > 1 && cfg->nfs_version != 4)
 		return config_fail(err, len, "--connections-per-session: sessions are NFSv4.1's "
 				   "(version=4.1 in the URL)");
-	if (cfg->opt.conns_per_session > 1 &&
-	    cfg->connections % (cfg->threads * cfg->opt.conns_per_session))
-		return config_fail(err, len, "--connections-per-session %u: each thread carries whole "
-				   "sessions, so --connections (%u) must be a multiple of --threads x "
-				   "%u (%u)", cfg->opt.conns_per_session, cfg->connections,
-				   cfg->opt.conns_per_session, cfg->threads * cfg->opt.conns_per_session);
+	/* A session may span threads (each thread its own slots), but not come up short. */
+	if (cfg->opt.conns_per_session > 1 && cfg->connections % cfg->opt.conns_per_session)
+		return config_fail(err, len, "--connections-per-session %u: sessions are whole, so "
+				   "--connections (%u) must be a multiple of %u",
+				   cfg->opt.conns_per_session, cfg->connections,
+				   cfg->opt.conns_per_session);
 	if ((cfg->meta || cfg->small_files) && cfg->file_size > (1u << 20))
 		return config_fail(err, len, "--file-size: the native engine moves at most 1 MiB per "
 				   "request (try --file-size 1m)");

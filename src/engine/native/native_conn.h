@@ -89,15 +89,21 @@ struct nat_wait {
 
 enum nat_sess_state { SESS_NONE, SESS_CREATING, SESS_UP };
 
+struct nat_sess_group;
+
 /*
- * An NFSv4.1 client and its session, shared by --connections-per-session
- * connections (all on one thread: the worker's, or the set-up loop's). The
- * connection that finds it SESS_NONE creates it; the others wait, then bind
- * with their first SEQUENCE. Its slots are shared: requests that find none
- * free wait in order, whichever connection they go on.
+ * An NFSv4.1 client and its session as one thread sees it: the share of a
+ * --connections-per-session group whose members run on that thread (all of
+ * them at set-up, on the set-up loop). The connection that finds it
+ * SESS_NONE creates it; the others wait, then bind with their first
+ * SEQUENCE. A worker thread's share owns a slice of the session's slots
+ * (nat_sess_thread): its requests that find none free wait in order,
+ * whichever of its connections they go on. Only its thread touches it.
  */
 struct nat_session {
 	struct nat_engine *eng;
+	struct nat_sess_group *group;	/* the group's members and shares (set-up, teardown) */
+	const struct engine_thread *t;	/* the worker thread it runs on, NULL: set-up */
 	unsigned refs;
 	enum nat_sess_state state;
 	struct engine_conn *creator;

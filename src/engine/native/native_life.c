@@ -269,6 +269,12 @@ static int v4_close(struct engine_conn *c)
 void nat_attach(struct engine_conn *c, struct engine_thread *t, const struct engine_cbs *cbs,
 		void *owner)
 {
+	/* Its thread's share of its session: unreachable failure (a share is made per thread). */
+	if (c->sess && nat_sess_thread(c, t) < 0) {
+		nat_set_error(c, "no share of its session for its thread");
+		xport_close(c->sock);
+		c->state = NS_DOWN;
+	}
 	c->t = t;
 	c->cbs = cbs;
 	c->owner = owner;

@@ -1,10 +1,22 @@
 /*
  * NFSv4.1 sessions shared by several connections (trunking, as the
  * kernel's nconnect does it): who creates the session, who waits for it,
- * the shared slot table's queue of waiting requests, and what one member's
- * failure does to the others. Every member of a session runs on the same
- * loop (check() makes each thread carry whole sessions), so nothing here
- * locks. The slot counts for the report are the engine instance's atomics.
+ * the slot table's queue of waiting requests, how a session's slots are
+ * shared out between the threads its members run on, and what one
+ * member's failure does to the others.
+ *
+ * A session is one share at set-up (every member on the set-up loop). When
+ * the members are handed to their worker threads (nat_sess_thread, on the
+ * main thread before those threads run), each thread gets a share of its
+ * own: a copy of the client's and session's identity, its members, and the
+ * slots of their slices of the slot table (member k of M: slots [k N / M,
+ * (k+1) N / M)), with their sequence ids. From then on a share is touched
+ * only by its thread, so nothing here locks. A share that loses its session
+ * (the server says so, or its slots are all lost) re-makes one of its own
+ * for its members; the other threads' shares go on with theirs. The group
+ * ties the shares together again for teardown, after the threads ended.
+ * The slot counts for the report are the engine instance's atomics,
+ * touched only when a session is made.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,50 +25,267 @@
 
 #include "native_sess.h"
 
+/* The members of one --connections-per-session group and their shares. */
+struct nat_sess_group {
+	struct engine_conn **members;	/* in connection order; NULL: freed */
+	unsigned nmembers, cap, refs;
+	struct nat_session **shares;	/* in use: one per thread its members run on */
+	unsigned nshares;
+	struct nat_session **spare;	/* made with the group, for the threads to come */
+	unsigned nspare;
+};
+
+
+static void share_release(struct nat_session *s)
+{
+	if (!s)
+		return;
+	free(s->members);
+	free(s->wait);
+	free(s);
+}
+
+static struct nat_session *share_alloc(struct nat_sess_group *g, unsigned iodepth,
+				       struct nat_engine *eng)
+{
+	struct nat_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->group = g;
+	s->eng = eng;
+	s->members = calloc(g->cap, sizeof(*s->members));
+	s->wait_cap = g->cap * iodepth + 1;
+	s->wait = calloc(s->wait_cap, sizeof(*s->wait));
+	if (!s->members || !s->wait) {
+		share_release(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void group_free(struct nat_sess_group *g)
+{
+	while (g->nspare)
+		share_release(g->spare[--g->nspare]);
+	free(g->members);
+	free(g->shares);
+	free(g->spare);
+	free(g);
+}
+
+/*
+ * A new group of per members and its first share (set-up's); a share for
+ * each thread its members may run on is made now too, so that handing them
+ * to their threads cannot fail.
+ */
+static struct nat_session *group_new(unsigned per, unsigned threads, unsigned iodepth,
+				     struct nat_engine *eng)
+{
+	/* A lone member takes its share along (nat_sess_thread): no spare needed. */
+	unsigned n = per < 2 ? 0 : per < threads ? per : threads;
+	struct nat_sess_group *g = calloc(1, sizeof(*g));
+	struct nat_session *s;
+
+	if (!g)
+		return NULL;
+	g->cap = per;
+	g->members = calloc(per, sizeof(*g->members));
+	g->shares = calloc(n + 1, sizeof(*g->shares));
+	g->spare = calloc(n + 1, sizeof(*g->spare));
+	if (!g->members || !g->shares || !g->spare)
+		goto fail;
+	while (g->nspare < n) {
+		if (!(s = share_alloc(g, iodepth, eng)))
+			goto fail;
+		g->spare[g->nspare++] = s;
+	}
+	if (!(s = share_alloc(g, iodepth, eng)))
+		goto fail;
+	g->shares[g->nshares++] = s;
+	return s;
+fail:
+	group_free(g);
+	return NULL;
+}
+
+/* s has no member left. */
+static void share_free(struct nat_session *s)
+{
+	struct nat_sess_group *g = s->group;
+
+	for (unsigned i = 0; i < g->nshares; i++)
+		if (g->shares[i] == s)
+			g->shares[i] = g->shares[--g->nshares];
+	if (s->eng->sess_last == s)
+		s->eng->sess_last = NULL;
+	share_release(s);
+}
+
+/* c into s's members (a place a member left, or a new one). */
+static void share_add(struct nat_session *s, struct engine_conn *c)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nmembers && s->members[i]; i++)
+		;
+	s->members[i] = c;
+	if (i == s->nmembers)
+		s->nmembers++;
+	s->refs++;
+	c->sess = s;
+}
+
+/* c out of its share: its requests waiting for a slot are forgotten. */
+static void share_remove(struct engine_conn *c)
+{
+	struct nat_session *s = c->sess;
+
+	for (unsigned i = 0; i < s->nmembers; i++)
+		if (s->members[i] == c)
+			s->members[i] = NULL;
+	for (uint32_t i = 0; i < s->nwait; i++) {
+		struct nat_wait *w = &s->wait[(s->wait_head + i) % s->wait_cap];
+
+		if (w->c == c)
+			w->c = NULL;
+	}
+	c->sess = NULL;
+	s->refs--;
+}
+
 int nat_sess_join(struct engine_conn *c)
 {
 	unsigned per = c->cfg->opt.conns_per_session ? c->cfg->opt.conns_per_session : 1;
 	struct nat_session *s = c->eng->sess_last;
 
 	if (c->id % per == 0 || !s || s->nmembers == per) {
-		s = calloc(1, sizeof(*s));
+		s = group_new(per, c->cfg->threads ? c->cfg->threads : 1, c->cfg->iodepth, c->eng);
 		if (!s)
 			return -ENOMEM;
-		s->members = calloc(per, sizeof(*s->members));
-		s->wait_cap = per * c->cfg->iodepth + 1;
-		s->wait = calloc(s->wait_cap, sizeof(*s->wait));
-		if (!s->members || !s->wait) {
-			free(s->members);
-			free(s->wait);
-			free(s);
-			return -ENOMEM;
-		}
-		s->eng = c->eng;
 		c->eng->sess_last = s;
 	}
-	s->members[s->nmembers++] = c;
-	s->refs++;
-	c->sess = s;
+	s->group->members[s->group->nmembers++] = c;
+	s->group->refs++;
+	share_add(s, c);
 	return 0;
+}
+
+/* Two shares on one session: the same client, and its session up in both. */
+static bool same_session(const struct nat_session *a, const struct nat_session *b)
+{
+	return a->state == SESS_UP && b->state == SESS_UP && a->clientid == b->clientid &&
+	       memcmp(a->id, b->id, sizeof(a->id)) == 0;
+}
+
+int nat_sess_thread(struct engine_conn *c, const struct engine_thread *t)
+{
+	struct nat_session *from = c->sess, *to = NULL;
+	struct nat_sess_group *g;
+	unsigned k, i;
+
+	if (!from || from->t == t)
+		return 0;
+	g = from->group;
+	for (i = 0; i < g->nshares; i++)
+		if (g->shares[i]->t == t)
+			to = g->shares[i];
+	if (!to && from->refs == 1) {
+		from->t = t;	/* alone in its share: it takes all of it along */
+		return 0;
+	}
+	if (!to) {
+		if (!g->nspare)
+			return -ENOSPC;	/* more threads than the group was made for */
+		to = g->spare[--g->nspare];
+		g->shares[g->nshares++] = to;
+		to->t = t;
+		to->state = from->state;
+		to->clientid = from->clientid;
+		to->exchange_seq = from->exchange_seq;
+		memcpy(to->id, from->id, sizeof(to->id));
+		to->fore = from->fore;
+		memcpy(to->owner_name, from->owner_name, sizeof(to->owner_name));
+		to->owner_len = from->owner_len;
+		to->destroyed = from->destroyed;
+	}
+	for (k = 0; k < g->nmembers && g->members[k] != c; k++)
+		;
+	if (from->slots.nslots && same_session(from, to)) {
+		uint64_t n = from->slots.nslots, m = g->nmembers;
+		uint32_t lost = slot4_move(&to->slots, &from->slots, (uint32_t)(k * n / m),
+					   (uint32_t)((k + 1) * n / m));
+
+		/* Requests lost at set-up keep their slots, in the share that has them now. */
+		from->slots_lost -= lost < from->slots_lost ? lost : from->slots_lost;
+		to->slots_lost += lost;
+	}
+	share_remove(c);
+	share_add(to, c);
+	if (!from->refs)
+		share_free(from);
+	return 0;
+}
+
+bool nat_sess_slots_fit(struct engine_conn *c, uint32_t granted)
+{
+	unsigned n = c->sess->group->nmembers;
+
+	/* Set-up's share, before the members go to their threads: each member's
+	 * slice of the slots must hold one at least. */
+	if (c->sess->t || c->cfg->threads < 2 || granted >= n)
+		return true;
+	nat_set_error(c, "CREATE_SESSION: the server grants %u slots, fewer than the session's "
+		      "%u connections, which may run on several threads (each needs slots of its "
+		      "own): lower --connections-per-session or use --threads 1", granted, n);
+	return false;
+}
+
+unsigned nat_sess_nmembers(const struct nat_session *s)
+{
+	return s->group->nmembers;
+}
+
+struct engine_conn *nat_sess_member(const struct nat_session *s, unsigned k)
+{
+	struct engine_conn *m = k < s->group->nmembers ? s->group->members[k] : NULL;
+
+	return m && m->sess && (m->sess == s || same_session(m->sess, s)) ? m : NULL;
+}
+
+void nat_sess_destroyed(struct nat_session *s)
+{
+	struct nat_sess_group *g = s->group;
+
+	for (unsigned i = 0; i < g->nshares; i++) {
+		struct nat_session *o = g->shares[i];
+
+		if (o != s && same_session(o, s)) {
+			o->destroyed = true;
+			o->state = SESS_NONE;
+		}
+	}
+	s->destroyed = true;
+	s->state = SESS_NONE;
 }
 
 void nat_sess_leave(struct engine_conn *c)
 {
 	struct nat_session *s = c->sess;
+	struct nat_sess_group *g;
 
 	if (!s)
 		return;
-	for (unsigned i = 0; i < s->nmembers; i++)
-		if (s->members[i] == c)
-			s->members[i] = NULL;
-	c->sess = NULL;
-	if (--s->refs)
-		return;
-	if (c->eng->sess_last == s)
-		c->eng->sess_last = NULL;
-	free(s->members);
-	free(s->wait);
-	free(s);
+	g = s->group;
+	share_remove(c);
+	for (unsigned i = 0; i < g->nmembers; i++)
+		if (g->members[i] == c)
+			g->members[i] = NULL;
+	g->refs--;
+	if (!s->refs)
+		share_free(s);
+	if (!g->refs)
+		group_free(g);
 }
 
 int nat_sess_wait(struct engine_conn *c, struct engine_req *req)
@@ -148,8 +377,8 @@ void nat_sess_conn_down(struct engine_conn *c)
 			}
 		}
 	}
-	/* A lone member can start afresh: nobody else uses the session. */
-	if (s->nmembers == 1)
+	/* A lone member (of its thread's share) can start afresh: nobody else uses it. */
+	if (s->refs == 1)
 		s->state = SESS_NONE;
 }
 

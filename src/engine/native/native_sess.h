@@ -12,6 +12,17 @@
 
 /* Joins the session of connection id (one per --connections-per-session, made here). */
 int nat_sess_join(struct engine_conn *c);
+/* c runs on thread t from now on (attach, on the main thread, before t's loop runs):
+ * it moves to its session's share for t, made here, with its slice of the slots. */
+int nat_sess_thread(struct engine_conn *c, const struct engine_thread *t);
+/* CREATE_SESSION granted that many slots: false (c's error set) when a session
+ * that may span threads cannot give each member one. */
+bool nat_sess_slots_fit(struct engine_conn *c, uint32_t granted);
+/* Teardown: how many members s's group has; member k if it is on s's session, else NULL. */
+unsigned nat_sess_nmembers(const struct nat_session *s);
+struct engine_conn *nat_sess_member(const struct nat_session *s, unsigned k);
+/* Teardown: s's client is destroyed, for every share of it. */
+void nat_sess_destroyed(struct nat_session *s);
 void nat_sess_leave(struct engine_conn *c);
 /* Queues req on c until a slot of c's session is free: 0, or -ENOBUFS. */
 int nat_sess_wait(struct engine_conn *c, struct engine_req *req);

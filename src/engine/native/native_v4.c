@@ -5,8 +5,11 @@
  * on every COMPOUND, the lease kept while idle, and teardown (CLOSE,
  * DESTROY_SESSION, DESTROY_CLIENTID).
  *
- * Each connection is its own client with its own session. A connection
- * that is lost is re-made from EXCHANGE_ID on: a new client, whose state
+ * A session's connections (--connections-per-session) share one client
+ * and session, made by the first of them (native_sess.c); on several
+ * threads, each thread hands out its own slots. A connection that is lost
+ * binds to its session again, or, if its thread's share of the session is
+ * gone, re-makes one from EXCHANGE_ID on: a new client, whose state
  * replaces the old one's when its lease runs out.
  */
 #include <errno.h>
@@ -170,7 +173,7 @@ int nat_v4_start(struct engine_conn *c)
 	struct nat_session *s = c->sess;
 
 	c->state = NS_SETUP;
-	if (s->state == SESS_UP && s->slots_lost >= s->slots.nslots) {
+	if (s->state == SESS_UP && s->slots_lost && s->slots_lost >= s->slots.nown) {
 		/* Requests lost with connections hold every slot: a new session for all. */
 		nat_sess_fail_others(s, c, "session re-made: its slots were lost with connections");
 		s->state = SESS_NONE;
@@ -258,7 +261,7 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 		     nfs4_enc_getfh(&e);
 		break;
 	case NK_CLOSE: {
-		struct nat_file *f = &c->sess->members[arg >> 24]->files[arg & 0xffffff];
+		struct nat_file *f = &nat_sess_member(c->sess, arg >> 24)->files[arg & 0xffffff];
 
 		ok = nfs4_enc_putfh(&e, &f->fh) && nfs4_enc_close(&e, 0, &f->sid);
 		break;
@@ -308,12 +311,15 @@ static bool open_files(struct engine_conn *c)
 	return true;
 }
 
+/* The files every member of the session (on every thread) has open, CLOSEd over
+ * this connection, on its own share's slots. */
 bool nat_v4_close_files(struct engine_conn *c)
 {
 	struct nat_session *s = c->sess;
+	unsigned n = nat_sess_nmembers(s);
 
-	while (c->close_m < s->nmembers && slot4_free(&s->slots) && c->nfree) {
-		struct engine_conn *m = s->members[c->close_m];
+	while (c->close_m < n && slot4_free(&s->slots) && c->nfree) {
+		struct engine_conn *m = nat_sess_member(s, c->close_m);
 		uint32_t i = c->next_file++;
 
 		if (!m || i >= m->nfiles) {
@@ -327,7 +333,7 @@ bool nat_v4_close_files(struct engine_conn *c)
 			return false;
 		c->pending++;
 	}
-	if (c->pending == 0 && c->close_m >= s->nmembers)
+	if (c->pending == 0 && c->close_m >= n)
 		return send_seq_op(c, NK_DESTROY_SESSION, 0);
 	return true;
 }
@@ -425,6 +431,8 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 					      (unsigned long long)c->cfg->bs);
 				return false;
 			}
+			if (!nat_sess_slots_fit(c, cs.fore.maxrequests))
+				return false;
 			slot4_init(&c->sess->slots, cs.fore.maxrequests);
 			c->sess->slots_lost = 0;
 			c->sess->nwait = c->sess->wait_head = 0;
@@ -467,15 +475,14 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 		break;
 	case NK_CLOSE:
 		/* A CLOSE that fails still ends the file's use: go on. */
-		if (c->sess->members[arg >> 24])
-			c->sess->members[arg >> 24]->files[arg & 0xffffff].open = false;
+		if (nat_sess_member(c->sess, arg >> 24))
+			nat_sess_member(c->sess, arg >> 24)->files[arg & 0xffffff].open = false;
 		c->pending--;
 		return nat_v4_close_files(c);
 	case NK_DESTROY_SESSION:
 		return send_destroy_clientid(c);
 	case NK_DESTROY_CLIENTID:
-		c->sess->destroyed = true;
-		c->sess->state = SESS_NONE;
+		nat_sess_destroyed(c->sess);
 		c->state = NS_DOWN;
 		if (c->cbs)
 			c->cbs->ready(c->owner, c, rc == 0);
@@ -502,6 +509,6 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 {
 	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess->slots))
 		send_seq_op(c, NK_SEQUENCE, 0);
-	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nslots)
+	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nown)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# One NFSv4.1 session across threads (trunking, as the Linux client's nconnect shares
+# one session among its CPUs): --threads 2 --connections 16 --connections-per-session 16,
+# each thread handing out only its own slice of the session's slots. Judged on the wire
+# by tshark (a capture on the loopback interface, filtered to the private nfs-ganesha's
+# port) and by the report:
+#   - one client and one session for the 16 connections (one EXCHANGE_ID, one
+#     CREATE_SESSION, one DESTROY_SESSION and DESTROY_CLIENTID on them), every SEQUENCE
+#     on them carrying that session id, and each of the 16 carrying it (the control
+#     connection has a client and session of its own);
+#   - each slot's sequence ids going 1, 2, 3 ... without a gap or a repeat, though two
+#     threads send on the session at once, and each slot's READs and WRITEs going over
+#     the connections of one thread only;
+#   - both threads and every connection doing I/O, no errors, and --verify clean.
+# Needs NFSLOAD, HELPERS, jq, python3, tshark (capture needs root, as the server does).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v tshark >/dev/null; then
+	t_fail "tshark" "not installed (scripts/deps.sh test installs it)"
+	t_summary
+	exit 1
+fi
+t_start_server || exit 1
+URL41=${URL4/version=4/version=4.1}
+. "$(dirname "$0")/capture.sh"
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
+
+tsh() { tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" "$@" 2>/dev/null; }
+# The COMPOUND calls, one line each in capture order:
+# "tcp-stream sessionid slot seqid op,op,..." (sessionid/slot/seqid "-" without SEQUENCE).
+compounds() {
+	tsh -Y "rpc.msgtyp == 0 && nfs.procedure_v4 == 1" -T json --no-duplicate-keys |
+		python3 -c '
+import json, sys
+def aslist(x):
+    return x if isinstance(x, list) else [x]
+for f in json.load(sys.stdin):
+    l = f["_source"]["layers"]
+    stream = l["tcp"]["tcp.stream"]
+    for rpc, nfs in zip(aslist(l["rpc"]), aslist(l.get("nfs", []))):
+        if rpc.get("rpc.msgtyp") != "0" or "nfs.ops.count_tree" not in nfs:
+            continue
+        t = nfs["nfs.ops.count_tree"]
+        ops = aslist(t.get("nfs.opcode", []))
+        args = aslist(t.get("nfs.opcode_tree", [{}] * len(ops)))
+        sess = slot = seq = "-"
+        if ops and ops[0] == "53":
+            a = args[0]
+            sess, slot, seq = a["nfs.session_id4"], a["nfs.slotid"], str(int(a["nfs.seqid"], 16))
+        print(stream, sess, slot, seq, ",".join(ops))
+'
+}
+op_count() { awk -v op="$1" '{ n = split($5, o, ","); for (i = 1; i <= n; i++) c += o[i] == op } END { print c + 0 }' "$TMP/compounds"; }
+
+name="v4.1 one session of 16 on 2 threads"
+if capture_start "tcp port $NFS_PORT"; then
+	nl --engine native --dir trunk --threads 2 --connections 16 --connections-per-session 16 \
+		-q 4 --rw randrw --bs 4k --size 1m --nrfiles 16 --io-size 24m --verify \
+		--output-format json "$URL41"
+	capture_stop
+	compounds >"$TMP/compounds"
+	check_eq "$name: exit 0" 0 "$RC"
+	check_eq "$name: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+	check_eq "$name: verify clean" 0 "$(jqv .verify.mismatches)"
+	check_ge "$name: verify read blocks back" 1 "$(jqv .verify.blocks_checked)"
+	check_match "$name: the report says one session of 16" "1 session of 16 connections" \
+		"$(jqv .limits_note)"
+	check_eq "$name: every connection did I/O" 16 \
+		"$(jqv '[.connections[] | select(.ops > 0)] | length')"
+	check_eq "$name: both threads did I/O" "0 1" \
+		"$(jqv '[.connections[] | select(.ops > 0) | .thread] | unique | map(tostring) | join(" ")')"
+	check_eq "$name: both threads carry 8 connections each" "8 8" \
+		"$(jqv '[.threads[].connections] | map(tostring) | join(" ")')"
+	# The data session: the one on 16 connections (the control connection has its own,
+	# and makes another should it have to mount again for the clean-up).
+	check_eq "$name: one session on 16 connections" 1 \
+		"$(awk '$2 != "-" && !seen[$2 " " $1]++ { n[$2]++ } END { for (x in n) if (n[x] == 16) c++; print c + 0 }' "$TMP/compounds")"
+	data=$(awk '$2 != "-" && !seen[$2 " " $1]++ { n[$2]++ } END { for (x in n) if (n[x] == 16) print x }' "$TMP/compounds")
+	awk -v d="$data" '$2 == d { print $1 }' "$TMP/compounds" | sort -u >"$TMP/streams"
+	# on_data AWK-CONDITION: the calls on the data session's 16 connections that match it.
+	on_data() { awk -v d="$data" "NR == FNR { s[\$1] = 1; next } (\$1 in s) && ($1)" "$TMP/streams" "$TMP/compounds"; }
+	check_eq "$name: every SEQUENCE on those connections carries that session" "" \
+		"$(on_data '$2 != "-" && $2 != d')"
+	for op in 42:EXCHANGE_ID 43:CREATE_SESSION 44:DESTROY_SESSION 57:DESTROY_CLIENTID; do
+		check_eq "$name: one ${op#*:} on those connections" 1 \
+			"$(on_data "\$5 ~ /(^|,)${op%%:*}(,|\$)/" | wc -l)"
+	done
+	check_eq "$name: every other COMPOUND opens with SEQUENCE" "" \
+		"$(awk '$2 == "-" && $5 !~ /^(42|43|57)$/' "$TMP/compounds")"
+	check_eq "$name: each slot's sequence ids 1, 2, 3 ... (no gap, no repeat)" "" \
+		"$(awk '$2 != "-" { k = $2 " " $3; if ($4 != last[k] + 1) print k ": " last[k] " then " $4; last[k] = $4 }' "$TMP/compounds" | head -5)"
+	# Each thread hands out only its own slots: a slot's READs and WRITEs went over the
+	# connections of one thread (8), never over all 16 (set-up's calls aside: at set-up
+	# the connections share one loop and every slot).
+	check_le "$name: a slot's READs and WRITEs over one thread's connections at most" 8 \
+		"$(awk -v d="$data" '$2 == d && $5 ~ /(^|,)(25|38)(,|$)/ && !seen[$3 " " $1]++ { n[$3]++ }
+			END { for (x in n) if (n[x] > m) m = n[x]; print m + 0 }' "$TMP/compounds")"
+	check_ge "$name: the READs and WRITEs on the wire" "$(jqv '.ops.read.count + .ops.write.count')" \
+		"$(( $(op_count 25) + $(op_count 38) ))"
+	check_eq "$name: nothing malformed" 0 "$(tsh -Y _ws.malformed | wc -l)"
+fi
+
+t_summary
