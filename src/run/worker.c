@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -26,6 +27,8 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
+static void conns_view(struct worker *w);
+
 void wconn_finish(struct wconn *wc)
 {
 	struct worker *w = wc->w;
@@ -36,6 +39,8 @@ void wconn_finish(struct wconn *wc)
 	if (--w->active == 0) {
 		w->last_done_ns = now_ns();
 		w->cpu_ns = thread_cpu_ns() - w->cpu_start_ns;
+		/* Read while this thread handles its sockets on: a link lost now is not in it. */
+		conns_view(w);
 		atomic_store(&w->phase_done, true);
 		ev_async_send(w->run->main_loop, w->run->wake);
 	}
@@ -473,11 +478,13 @@ struct ival_box *worker_ival_box(struct worker *w)
 
 void worker_join(struct worker *w)
 {
-	if (!w->started)
-		return;
-	worker_command(w, WORKER_CMD_EXIT);
-	pthread_join(w->thread, NULL);
-	w->started = false;
+	if (w->started) {
+		worker_command(w, WORKER_CMD_EXIT);
+		pthread_join(w->thread, NULL);
+		w->started = false;
+	}
+	/* Nothing runs on its loop any more: the view is the connections' last state. */
+	conns_view(w);
 }
 
 void worker_figures(const struct worker *w, struct worker_figures *f)
@@ -507,7 +514,14 @@ const struct verify_counts *worker_verify(const struct worker *w)
 
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r)
 {
-	const struct wconn *wc = &w->conns[i];
+	*r = w->conns[i].view;
+}
+
+/* Connection i as the report shows it, into its view (on the thread that owns it). */
+static void conn_view(struct worker *w, unsigned i)
+{
+	struct wconn *wc = &w->conns[i];
+	struct conn_report *r = &wc->view;
 	const struct config *cfg = w->run->cfg;
 
 	r->id = wc->id;
@@ -540,10 +554,17 @@ void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *
 		r->backlog_ops = (uint64_t)((double)(w->stop_ns - schedule_next(&w->sched, i)) *
 					    cfg->rate / cfg->connections / 1e9) + 1;
 	r->outlier = r->stuck = false;
-	r->error = wc->down_error[0] ? wc->down_error :
-		   r->down ? w->engine->error(wc->conn) : "";
+	r->error = wc->down_error[0] ? wc->down_error : r->down ? w->engine->error(wc->conn) : "";
 	if (r->down && !r->error[0])
 		r->error = "still reconnecting at the end";
+	snprintf(wc->view_error, sizeof(wc->view_error), "%s", r->error);
+	r->error = wc->view_error;
+}
+
+static void conns_view(struct worker *w)
+{
+	for (unsigned i = 0; i < w->nconns; i++)
+		conn_view(w, i);
 }
 
 void worker_free(struct worker *w, bool close_files)

@@ -66,6 +66,11 @@ struct wconn {
 	bool lose_pending;	/* no reply for --timeout: lose it outside the engine */
 	struct conn_outage *outage;	/* the one not over yet, NULL if none */
 	char down_error[160];
+	/* What the main thread reads of it (worker_conn_report): taken by the worker when
+	 * its phase is done, by the main thread once the worker is joined; the error text
+	 * copied, as the engine's changes with the link. */
+	struct conn_report view;
+	char view_error[320];
 
 	struct meta_tree tree;	/* --mix, --small-files */
 	uint64_t pass_next, pass_total;	/* small-file test: this connection's share */
