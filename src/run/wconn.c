@@ -2,9 +2,11 @@
  * wconn: one connection of a worker. Its streams (main, layout, verify),
  * operation slots and engine connection, made and freed; its state at the
  * start of a phase; and the end of its phase, which the last connection of
- * the worker tells the main thread.
+ * the worker tells the main thread, with the view of its connections the
+ * main thread reads.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,8 @@ void wconn_finish(struct wconn *wc)
 	if (--w->active == 0) {
 		w->last_done_ns = now_ns();
 		w->cpu_ns = thread_cpu_ns() - w->cpu_start_ns;
+		/* Read while this thread handles its sockets on: a link lost now is not in it. */
+		wconn_views(w);
 		atomic_store(&w->phase_done, true);
 		ev_async_send(w->run->main_loop, w->run->wake);
 	}
@@ -197,4 +201,54 @@ int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned id)
 	if (rc)
 		wc->conn = NULL;
 	return rc;
+}
+
+/* Connection i as the report shows it, into its view (on the thread that owns it). */
+static void conn_view(struct worker *w, unsigned i)
+{
+	struct wconn *wc = &w->conns[i];
+	struct conn_report *r = &wc->view;
+	const struct config *cfg = w->run->cfg;
+
+	r->id = wc->id;
+	r->worker = w->id;
+	r->ops = wc->stats.ops;
+	r->bytes = wc->stats.bytes;
+	r->errors = wc->stats.errors;
+	r->p50_ns = hist_percentile(&wc->stats.lat, 50);
+	r->p99_ns = hist_percentile(&wc->stats.lat, 99);
+	r->timeouts = wc->errs.timeouts;
+	r->reconnects = wc->errs.reconnects;
+	r->noutages = wc->errs.noutages;
+	for (unsigned k = 0; k < CONN_OUTAGES_MAX && k < r->noutages; k++) {
+		struct conn_outage *o = &r->outages[k];
+
+		*o = wc->errs.outages[k];
+		if (wc->outage && k == (unsigned)(wc->outage - wc->errs.outages))
+			o->failed_ops = wc->errors_since_ok;	/* not over at the end */
+		o->start_ns -= (int64_t)w->run->measure_start_ns;
+		o->detected_ns -= (int64_t)w->run->measure_start_ns;
+	}
+	r->down = wc->link != LINK_UP;
+	memcpy(r->err_kinds, wc->errs.err_kinds, sizeof(r->err_kinds));
+	r->err_other = wc->errs.err_other;
+	r->last_done_ns = wc->last_done_ns > w->run->measure_start_ns ?
+		wc->last_done_ns - w->run->measure_start_ns : 0;
+	r->done_issuing = wc->done_issuing;
+	r->backlog_ops = 0;
+	if (w->open_loop && !wc->done_issuing && w->stop_ns > schedule_next(&w->sched, i))
+		r->backlog_ops = (uint64_t)((double)(w->stop_ns - schedule_next(&w->sched, i)) *
+					    cfg->rate / cfg->connections / 1e9) + 1;
+	r->outlier = r->stuck = false;
+	r->error = wc->down_error[0] ? wc->down_error : r->down ? w->engine->error(wc->conn) : "";
+	if (r->down && !r->error[0])
+		r->error = "still reconnecting at the end";
+	snprintf(wc->view_error, sizeof(wc->view_error), "%s", r->error);
+	r->error = wc->view_error;
+}
+
+void wconn_views(struct worker *w)
+{
+	for (unsigned i = 0; i < w->nconns; i++)
+		conn_view(w, i);
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -301,11 +302,13 @@ struct ival_box *worker_ival_box(struct worker *w)
 
 void worker_join(struct worker *w)
 {
-	if (!w->started)
-		return;
-	worker_command(w, WORKER_CMD_EXIT);
-	pthread_join(w->thread, NULL);
-	w->started = false;
+	if (w->started) {
+		worker_command(w, WORKER_CMD_EXIT);
+		pthread_join(w->thread, NULL);
+		w->started = false;
+	}
+	/* Nothing runs on its loop any more: the view is the connections' last state. */
+	wconn_views(w);
 }
 
 void worker_figures(const struct worker *w, struct worker_figures *f)
@@ -335,43 +338,7 @@ const struct verify_counts *worker_verify(const struct worker *w)
 
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r)
 {
-	const struct wconn *wc = &w->conns[i];
-	const struct config *cfg = w->run->cfg;
-
-	r->id = wc->id;
-	r->worker = w->id;
-	r->ops = wc->stats.ops;
-	r->bytes = wc->stats.bytes;
-	r->errors = wc->stats.errors;
-	r->p50_ns = hist_percentile(&wc->stats.lat, 50);
-	r->p99_ns = hist_percentile(&wc->stats.lat, 99);
-	r->timeouts = wc->errs.timeouts;
-	r->reconnects = wc->errs.reconnects;
-	r->noutages = wc->errs.noutages;
-	for (unsigned k = 0; k < CONN_OUTAGES_MAX && k < r->noutages; k++) {
-		struct conn_outage *o = &r->outages[k];
-
-		*o = wc->errs.outages[k];
-		if (wc->outage && k == (unsigned)(wc->outage - wc->errs.outages))
-			o->failed_ops = wc->errors_since_ok;	/* not over at the end */
-		o->start_ns -= (int64_t)w->run->measure_start_ns;
-		o->detected_ns -= (int64_t)w->run->measure_start_ns;
-	}
-	r->down = wc->link != LINK_UP;
-	memcpy(r->err_kinds, wc->errs.err_kinds, sizeof(r->err_kinds));
-	r->err_other = wc->errs.err_other;
-	r->last_done_ns = wc->last_done_ns > w->run->measure_start_ns ?
-		wc->last_done_ns - w->run->measure_start_ns : 0;
-	r->done_issuing = wc->done_issuing;
-	r->backlog_ops = 0;
-	if (w->open_loop && !wc->done_issuing && w->stop_ns > schedule_next(&w->sched, i))
-		r->backlog_ops = (uint64_t)((double)(w->stop_ns - schedule_next(&w->sched, i)) *
-					    cfg->rate / cfg->connections / 1e9) + 1;
-	r->outlier = r->stuck = false;
-	r->error = wc->down_error[0] ? wc->down_error :
-		   r->down ? w->engine->error(wc->conn) : "";
-	if (r->down && !r->error[0])
-		r->error = "still reconnecting at the end";
+	*r = w->conns[i].view;
 }
 
 void worker_free(struct worker *w, bool close_files)

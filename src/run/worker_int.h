@@ -76,6 +76,11 @@ struct wconn {
 	bool lose_pending;	/* no reply for --timeout: lose it outside the engine */
 	struct conn_outage *outage;	/* the one not over yet, NULL if none */
 	char down_error[160];
+	/* What the main thread reads of it (worker_conn_report): taken by the worker when
+	 * its phase is done, by the main thread once the worker is joined; the error text
+	 * copied, as the engine's changes with the link. */
+	struct conn_report view;
+	char view_error[320];
 
 	struct meta_tree tree;	/* --mix, --small-files */
 	uint64_t pass_next, pass_total;	/* small-file test: this connection's share */
@@ -199,5 +204,8 @@ void wconn_destroy(struct worker *w, struct wconn *wc);
 void wconn_begin(struct wconn *wc, enum worker_phase phase, uint64_t t);
 /* The connection is done with this phase (its stream spent, or stopped). */
 void wconn_finish(struct wconn *wc);
+/* Every connection of w as the report shows it, into its view (worker_conn_report):
+ * by the worker when its phase is done, by the main thread once it is joined. */
+void wconn_views(struct worker *w);
 
 #endif
