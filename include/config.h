@@ -13,9 +13,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine_opts.h"
 #include "meta.h"
 #include "workload.h"
+
+struct engine_ops;	/* engine.h */
 
 enum cfg_format { CFG_FORMAT_TEXT, CFG_FORMAT_JSON, CFG_FORMAT_CSV };
 enum cfg_arrival { CFG_ARRIVAL_UNIFORM, CFG_ARRIVAL_POISSON };

@@ -359,13 +359,13 @@ static void tick(struct engine_conn *c)
 	engine_null.tick(c);
 }
 
-static const char *limits_note(const struct config *cfg)
+static const char *limits_note(struct engine_inst *inst, const struct engine_params *cfg)
 {
 	/* Asked once before the run and once after set-up too: the one after writes. */
 	if (t.fault == FAULT_LOSE_IDLE && atomic_load(&t.writes_done) &&
 	    !atomic_exchange(&t.lose_idle, true))
 		nanosleep(&(struct timespec){ 1, 100000000 }, NULL);
-	return engine_null.limits_note(cfg);
+	return engine_null.limits_note(inst, cfg);
 }
 
 static const char *conn_error(const struct engine_conn *c)

@@ -1,0 +1,32 @@
+/*
+ * engine_opts: the values of the engines' own options and the limits a run
+ * shares with its engines. Data only: struct config carries it for the
+ * command line, struct engine_params (engine.h) hands it to the engines.
+ */
+#ifndef NFSLOAD_ENGINE_OPTS_H
+#define NFSLOAD_ENGINE_OPTS_H
+
+#include <stdbool.h>
+
+#define ENGINE_URL_MAX 1024
+#define ENGINE_SERVERS_MAX 16		/* servers in one run */
+#define ENGINE_CYCLE_MAX 256		/* their weights' sum, at most */
+
+/* Where wire time comes from (--wire-source): a packet tap where it can be
+ * opened, else the sockets' kernel timestamps; or one of them. */
+enum engine_wire { ENGINE_WIRE_AUTO, ENGINE_WIRE_TAP, ENGINE_WIRE_STAMPS };
+
+/*
+ * The values of the options the engines declare (engine_ops.options, by
+ * offset into this struct). Which engine owns which is in their tables; an
+ * engine's check() refuses the others' where they make no sense for it.
+ */
+struct engine_opts {
+	unsigned uid, gid;		/* AUTH_SYS credential (native) */
+	unsigned conns_per_session;	/* NFSv4.1 trunking (native), 1 = none */
+	unsigned max_load;		/* stress mode: wake once per this many replies, 0 = off */
+	enum engine_wire wire_source;	/* --wire-source (native; sets wire_time) */
+	bool direct;			/* O_DIRECT (local) */
+};
+
+#endif
