@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "hist.h"
 #include "workload.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "series.h"
 
 /* The wire columns (--wire-time) come last: a reader's column numbers stay. */

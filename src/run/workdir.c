@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "engine.h"
 #include "params.h"
 #include "workdir.h"

@@ -8,7 +8,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "schedule.h"
 #include "workload.h"
 

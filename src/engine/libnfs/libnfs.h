@@ -74,6 +74,13 @@ void libnfs_set_error(struct engine_conn *c, const char *what, const char *detai
 /* The connection is gone: tells the owner (or ends a set-up that failed). */
 void libnfs_conn_die(struct engine_conn *c, const char *what);
 
+/* libnfs_limits.c: engine_ops' proto, check, max_read, max_write and limits_note. */
+const struct engine_proto *libnfs_proto(int version, int minor);
+int libnfs_check(const struct engine_params *cfg, char *err, size_t len);
+uint64_t libnfs_max_read(const struct engine_params *cfg);
+uint64_t libnfs_max_write(const struct engine_params *cfg);
+const char *libnfs_limits_note(struct engine_inst *inst, const struct engine_params *cfg);
+
 int libnfs_queue(struct engine_conn *c, struct engine_req *req);
 /* A call made for libnfs's sake whose result nobody needs (closing). */
 void libnfs_ignore_cb(int status, struct nfs_context *nfs, void *data, void *priv);

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "libnfs.h"
 
 #define RPCBIND_PORT 111

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "local.h"
 
 static const char *const steps[] = { "open", NULL };

@@ -25,7 +25,7 @@
 
 #include <liburing.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "local.h"
 
 #define LR_ALIGN 4096u			/* buffers: page aligned, enough for any O_DIRECT */

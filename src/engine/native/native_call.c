@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "native_call.h"
 #include "native_tap.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "native_conn.h"
 
 void nat_set_error(struct engine_conn *c, const char *fmt, ...)

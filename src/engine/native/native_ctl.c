@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "native_ctl.h"
 #include "native_known.h"
 #include "native_life.h"

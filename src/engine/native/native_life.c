@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "native_call.h"
 #include "native_known.h"
 #include "native_life.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "native_pmap.h"
 
 #define PMAP_PROGRAM 100000

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "native_call.h"
 #include "native_sess.h"
 #include "native_v4.h"
