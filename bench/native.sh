@@ -43,6 +43,8 @@
 #                          set-up; NFSv4.1 with 16 per session on 2 threads needs a multiple of 32
 #   BENCH_SECONDS_MANY=5   run time of (f)
 #   BENCH_STRACE=1         the strace pass (0: skip)
+#   BENCH_STRACE_ROUNDS=1  rounds of the strace pass (tools take turns, the order rotating)
+#   BENCH_STRACE_WORKLOADS="a b c"  the strace pass's workloads
 #   BENCH_LIMIT_LIBNFS_MANY=60  time limit of libnfs's run in (f)
 #   BENCH_OUT=DIR          raw outputs and report.txt (default build/bench/native-DATE)
 #   BENCH_KEEP=1           keep the server's state directory
@@ -69,6 +71,8 @@ FILESIZE=${BENCH_FILESIZE:-256m}
 MANY=${BENCH_MANY:-9920}
 SECS_MANY=${BENCH_SECONDS_MANY:-5}
 STRACE=${BENCH_STRACE:-1}
+SROUNDS=${BENCH_STRACE_ROUNDS:-1}
+SWORKLOADS=${BENCH_STRACE_WORKLOADS:-a b c}
 BASE=${BENCH_BASE:-}
 OUT=${BENCH_OUT:-$ROOT/build/bench/native-$(date +%Y%m%d-%H%M%S)}
 REPORT=$OUT/report.txt
@@ -490,14 +494,19 @@ if ((STRACE)); then
 	say ""
 	say "# strace -f -c (3 s each; strace slows the run: counts per op, not times)"
 	: >"$OUT/strace.tsv"
-	for w in a b c; do
-		for tool in libnfs native native-epoll ${BASE:+native-base}; do
+	STOOLS=(libnfs native native-epoll ${BASE:+native-base})
+	for ((sr = 1; sr <= SROUNDS; sr++)); do
+	for w in $SWORKLOADS; do
+		# The order rotates each round, as in the timed rounds.
+		for ((ti = 0; ti < ${#STOOLS[@]}; ti++)); do
+			tool=${STOOLS[(ti + sr - 1) % ${#STOOLS[@]}]}
 			case $w in
 			a) wl=a-randread-qd16 op=read args=(-t 1 -c 1 -q 16 "${A4K[@]}") ;;
 			b) wl=b-randread-64x4 op=read args=(-t 1 -c 64 -q 4 "${A4K[@]}") ;;
 			c) wl=c-write-1m op=write args=(-t 1 -c 1 -q 4 "${W1M[@]}") ;;
 			esac
-			B=$OUT/strace-$wl-$tool
+			((SROUNDS > 1)) && wl+=" r$sr"
+			B=$OUT/strace-${wl// /-}-$tool
 			nfsload_cmd "$tool" "$URL3" "${args[@]}" --runtime 3s
 			say "\$ strace -f -c -o $B.strace $(printf '%q ' "${CMD[@]}")"
 			timeout -k 5 60 strace -f -c -o "$B.strace" "${CMD[@]}" >/dev/null 2>"$B.err"
@@ -525,7 +534,7 @@ if ((STRACE)); then
 			# more replies wait per wake): perf's count of system calls entered.
 			pc=-
 			if ((HAVE_PERF)); then
-				B=$OUT/perf-$wl-$tool
+				B=$OUT/perf-${wl// /-}-$tool
 				nfsload_cmd "$tool" "$URL3" "${args[@]}" --runtime 3s
 				say "\$ perf stat -e raw_syscalls:sys_enter $(printf '%q ' "${CMD[@]}")"
 				timeout -k 5 60 perf stat -x, -e raw_syscalls:sys_enter -o "$B.perf" "${CMD[@]}" \
@@ -537,6 +546,7 @@ if ((STRACE)); then
 			fi
 			printf '\t%s\n' "$pc" >>"$OUT/strace.tsv"
 		done
+	done
 	done
 fi
 
