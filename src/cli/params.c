@@ -17,7 +17,8 @@ void engine_params_init(struct engine_params *p, const struct config *cfg)
 	p->nfsport = cfg->nfsport;
 	p->mountport = cfg->mountport;
 	p->nservers = cfg->nservers;
-	for (unsigned i = 0; i < cfg->nservers && i < ENGINE_SERVERS_MAX; i++) {
+	/* All of them: a server's own copy (config_for_server) has nservers 1 and srv_index k. */
+	for (unsigned i = 0; i < ENGINE_SERVERS_MAX; i++) {
 		struct engine_server *s = &p->server[i];
 
 		memcpy(s->host, cfg->server[i].host, sizeof(s->host));
