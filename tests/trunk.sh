@@ -38,9 +38,15 @@ def aslist(x):
 for f in json.load(sys.stdin):
     l = f["_source"]["layers"]
     stream = l["tcp"]["tcp.stream"]
-    for rpc, nfs in zip(aslist(l["rpc"]), aslist(l.get("nfs", []))):
-        if rpc.get("rpc.msgtyp") != "0" or "nfs.ops.count_tree" not in nfs:
-            continue
+    # A frame may hold several records, and the end of an earlier one (an "rpc" entry
+    # with no message type, no "nfs" entry): pair the COMPOUND calls with their
+    # "nfs" entries, not every "rpc" entry with whatever "nfs" entry comes next.
+    calls = [r for r in aslist(l["rpc"]) if r.get("rpc.msgtyp") == "0" and
+             r.get("rpc.program") == "100003" and r.get("rpc.procedure") == "1"]
+    args_of = [n for n in aslist(l.get("nfs", [])) if "nfs.ops.count_tree" in n]
+    if len(calls) != len(args_of):
+        print(stream, "unpaired", "-", "-", "frame", f["_source"]["layers"]["frame"]["frame.number"])
+    for nfs in args_of:
         t = nfs["nfs.ops.count_tree"]
         ops = aslist(t.get("nfs.opcode", []))
         args = aslist(t.get("nfs.opcode_tree", [{}] * len(ops)))
