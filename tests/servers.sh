@@ -56,7 +56,12 @@ for engine in native libnfs; do
 			"$(jq "[.servers[].stats.$f] | add" "$OUT")"
 	done
 	check_eq "$name: servers' histograms add up to the run's exactly" equal "$(buckets_equal "$OUT")"
-	check_eq "$name: no outlier" "false false" "$(jq -r '[.servers[].outlier] | join(" ")' "$OUT")"
+	# Two like servers on a shared two-core host can still differ 3x at p99 (one ganesha
+	# descheduled), so the flags are checked against the rule applied to the p99s reported:
+	# a server is an outlier when its p99 is over 3x the other's.
+	check_eq "$name: outliers as the rule says from the p99s reported" \
+		"$(jq -r '[.servers[].stats.lat_ns.p99] as $p | [range(2) | $p[.] > 3 * $p[1 - .]] | join(" ")' "$OUT")" \
+		"$(jq -r '[.servers[].outlier] | join(" ")' "$OUT")"
 	check_eq "$name: one namespace, one set of files (laid out once)" "file.000000" \
 		"$(ls "$A_EXPORT/srv" | grep -v '^\.' | tr '\n' ' ' | sed 's/ $//')"
 	# Every connection did I/O, so both servers were really reached.
