@@ -16,6 +16,12 @@
  * opened, else the sockets' kernel timestamps; or one of them. */
 enum engine_wire { ENGINE_WIRE_AUTO, ENGINE_WIRE_TAP, ENGINE_WIRE_STAMPS };
 
+/* The RPC security flavour (--sec, or the URL's sec=): AUTH_SYS or RPCSEC_GSS with
+ * Kerberos 5 and no protection of the body (krb5), integrity (krb5i) or privacy (krb5p). */
+enum engine_sec { ENGINE_SEC_SYS, ENGINE_SEC_KRB5, ENGINE_SEC_KRB5I, ENGINE_SEC_KRB5P };
+#define ENGINE_SEC_NAMES { "sys", "krb5", "krb5i", "krb5p", NULL }
+#define ENGINE_NAME_MAX 256
+
 /*
  * The values of the options the engines declare (engine_ops.options, by
  * offset into this struct). Which engine owns which is in their tables; an
@@ -27,6 +33,23 @@ struct engine_opts {
 	unsigned max_load;		/* stress mode: wake once per this many replies, 0 = off */
 	enum engine_wire wire_source;	/* --wire-source (native; sets wire_time) */
 	bool direct;			/* O_DIRECT (local) */
+	enum engine_sec sec;		/* --sec (native), or the URL's sec= (sec_url) */
+	unsigned sec_url;		/* the URL's sec=: 1 + enum engine_sec, 0: none */
+	char keytab[1024];		/* --keytab: the client's keys (native, Kerberos) */
+	char principal[ENGINE_NAME_MAX];	/* --principal: whose keys */
 };
+
+/* The flavour a run uses: the URL's sec=, or --sec. */
+static inline enum engine_sec engine_sec_of(const struct engine_opts *o)
+{
+	return o->sec_url ? (enum engine_sec)(o->sec_url - 1) : o->sec;
+}
+
+static inline const char *engine_sec_name(enum engine_sec sec)
+{
+	static const char *const names[] = ENGINE_SEC_NAMES;
+
+	return names[sec];
+}
 
 #endif

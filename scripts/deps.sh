@@ -8,8 +8,9 @@
 set -euo pipefail
 
 what=${1:-build}
+# libkrb5-dev: GSS-API (MIT Kerberos) for the native engine's RPCSEC_GSS (sec=krb5, krb5i, krb5p).
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libxxhash-dev libtirpc-dev
-	liburing-dev libjansson-dev)
+	liburing-dev libjansson-dev libkrb5-dev)
 # What tests/ganesha.sh needs for a private server: ganesha.nfsd, its VFS FSAL, rpcbind,
 # nfs-ls (libnfs-utils) to see it answer, python3 to find free ports. The rest of what it
 # and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).
@@ -17,7 +18,11 @@ server_pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils python3)
 # tshark: tests/wire.sh reads what went over loopback with Wireshark's dissectors.
 # libopenmpi-dev, openmpi-bin: the MPI build (make MPI=1) and tests/mpi.sh's mpirun.
 mpi_pkgs=(libopenmpi-dev openmpi-bin)
-test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark "${mpi_pkgs[@]}")
+# krb5-kdc, krb5-admin-server, krb5-user: tests/kdc.sh's realm for GANESHA_KRB5 (tests/krb5.sh);
+# libfaketime: tests/krb5.sh's KDC an hour ahead of the server.
+krb5_pkgs=(krb5-kdc krb5-admin-server krb5-user libfaketime)
+test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark "${mpi_pkgs[@]}"
+	"${krb5_pkgs[@]}")
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;

@@ -20,7 +20,14 @@
 # GANESHA_EXPORT=DIR exports DIR instead of STATEDIR/export (two servers on one tree: one
 # namespace through two nodes); kept for restarts of the same STATEDIR.
 # GANESHA_MAX_CONNECTIONS=N sets RPC_Max_Connections (default 4096; ganesha allows up to 10000).
-# Needs root, nfs-ganesha, nfs-ganesha-vfs (or -mem), rpcbind, libnfs-utils, python3.
+# GANESHA_KRB5=KRB5DIR (the STATEDIR/krb5 of a running tests/kdc.sh) serves Kerberos
+# instead: /export takes only krb5, krb5i and krb5p, and a second export, STATEDIR/export-p
+# at /krb5p, only krb5p (MOUNT still answers AUTH_SYS; the NFS calls refuse it with
+# AUTH_TOOWEAK). The realm's client principal maps to root (a private idmapd.conf), so it
+# writes over NFSv3 and NFSv4. STATEDIR/env then also has URL3P and URL4P (for /krb5p).
+# Kept for restarts of the same STATEDIR.
+# Needs root, nfs-ganesha, nfs-ganesha-vfs (or -mem), rpcbind, libnfs-utils, python3;
+# with GANESHA_KRB5 also what tests/kdc.sh needs.
 set -euo pipefail
 
 usage() {
@@ -135,7 +142,8 @@ EOF
 }
 
 write_conf() {
-	local nfs_port=$1 mnt_port=$2 fsal=${GANESHA_FSAL:-VFS}
+	local nfs_port=$1 mnt_port=$2 fsal=${GANESHA_FSAL:-VFS} idmap=
+	[[ -z $KRB5DIR ]] || idmap=$'\n\t'"IdmapConf = \"$STATE/idmapd.conf\";"
 	cat >"$STATE/ganesha.conf" <<EOF
 NFS_CORE_PARAM {
 	Bind_Addr = 127.0.0.1;
@@ -153,8 +161,14 @@ NFSv4 {
 	Graceless = true;
 	# NFSv4.1 sessions: requests one session carries at once (default 64, at most 1024).
 	slot_table_size = ${GANESHA_SLOTS:-1024};
-	RecoveryRoot = "$STATE/recovery";
+	RecoveryRoot = "$STATE/recovery";$idmap
 }
+EOF
+	if [[ -n $KRB5DIR ]]; then
+		write_conf_krb5 "$fsal"
+		return
+	fi
+	cat >>"$STATE/ganesha.conf" <<EOF
 NFS_KRB5 {
 	Active_krb5 = false;
 	CCacheDir = "$STATE/ccache";
@@ -174,17 +188,106 @@ EXPORT {
 EOF
 }
 
-# The log of the latest start attempt, without the routine noise (no dbus, no krb5,
-# one line per client connection that closed with a reset).
+# With GANESHA_KRB5: a private idmapd.conf, Active_krb5 and the two Kerberos-only exports.
+write_conf_krb5() {
+	local fsal=$1
+	# ganesha maps an RPCSEC_GSS principal to a uid through libnfsidmap (nfs4_gss_princ_to_ids),
+	# in every NFS version; the static method maps the client principal to root (unmapped:
+	# 65534). Without a Domain line the NFSv4 domain is the same as with the system's
+	# idmapd.conf (Debian's sets none). Not /etc/idmapd.conf: nothing in /etc is touched.
+	cat >"$STATE/idmapd.conf" <<EOF
+[General]
+Local-Realms = $(krb5_env REALM)
+[Translation]
+Method = static,nsswitch
+[Static]
+$(krb5_env CLIENT_PRINCIPAL) = root
+EOF
+	cat >>"$STATE/ganesha.conf" <<EOF
+NFS_KRB5 {
+	Active_krb5 = true;
+	# ganesha acquires nfs@<host> from the keytab; the keytab holds nfs/127.0.0.1,
+	# nfs/localhost and nfs/<hostname>, and krb5.conf's ignore_acceptor_hostname lets
+	# a client ask for any of them.
+	PrincipalName = "nfs";
+	KeytabPath = "$(krb5_env KRB5_KTNAME)";
+	CCacheDir = "$STATE/ccache";
+}
+EXPORT {
+	Export_Id = 1;
+	Path = "$EXPORT";
+	Pseudo = /export;
+	Access_Type = RW;
+	Squash = No_Root_Squash;
+	SecType = krb5, krb5i, krb5p;
+	Protocols = 3, 4;
+	Transports = TCP;
+	Attr_Expiration_Time = 0;
+	FSAL { Name = $fsal; }
+}
+EXPORT {
+	Export_Id = 2;
+	Path = "$STATE/export-p";
+	Pseudo = /krb5p;
+	Access_Type = RW;
+	Squash = No_Root_Squash;
+	SecType = krb5p;
+	Protocols = 3, 4;
+	Transports = TCP;
+	Attr_Expiration_Time = 0;
+	FSAL { Name = $fsal; }
+}
+EOF
+}
+
+# krb5_env KEY: the value of KEY in the realm's env file (GANESHA_KRB5, from tests/kdc.sh).
+krb5_env() {
+	sed -n "s/^$1=//p" "$KRB5DIR/env"
+}
+
+# The log of the latest start attempt, without the routine noise (no dbus, no krb5 unless
+# it serves Kerberos, one line per client connection that closed with a reset).
 attempt_log() {
+	local noise='svc_vc_wait|:DBUS :|krb5|keytab|RADOS'
+	[[ -z $KRB5DIR ]] || noise='svc_vc_wait|:DBUS :|RADOS'
 	awk '/^=== start/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' \
 		"$STATE/ganesha.log" 2>/dev/null |
-		grep -vE 'svc_vc_wait|:DBUS :|krb5|keytab|RADOS' || true
+		grep -vE "$noise" || true
 }
 
 # Is the server on these ports answering both NFSv3 (with MOUNT) and NFSv4?
 answers() {
 	local base=nfs://127.0.0.1/export
+	if [[ -n $KRB5DIR ]]; then
+		timeout 5 python3 - "$1" "$2" <<'EOF' >/dev/null 2>&1
+# nfs-ls has no Kerberos, and rpcinfo -n asks rpcbind on port 111 first (ours has none):
+# RPC NULL (AUTH_NONE) to NFSv3 and NFSv4, and an AUTH_SYS MOUNT of /export, which MOUNT
+# answers whatever the export's flavours (they come in its reply).
+import socket, struct, sys
+def call(port, prog, vers, proc, args=b"", unix=False):
+    cred = struct.pack(">IIIIIII", 1, 20, 0, 0, 0, 0, 0) if unix else struct.pack(">II", 0, 0)
+    msg = struct.pack(">IIIIII", 1, 0, 2, prog, vers, proc) + cred + struct.pack(">II", 0, 0) + args
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        s.sendall(struct.pack(">I", 0x80000000 | len(msg)) + msg)
+        f = s.makefile("rb")
+        data, last = b"", False
+        while not last:
+            n = struct.unpack(">I", f.read(4))[0]
+            last, n = n >> 31, n & 0x7FFFFFFF
+            data += f.read(n)
+    mtype, rstat, _, vlen = struct.unpack(">IIII", data[4:20])
+    off = 20 + (vlen + 3) // 4 * 4
+    if mtype != 1 or rstat != 0 or struct.unpack(">I", data[off:off + 4])[0] != 0:
+        raise OSError("call refused")
+    return data[off + 4:]
+nfs, mnt = int(sys.argv[1]), int(sys.argv[2])
+call(nfs, 100003, 3, 0)
+call(nfs, 100003, 4, 0)
+res = call(mnt, 100005, 3, 1, struct.pack(">I", 7) + b"/export\0", True)
+sys.exit(struct.unpack(">I", res[:4])[0])
+EOF
+		return
+	fi
 	timeout 3 nfs-ls "$base?version=3&nfsport=$1&mountport=$2" >/dev/null 2>&1 &&
 		timeout 3 nfs-ls "$base?version=4&nfsport=$1" >/dev/null 2>&1
 }
@@ -193,13 +296,19 @@ answers() {
 # ports) or rpcbind gone (stopped by another run meanwhile: start it and try again).
 try_start() {
 	local nfs_port=$1 mnt_port=$2 pid deadline=$((SECONDS + 10))
+	local -a krb5=()
 	rm -rf "$STATE/recovery"
 	mkdir -p "$EXPORT" "$STATE/recovery" "$STATE/ccache"
 	write_conf "$nfs_port" "$mnt_port"
 	rm -f "$STATE/ganesha.pid"
 	echo "=== start $(date '+%F %T') ports $nfs_port/$mnt_port" >>"$STATE/ganesha.log"
+	if [[ -n $KRB5DIR ]]; then
+		mkdir -p "$STATE/export-p" "$STATE/rcache"
+		krb5=(env "KRB5_CONFIG=$(krb5_env KRB5_CONFIG)" "KRB5_KTNAME=$(krb5_env KRB5_KTNAME)"
+			"KRB5RCACHEDIR=$STATE/rcache")
+	fi
 	# setsid: a test that kills its own process group must not take the server along.
-	setsid ganesha.nfsd -F -f "$STATE/ganesha.conf" -L "$STATE/ganesha.log" \
+	setsid "${krb5[@]}" ganesha.nfsd -F -f "$STATE/ganesha.conf" -L "$STATE/ganesha.log" \
 		-p "$STATE/ganesha.pid" </dev/null >>"$STATE/ganesha.out" 2>&1 &
 	pid=$!
 	disown "$pid"
@@ -234,6 +343,13 @@ GANESHA_PID=$GANESHA_PID
 URL3=$base?version=3&nfsport=$nfs_port&mountport=$mnt_port
 URL4=$base?version=4&nfsport=$nfs_port
 EOF
+	if [[ -n $KRB5DIR ]]; then
+		base=nfs://127.0.0.1/krb5p
+		cat >>"$STATE/env" <<EOF
+URL3P=$base?version=3&nfsport=$nfs_port&mountport=$mnt_port
+URL4P=$base?version=4&nfsport=$nfs_port
+EOF
+	fi
 	cat "$STATE/env"
 }
 
@@ -246,6 +362,9 @@ start() {
 	fsal=${GANESHA_FSAL:-VFS}
 	if ! compgen -G "/usr/lib/*/ganesha/libfsal${fsal,,}.so" >/dev/null; then
 		die "FSAL_$fsal is not installed (apt-get install nfs-ganesha-${fsal,,})"
+	fi
+	if [[ -n $KRB5DIR && ! -r $KRB5DIR/env ]]; then
+		die "no $KRB5DIR/env: start tests/kdc.sh first"
 	fi
 	if [[ -r $STATE/pid ]] && alive "$(cat "$STATE/pid")" ganesha; then
 		die "a server already runs for $STATE (pid $(cat "$STATE/pid"))"
@@ -309,6 +428,13 @@ elif [[ $1 == start ]]; then
 	rm -f "$STATE/export_dir"
 fi
 EXPORT=$(cat "$STATE/export_dir" 2>/dev/null || echo "$STATE/export")
+if [[ $1 == start && -n ${GANESHA_KRB5:-} ]]; then
+	[[ -d $GANESHA_KRB5 ]] || die "GANESHA_KRB5=$GANESHA_KRB5 is not a directory"
+	(cd "$GANESHA_KRB5" && pwd -P) >"$STATE/krb5_dir"
+elif [[ $1 == start ]]; then
+	rm -f "$STATE/krb5_dir"
+fi
+KRB5DIR=$(cat "$STATE/krb5_dir" 2>/dev/null || true)
 
 case $1 in
 start) start ;;

@@ -210,7 +210,8 @@ t_load_env() {
 	local key value
 	while IFS='=' read -r key value; do
 		case $key in
-		NFS_PORT | MNT_PORT | EXPORT_DIR | GANESHA_PID | URL3 | URL4) export "$key=$value" ;;
+		NFS_PORT | MNT_PORT | EXPORT_DIR | GANESHA_PID | URL3 | URL4 | URL3P | URL4P)
+			export "$key=$value" ;;
 		esac
 	done <"$1/env"
 }

@@ -257,12 +257,19 @@ static void build_mnt(XDR *x, const struct dec_case *c)
 static int dec_mnt(XDR *x, const struct dec_case *c, bool check)
 {
 	struct nfs_fh fh;
+	unsigned flavors = 0xa5, want = 0;
 	int rc;
 
 	memset(&fh, 0xa5, sizeof(fh));
-	rc = mnt3_dec_mnt(x, &fh);
-	if (check && rc == 0)
+	rc = mnt3_dec_mnt(x, &fh, &flavors);
+	/* The builder lists 1 (AUTH_SYS), then 390004 (krb5i), 390005 (krb5p), 390006 (none of
+	 * ours): a bit each by enum engine_sec, the unknown one left out. */
+	for (uint32_t i = 0; i < c->n && i < 3; i++)
+		want |= 1u << (i ? i + 1 : 0);
+	if (check && rc == 0) {
 		check_fh("fh", &fh, c->fh);
+		assert_int_equal(flavors, want);
+	}
 	return rc;
 }
 
@@ -766,6 +773,7 @@ static void build_rdp_bad_tail(XDR *x, const struct dec_case *c)
 
 static const struct dec_case dec_cases[] = {
 	{ DC("MNT ok", build_mnt, dec_mnt, 0, 0), .fh = &fh32, .n = 2 },
+	{ DC("MNT ok, sys krb5i krb5p and another", build_mnt, dec_mnt, 0, 0), .fh = &fh32, .n = 4 },
 	{ DC("MNT ok, fh 64, no flavors", build_mnt, dec_mnt, 0, 0), .fh = &fh64, .n = 0 },
 	{ DC("MNT ok, fh 0", build_mnt, dec_mnt, 0, 0), .fh = &fh0, .n = 1 },
 	{ DC("MNT ACCES", build_mnt, dec_mnt, 13, 13) },

@@ -332,6 +332,30 @@ static int decode_at(const uint8_t *rec, size_t len, size_t misalign, struct rpc
 	return rc;
 }
 
+/* An accepted reply's verifier is found in place (RPCSEC_GSS checks its MIC): flavor, where
+ * its body starts in the record, its length; and the results follow it. */
+static void test_reply_verifier(void **state)
+{
+	uint8_t rec[64] = { 0 };
+	struct rpc_reply r;
+	uint32_t w[] = { 7, 1, 0, 6, 28 };
+	XDR x;
+
+	(void)state;
+	for (unsigned i = 0; i < 5; i++)
+		xdrx_put_be32(rec + 4 * i, w[i]);
+	memset(rec + 20, 0xab, 28);
+	xdrx_put_be32(rec + 48, 0);		/* SUCCESS */
+	xdrx_put_be32(rec + 52, 0x1234);	/* the results' first word */
+	xdrmem_create(&x, (char *)rec, 56, XDR_DECODE);
+	assert_int_equal(rpc_decode_reply(&x, &r), 0);
+	assert_int_equal(r.stat, RPC_REPLY_OK);
+	assert_int_equal(r.verf_flavor, 6);
+	assert_int_equal(r.verf_pos, 20);
+	assert_int_equal(r.verf_len, 28);
+	assert_int_equal(xdr_getpos(&x), 52);
+}
+
 static void test_reply_cases(void **state)
 {
 	(void)state;
@@ -951,6 +975,7 @@ int main(void)
 		cmocka_unit_test_setup(test_call_mark_extra, setup),
 		cmocka_unit_test_setup(test_call_buffer_too_small, setup),
 		cmocka_unit_test_setup(test_reply_cases, setup),
+		cmocka_unit_test_setup(test_reply_verifier, setup),
 		cmocka_unit_test_setup(test_reply_truncated, setup),
 		cmocka_unit_test_setup(test_reply_errno, setup),
 		cmocka_unit_test_setup(test_peek_xid, setup),

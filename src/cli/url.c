@@ -39,6 +39,21 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 		}
 		return 0;
 	}
+	if (strcmp(key, "sec") == 0) {
+		static const char *const names[] = ENGINE_SEC_NAMES;
+
+		for (unsigned k = 0; names[k]; k++)
+			if (strcmp(val, names[k]) == 0) {
+				if (cfg->opt.sec_url && cfg->opt.sec_url != k + 1)
+					return config_fail(err, len, "URL: sec=%s disagrees with an "
+						    "earlier URL's sec=%s (one flavour per run)", val,
+						    names[cfg->opt.sec_url - 1]);
+				cfg->opt.sec_url = k + 1;
+				return 0;
+			}
+		return config_fail(err, len, "URL: sec=%s is not a flavour (sys, krb5, krb5i or "
+				   "krb5p)", val);
+	}
 	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
 		if (strcmp(key, passed[i]) == 0) {
 			if (strcmp(key, "if") && units_parse_uint(val, 0, UINT32_MAX, &v))
@@ -49,7 +64,7 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 		}
 	}
 	return config_fail(err, len, "URL: unknown argument '%s' (accepted: version, nfsport, "
-		    "mountport, uid, gid, tcp-syncnt, if, debug)", key);
+		    "mountport, sec, uid, gid, tcp-syncnt, if, debug)", key);
 }
 
 int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)

@@ -192,6 +192,9 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	text(s, &n, local ? "path" : NULL, "path", cfg->path, local, true);
 	text(s, &n, local ? NULL : "nfs_version", "NFS version", r->nfs_version ? r->nfs_version : "",
 	     url && r->nfs_version, true);
+	/* The RPC flavour (the native engine's --sec): security costs, so it is always said. */
+	text(s, &n, local ? NULL : "sec", "security", engine_sec_name(engine_sec_of(&cfg->opt)),
+	     url, true);
 	count(s, &n, "threads", "threads", r->nthreads, true, true);
 	count(s, &n, "connections", "connections", cfg->connections, true, true);
 	count(s, &n, "iodepth", "iodepth", cfg->iodepth, true, true);

@@ -358,8 +358,10 @@ void report_text(FILE *out, const struct report *r)
 		fprintf(out, "nfsload %s, %s (engine %s), %s\n", NFSLOAD_VERSION, cfg->url,
 			r->engine, wl_mode_name(cfg->rw));
 	else if (cfg->url[0])
-		fprintf(out, "nfsload %s, %s%s%s, %s\n", NFSLOAD_VERSION, cfg->url,
+		fprintf(out, "nfsload %s, %s%s%s%s%s, %s\n", NFSLOAD_VERSION, cfg->url,
 			r->nfs_version ? ", NFSv" : "", r->nfs_version ? r->nfs_version : "",
+			engine_sec_of(&cfg->opt) ? " " : "",
+			engine_sec_of(&cfg->opt) ? engine_sec_name(engine_sec_of(&cfg->opt)) : "",
 			wl_mode_name(cfg->rw));
 	else
 		fprintf(out, "nfsload %s, engine %s (no server), %s\n", NFSLOAD_VERSION, r->engine,

@@ -225,7 +225,7 @@ static void decode_nfs3(XDR *x, struct run *r)
 
 	switch (r->decoder) {
 	case DEC_MNT:
-		rc = mnt3_dec_mnt(x, &fh);
+		rc = mnt3_dec_mnt(x, &fh, NULL);
 		FUZZ_CHECK(rc || fh.len <= NFS_FH_MAX);
 		break;
 	case DEC_GETATTR:

@@ -57,6 +57,10 @@ int libnfs_check(const struct engine_params *cfg, char *err, size_t len)
 	if (cfg->opt.conns_per_session > 1)
 		return config_fail(err, len, "--connections-per-session: NFSv4.1 sessions need "
 				   "--engine native");
+	if (cfg->opt.sec_url > 1)
+		return config_fail(err, len, "URL: sec=%s: Debian's libnfs has no Kerberos "
+				   "(use --engine native, which speaks krb5, krb5i and krb5p)",
+				   engine_sec_name(cfg->opt.sec_url - 1));
 	if (cfg->nfs_minor)
 		return config_fail(err, len, "URL: version=4.1: libnfs speaks NFSv4.0 only "
 				   "(use --engine native, or version=4)");

@@ -17,6 +17,7 @@
 
 #include "native.h"
 #include "native_ctl.h"
+#include "native_gss.h"
 #include "native_known.h"
 #include "native_life.h"
 #include "native_pmap.h"
@@ -63,6 +64,13 @@ static int check(const struct engine_params *cfg, char *err, size_t len)
 				   "--connections (%u) must be a multiple of %u",
 				   cfg->opt.conns_per_session, cfg->connections,
 				   cfg->opt.conns_per_session);
+	if (cfg->opt.sec_url && cfg->opt.sec && cfg->opt.sec_url - 1 != cfg->opt.sec)
+		return config_fail(err, len, "--sec %s: the URL says sec=%s (give one, or the same)",
+				   engine_sec_name(cfg->opt.sec),
+				   engine_sec_name(cfg->opt.sec_url - 1));
+	if ((cfg->opt.keytab[0] || cfg->opt.principal[0]) && nat_gss_sec(cfg) == ENGINE_SEC_SYS)
+		return config_fail(err, len, "--%s: only with Kerberos (--sec krb5, krb5i or krb5p, "
+				   "or sec= in the URL)", cfg->opt.keytab[0] ? "keytab" : "principal");
 	if ((cfg->meta || cfg->small_files) && cfg->file_size > (1u << 20))
 		return config_fail(err, len, "--file-size: the native engine moves at most 1 MiB per "
 				   "request (try --file-size 1m)");
@@ -105,6 +113,12 @@ int nat_engine_init(struct nat_engine *e, const struct engine_params *cfg, char 
 		snprintf(note, len, "--wire-source tap: %s", why);
 		return rc;
 	}
+	rc = nat_gss_init(e, cfg, note, len);
+	if (rc < 0)
+		return rc;
+	if (e->sec != ENGINE_SEC_SYS)
+		snprintf(tn + strlen(tn), tlen - strlen(tn), "; RPCSEC_GSS %s",
+			 engine_sec_name(e->sec));
 	if (cfg->wire_time)
 		snprintf(tn + strlen(tn), tlen - strlen(tn),
 			 "; wire time from %s%s%s%s", e->tap_used ? "a packet tap" :
@@ -150,7 +164,7 @@ struct engine_thread *nat_thread_new(struct nat_engine *e, const struct engine_p
 	t->eng = e;
 	t->cfg = cfg;
 	t->loop = loop;
-	t->scratch_len = SCRATCH_LEN;
+	t->scratch_len = nat_scratch_len(e, SCRATCH_LEN);
 	t->scratch = malloc(t->scratch_len);
 	t->xp = xport_new(loop, t->eng->use_uring, cfg->connections + 16);
 	if (t->xp && cfg->wire_time && !t->eng->tap_used)
@@ -212,6 +226,8 @@ static int init(const struct engine_params *cfg, struct engine_inst **out, char 
 
 static void fini(struct engine_inst *inst)
 {
+	if (inst)
+		nat_gss_fini(&inst->nat);
 	free(inst);
 }
 
@@ -230,6 +246,17 @@ static int conn_new(struct engine_inst *inst, const struct engine_params *cfg, u
 		    const uint32_t *file_ids, uint32_t nfiles, struct engine_conn **out)
 {
 	return nat_conn_new(&inst->nat, cfg, id, file_ids, nfiles, out);
+}
+
+static int set_principal(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	char *dst = (char *)base + o->off;
+
+	if (!arg[0] || strlen(arg) >= ENGINE_NAME_MAX || strpbrk(arg, " \t\n"))
+		return config_fail(err, len, "--principal: '%s' is not a principal name (user@REALM, "
+				   "at most %d characters)", arg, ENGINE_NAME_MAX - 1);
+	memcpy(dst, arg, strlen(arg) + 1);
+	return 0;
 }
 
 /* The options only this engine takes (option.h; values in struct engine_opts). */
@@ -251,6 +278,21 @@ static const struct opt options[] = {
 	  .off = offsetof(struct engine_opts, wire_source),
 	  .words = (const char *const[]){ "auto", "tap", "stamps", NULL }, .noun = "a source",
 	  .implies = "wire-time" },
+	{ .name = "sec", .kind = OPT_WORD, .arg = "FLAVOUR",
+	  .help = "RPC security: sys (AUTH_SYS, default), krb5,\nkrb5i (integrity), krb5p "
+	  "(privacy); as sec= in the URL",
+	  .off = offsetof(struct engine_opts, sec),
+	  .words = (const char *const[])ENGINE_SEC_NAMES, .noun = "a flavour",
+	  .foreign = "Kerberos is the native engine's (Debian's libnfs has none)" },
+	{ .name = "keytab", .kind = OPT_FILE, .arg = "FILE",
+	  .help = "Kerberos: the client's keys (with --principal; default:\nthe ticket cache, "
+	  "KRB5CCNAME, or krb5.conf's client keytab)",
+	  .off = offsetof(struct engine_opts, keytab),
+	  .foreign = "Kerberos is the native engine's (Debian's libnfs has none)" },
+	{ .name = "principal", .kind = OPT_CUSTOM, .arg = "NAME",
+	  .help = "Kerberos: whose keys or tickets (user@REALM)",
+	  .off = offsetof(struct engine_opts, principal), .set = set_principal,
+	  .foreign = "Kerberos is the native engine's (Debian's libnfs has none)" },
 	LOWAT_OPTION,
 	{ .name = NULL },
 };

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rpc/auth.h>	/* AUTH_TOOWEAK */
+
 #include "base/clock.h"
 #include "native_call.h"
 #include "native_tap.h"
@@ -60,10 +62,9 @@ void nat_calls_reset(struct engine_conn *c)
 	c->inflight = 0;
 }
 
-struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, uint32_t vers,
-				uint32_t proc, enum nat_kind kind, const struct nat_handler *h)
+struct nat_call *nat_call_take(struct engine_conn *c, enum nat_kind kind,
+			       const struct nat_handler *h)
 {
-	struct engine_thread *t = c->t;
 	struct nat_call *call;
 	uint32_t i, xid;
 
@@ -83,22 +84,78 @@ struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, ui
 	call->slot = UINT16_MAX;
 	call->rx_seen = false;
 	call->tx_ns = 0;
-	if (!rpc_start_call(x, t->scratch, t->scratch_len, xid, prog, vers, proc, &c->cred)) {
+	call->gss = false;
+	return call;
+}
+
+struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, uint32_t vers,
+				uint32_t proc, enum nat_kind kind, const struct nat_handler *h)
+{
+	struct engine_thread *t = c->t;
+	struct nat_call *call = nat_call_take(c, kind, h);
+	int why;
+
+	if (!call)
+		return NULL;
+	/* MOUNT stays AUTH_SYS (servers take it on Kerberos exports and list their flavours). */
+	if (c->gss.ready && prog != MOUNT_PROGRAM) {
+		call->gss = rpc_gss_start_call(x, t->scratch, t->scratch_len, call->xid, prog, vers,
+					       proc, &c->gss, &call->gss_seq, &call->gss_body, &why);
+		if (!call->gss) {
+			nat_call_free(c, call);
+			if (why == -EIO)
+				nat_set_error(c, "Kerberos: cannot sign a call (the context failed)");
+			return NULL;
+		}
+		return call;
+	}
+	if (!rpc_start_call(x, t->scratch, t->scratch_len, call->xid, prog, vers, proc, &c->cred)) {
 		nat_call_free(c, call);
 		return NULL;
 	}
 	return call;
 }
 
+/* Integrity and privacy: the body, WRITE data included, sealed in the scratch buffer. */
+static int seal(struct engine_conn *c, struct nat_call *call, XDR *x, const void *data,
+		uint32_t len, size_t *n)
+{
+	uint8_t *buf = c->t->scratch;
+	u_int end = xdr_getpos(x);
+	uint32_t pad = rpc_pad(len);
+	int rc;
+
+	if (len) {
+		if (end + (size_t)len + pad > c->t->scratch_len)
+			return -ENOSPC;
+		memcpy(buf + end, data, len);
+		memset(buf + end + len, 0, pad);
+		end += len + pad;
+	}
+	rc = rpc_gss_seal(&c->gss, buf, c->t->scratch_len, call->gss_body, &end);
+	if (rc < 0)
+		return rc;
+	xdrx_put_be32(buf, 0x80000000u | (end - RPC_MARK_LEN));
+	*n = end;
+	return 0;
+}
+
 int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const void *data,
 		  uint32_t len)
 {
 	uint32_t pad = rpc_pad(len);
-	size_t n = rpc_finish_call(x, c->t->scratch, len + pad);
-	int rc;
+	size_t n;
+	int rc = 0;
 
+	if (call->gss && c->gss.svc != RPC_GSS_NONE) {
+		rc = seal(c, call, x, data, len, &n);
+		len = pad = 0;
+	} else {
+		n = rpc_finish_call(x, c->t->scratch, len + pad);
+	}
 	xdr_destroy(x);
-	rc = xport_put(c->sock, c->t->scratch, n);
+	if (rc == 0)
+		rc = xport_put(c->sock, c->t->scratch, n);
 	if (rc == 0 && len)
 		rc = xport_put_ref(c->sock, data, len);
 	if (rc == 0 && pad)
@@ -121,6 +178,7 @@ void nat_call_free(struct engine_conn *c, struct nat_call *call)
 		return;
 	call->xid = 0;
 	call->req = NULL;
+	call->gss = false;
 	c->free_calls[c->nfree++] = (uint32_t)(call - c->calls);
 }
 
@@ -136,6 +194,61 @@ static uint64_t wire_ns(struct engine_conn *c, const struct nat_call *call)
 	if (!rx || c->rec.rest || xport_tx_time(c->sock, call->tx_end, &tx) < 0 || rx <= tx)
 		return 0;
 	return rx - tx;
+}
+
+/*
+ * A reply to a call with the connection's context: its verifier checked and its
+ * results opened in place (x then reads them). A context the server no longer
+ * has fails the connection: it is made again, with a new one.
+ */
+static int gss_reply(struct engine_conn *c, struct nat_call *call, const uint8_t *rec, size_t len,
+		     const struct rpc_reply *r, XDR *x)
+{
+	uint8_t *res;
+	size_t n;
+	int rc;
+
+	if (r->stat == RPC_REPLY_DENIED &&
+	    (r->detail == RPC_GSS_CREDPROBLEM || r->detail == RPC_GSS_CTXPROBLEM)) {
+		nat_set_error(c, "the server no longer knows this connection's Kerberos context "
+			      "(%s): a new one is made when it connects again",
+			      r->detail == RPC_GSS_CREDPROBLEM ? "CREDPROBLEM" : "CTXPROBLEM");
+		return -ECONNRESET;
+	}
+	if (r->stat != RPC_REPLY_OK)
+		return rpc_reply_errno(r);
+	if (r->verf_flavor != RPC_AUTH_GSS ||
+	    rpc_gss_check_verf(&c->gss, call->gss_seq, rec + r->verf_pos, r->verf_len) < 0) {
+		nat_set_error(c, "Kerberos: a reply's verifier does not check (not from the server?)");
+		return -ECONNRESET;
+	}
+	/* The record is this connection's to change until the next feed. */
+	rc = rpc_gss_open(&c->gss, call->gss_seq, (uint8_t *)rec, len, xdr_getpos(x), &res, &n);
+	if (rc < 0) {
+		nat_set_error(c, "Kerberos: a reply's %s does not check", c->gss.svc ==
+			      RPC_GSS_PRIVACY ? "sealed body" : "checksum");
+		return -ECONNRESET;
+	}
+	xdr_destroy(x);
+	xdrmem_create(x, (char *)res, (u_int)n, XDR_DECODE);
+	return 0;
+}
+
+/* AUTH_TOOWEAK in set-up: what the export takes instead, where MNT said. */
+static void tooweak(struct engine_conn *c)
+{
+	static const char *const names[] = ENGINE_SEC_NAMES;
+	char offers[64] = "";
+	size_t n = 0;
+
+	for (unsigned k = 0; k < 4; k++)
+		if (c->mnt_flavors & (1u << k))
+			n += (size_t)snprintf(offers + n, sizeof(offers) - n, "%s%s", n ? ", " : "",
+					      names[k]);
+	c->tooweak = true;
+	nat_set_error(c, "the export refuses sec=%s (AUTH_TOOWEAK)%s%s%s", names[c->eng->sec],
+		      n ? ": it takes " : "; try sec=krb5, krb5i or krb5p",
+		      offers, n ? " (sec= in the URL, or --sec)" : "");
 }
 
 static int on_record(void *arg, const uint8_t *rec, size_t len)
@@ -156,8 +269,25 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 		return 0;	/* its call timed out: nobody waits for it */
 	xdrmem_create(&x, (char *)rec, (u_int)len, XDR_DECODE);
 	rc = rpc_decode_reply(&x, &r);
-	if (rc == 0)
+	if (rc == 0 && call->gss)
+		rc = gss_reply(c, call, rec, len, &r, &x);
+	else if (rc == 0)
 		rc = rpc_reply_errno(&r);
+	if (rc == -ECONNRESET) {
+		xdr_destroy(&x);
+		nat_conn_fail(c);	/* its calls fail with it, and are sent again after */
+		return -ECONNABORTED;
+	}
+	if (rc == -EACCES && r.stat == RPC_REPLY_DENIED && r.detail == AUTH_TOOWEAK)
+		tooweak(c);
+	if (rc == -EACCES && c->tooweak && c->state != NS_READY) {
+		xdr_destroy(&x);
+		nat_conn_fail(c);
+		return -ECONNABORTED;
+	}
+	c->rx_denied = r.stat == RPC_REPLY_DENIED ? r.detail : 0;
+	c->rx_verf = rc == 0 ? rec + r.verf_pos : NULL;
+	c->rx_verf_len = rc == 0 ? r.verf_len : 0;
 	c->inflight--;
 	if (call->req)
 		call->req->wire_ns = c->t && c->t->tap ? nat_tap_wire(c, call, start, end) :
@@ -244,6 +374,7 @@ int nat_dial(struct engine_conn *c, bool mount)
 
 	rpc_rec_reset(&c->rec);
 	nat_calls_reset(c);
+	rpc_gss_reset(&c->gss);		/* a new connection makes a new context */
 	lowat_reset(&c->lw);
 	nat_tap_leave(c);
 	c->rx_fed = c->rx_rec = 0;

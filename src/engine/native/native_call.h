@@ -21,6 +21,9 @@ void nat_calls_reset(struct engine_conn *c);
  * or NULL when no call slot is free. nat_call_send finishes the record and
  * queues it, with extra bytes (a WRITE's data) sent from data without a copy.
  */
+/* A call slot and its xid, nothing encoded (the caller writes its own header). */
+struct nat_call *nat_call_take(struct engine_conn *c, enum nat_kind kind,
+			       const struct nat_handler *h);
 struct nat_call *nat_call_start(struct engine_conn *c, XDR *x, uint32_t prog, uint32_t vers,
 				uint32_t proc, enum nat_kind kind, const struct nat_handler *h);
 int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const void *data,

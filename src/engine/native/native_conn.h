@@ -27,6 +27,7 @@
 #include "../lowat.h"
 #include "codec/nfs3x.h"
 #include "codec/nfs4x.h"
+#include "rpc/gss.h"
 #include "rpc/rpc.h"
 #include "slot4.h"
 #include "xport/tap.h"
@@ -42,6 +43,7 @@ enum nat_kind {
 	NK_OPEN, NK_CLOSE, NK_SEQUENCE, NK_DESTROY_SESSION, NK_DESTROY_CLIENTID,
 	NK_REQ,					/* a worker's READ, WRITE or COMMIT */
 	NK_META,				/* a request on a name (native_meta.c) */
+	NK_GSS_INIT,				/* RPCSEC_GSS context creation (native_gss.c) */
 };
 
 enum nat_state {
@@ -78,6 +80,9 @@ struct nat_call {
 	uint64_t tx_ns;			/* the packet tap: when its last byte left, 0: not seen */
 	uint32_t rx_seq, rx_mark;	/* ... the TCP sequence number and record mark of */
 	bool rx_seen;			/* ... a segment its reply starts (rx_seen) */
+	bool gss;			/* sent with the connection's RPCSEC_GSS context: */
+	uint32_t gss_seq;		/* ... its sequence number */
+	u_int gss_body;			/* ... where its body starts in the scratch buffer */
 	struct engine_req *req;		/* NK_REQ */
 };
 
@@ -153,6 +158,11 @@ struct nat_engine {
 	unsigned long retried;		/* requests sent again after a backoff */
 	unsigned slots_min, slots_max, sessions_made;
 
+	/* Kerberos (native_gss.c): the credential and each server's name; sec SYS: none. */
+	enum engine_sec sec;
+	gss_cred_id_t gss_cred;
+	gss_name_t gss_target[ENGINE_SERVERS_MAX];
+
 	/* conn_new runs on one thread in connection order: a session's members follow its first. */
 	struct nat_session *sess_last;
 };
@@ -161,6 +171,7 @@ struct nat_engine {
  * What the layers below native_life.c ask of the engine, set when a
  * connection is made (they cannot name the layers above them).
  *   connected:    the socket connected (err 0) or not: set-up starts or fails
+ *   secured:      the connection's RPCSEC_GSS context is made: set-up goes on
  *   down:         the connection is failing: it leaves what it waited for
  *   setup_end:    set-up ended (ok or not), before ready()
  *   bind:         NFSv4.1: the session is up, a waiting member binds: false if it cannot
@@ -168,6 +179,7 @@ struct nat_engine {
  */
 struct nat_up {
 	void (*connected)(struct engine_conn *c, int err);
+	void (*secured)(struct engine_conn *c);
 	void (*down)(struct engine_conn *c);
 	void (*setup_end)(struct engine_conn *c, bool ok);
 	bool (*bind)(struct engine_conn *c);
@@ -212,6 +224,12 @@ struct engine_conn {
 	struct xport_sock *sock;
 	struct rpc_rec rec;
 	struct rpc_cred cred;
+	struct rpc_gss gss;		/* sec krb5*: the NFS calls' context (native_gss.c) */
+	bool tooweak;			/* the server said AUTH_TOOWEAK: error says why */
+	unsigned mnt_flavors;		/* v3: the export's flavours, MNT's reply (enum engine_sec bits) */
+	const uint8_t *rx_verf;		/* in a reply's handler: its verifier's body */
+	uint32_t rx_verf_len;
+	uint32_t rx_denied;		/* ... MSG_DENIED's auth_stat (0: not denied) */
 
 	/* calls in flight: xid's low bits index calls[] */
 	struct nat_call *calls;

@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "native_ctl.h"
+#include "native_gss.h"
 #include "native_known.h"
 #include "native_life.h"
 #include "native_names.h"
@@ -131,9 +132,16 @@ static void mount_error(struct engine_ctl *ctl, char *err, size_t len)
 	/* With no work directory, NFSv4.1's set-up LOOKUPs are the export path's. */
 	if (strncmp(why, root, strlen(root)) == 0) {
 		why += strlen(root);
-		snprintf(err, len, "%s: LOOKUP of the export path failed: %s%s", head, why,
-			 strstr(why, "No such file") ? " (no such path in the server's NFSv4 "
-			 "namespace: check the export path)" : "");
+		char hint[160] = "";
+
+		if (strstr(why, "No such file"))
+			snprintf(hint, sizeof(hint), " (no such path in the server's NFSv4 namespace: "
+				 "check the export path)");
+		else if (strstr(why, "not permitted"))	/* WRONGSEC, WRONG_CRED */
+			snprintf(hint, sizeof(hint), " (NFS4ERR_WRONGSEC: the export does not take "
+				 "sec=%s; try another of sys, krb5, krb5i, krb5p)",
+				 engine_sec_name(ctl->eng.sec));
+		snprintf(err, len, "%s: LOOKUP of the export path failed: %s%s", head, why, hint);
 		return;
 	}
 	/* nfs-ganesha refuses an export it does not have with MNT3ERR_ACCES, not NOENT. */
@@ -204,6 +212,7 @@ static void ctl_free(struct engine_ctl *ctl)
 	free(ctl->t.scratch);
 	if (ctl->loop)
 		ev_loop_destroy(ctl->loop);
+	nat_gss_fini(&ctl->eng);
 	free(ctl);
 }
 
@@ -221,14 +230,15 @@ static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, ch
 	}
 	ctl->cfg = *cfg;
 	ctl->cfg.dir[0] = '\0';
-	if ((rc = nat_resolve(&ctl->eng, &ctl->cfg, ctl->cfg.srv_index, err, len)) < 0)
+	if ((rc = nat_resolve(&ctl->eng, &ctl->cfg, ctl->cfg.srv_index, err, len)) < 0 ||
+	    (rc = nat_gss_init(&ctl->eng, &ctl->cfg, err, len)) < 0)
 		return rc;
 	ctl->loop = ev_loop_new(EVBACKEND_EPOLL);
 	ctl->t.eng = &ctl->eng;
 	ctl->t.cfg = &ctl->cfg;
 	ctl->t.loop = ctl->loop;
-	ctl->t.scratch_len = CTL_SCRATCH;
-	ctl->t.scratch = malloc(CTL_SCRATCH);
+	ctl->t.scratch_len = nat_scratch_len(&ctl->eng, CTL_SCRATCH);
+	ctl->t.scratch = malloc(ctl->t.scratch_len);
 	ctl->t.xp = ctl->loop ? xport_new(ctl->loop, false, 1) : NULL;
 	if (!ctl->t.scratch || !ctl->t.xp ||
 	    nat_conn_new(&ctl->eng, &ctl->cfg, 0, no_files, 0, &ctl->c) < 0 ||
@@ -256,7 +266,8 @@ static int ctl_fail(struct engine_ctl *ctl, enum op_type op, const char *path, i
 {
 	const char *why = rc == -ETIMEDOUT ? "no answer within --timeout" : strerror(-rc);
 
-	if ((rc == -EBADMSG || rc == -ECONNRESET || ctl->lost) && ctl->c->error[0])
+	if ((rc == -EBADMSG || rc == -ECONNRESET || ctl->lost ||
+	     (rc == -EACCES && ctl->c->tooweak)) && ctl->c->error[0])
 		why = ctl->c->error;
 	snprintf(ctl->error, sizeof(ctl->error), "%s of %s: %s", op_procedure(op),
 		 path[0] ? path : "/", why);

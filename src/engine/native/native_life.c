@@ -17,14 +17,30 @@
 #include "native_meta.h"
 #include "native_ops.h"
 #include "native_sess.h"
+#include "native_gss.h"
 #include "native_tap.h"
 #include "native_v3.h"
 #include "native_v4.h"
 
+/* The NFS port is connected (and, with Kerberos, the context made): the protocol's set-up. */
+static void up_secured(struct engine_conn *c)
+{
+	bool ok;
+
+	if (nat_v4(c))
+		ok = nat_v4_start(c) == 0;
+	else
+		ok = nat_v3_start(c, false, c->kn_use && nat_known_apply(c));
+	if (!ok) {
+		if (!c->error[0])
+			nat_set_error(c, "cannot send the first call");
+		nat_setup_done(c, false);
+	}
+}
+
 static void up_connected(struct engine_conn *c, int err)
 {
 	bool mount = c->state == NS_MOUNT_CONNECT;
-	bool ok;
 
 	if (err) {
 		socklen_t len;
@@ -39,14 +55,17 @@ static void up_connected(struct engine_conn *c, int err)
 	/* Not available (an old kernel): every reply counts as left out of wire time. */
 	if (c->cfg->wire_time && !mount && !c->eng->tap_used)
 		xport_stamp_on(c->sock, c->cfg->iodepth);
-	if (nat_v4(c))
-		ok = nat_v4_start(c) == 0;
-	else
-		ok = nat_v3_start(c, mount, !mount && c->kn_use && nat_known_apply(c));
-	if (!ok) {
-		if (!c->error[0])
-			nat_set_error(c, "cannot send the first call");
-		nat_setup_done(c, false);
+	if (mount) {
+		if (!nat_v3_start(c, true, false)) {
+			if (!c->error[0])
+				nat_set_error(c, "cannot send the first call");
+			nat_setup_done(c, false);
+		}
+	} else if (c->eng->sec != ENGINE_SEC_SYS) {
+		if (nat_gss_start(c) < 0)
+			nat_setup_done(c, false);
+	} else {
+		up_secured(c);
 	}
 }
 
@@ -64,6 +83,7 @@ static int up_send_waiting(struct engine_conn *c, struct engine_req *req)
 
 static const struct nat_up life_up = {
 	.connected = up_connected,
+	.secured = up_secured,
 	.down = up_down,
 	.setup_end = nat_known_done,
 	.bind = nat_v4_bind,
@@ -131,6 +151,7 @@ int nat_conn_new(struct nat_engine *e, const struct engine_params *cfg, unsigned
 	c->cred.uid = cfg->opt.uid;
 	c->cred.gid = cfg->opt.gid;
 	c->cred.stamp = (uint32_t)now_ns();
+	rpc_gss_init(&c->gss, nat_gss_svc(e));
 	ev_init(&c->retry_timer, retry_cb);
 	c->retry_timer.data = c;
 	lowat_init(&c->lw, cfg);
@@ -338,6 +359,7 @@ void nat_conn_free(struct engine_conn *c)
 	nat_calls_destroy(c);
 	nat_sess_leave(c);
 	nat_meta_free(c);
+	rpc_gss_reset(&c->gss);
 	free(c->files);
 	free(c->file_ids);
 	free(c);

@@ -118,7 +118,7 @@ static bool v3_step(struct engine_conn *c, struct nat_call *call, XDR *x)
 	switch (call->kind) {
 	case NK_MNT:
 		nat_call_free(c, call);
-		st = mnt3_dec_mnt(x, &c->root);
+		st = mnt3_dec_mnt(x, &c->root, &c->mnt_flavors);
 		if (st) {
 			nat_set_error(c, "MOUNT of '%s' refused: %s%s", c->cfg->path,
 				      st < 0 ? "bad reply" : strerror(-nfs3_errno((uint32_t)st)),

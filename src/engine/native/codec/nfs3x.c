@@ -211,15 +211,26 @@ static bool get_verf(XDR *x, uint8_t verf[8])
 	return true;
 }
 
-int mnt3_dec_mnt(XDR *x, struct nfs_fh *fh)
+int mnt3_dec_mnt(XDR *x, struct nfs_fh *fh, unsigned *flavors)
 {
-	uint32_t nflavors;
+	/* AUTH_SYS, then RPCSEC_GSS's Kerberos 5 pseudo-flavors (RFC 2623): by enum engine_sec. */
+	static const uint32_t known[] = { 1, 390003, 390004, 390005 };
+	uint32_t nflavors, f;
 	int st = get_status(x);
 
 	if (st)
 		return st;
-	if (!get_fh(x, fh) || !xdrx_get32(x, &nflavors) || !xdrx_skip32(x, nflavors))
+	if (!get_fh(x, fh) || !xdrx_get32(x, &nflavors) || nflavors > 1024)
 		return -EBADMSG;
+	if (flavors)
+		*flavors = 0;
+	for (uint32_t i = 0; i < nflavors; i++) {
+		if (!xdrx_get32(x, &f))
+			return -EBADMSG;
+		for (unsigned k = 0; flavors && k < sizeof(known) / sizeof(known[0]); k++)
+			if (f == known[k])
+				*flavors |= 1u << k;
+	}
 	return 0;
 }
 

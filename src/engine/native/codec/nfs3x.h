@@ -66,7 +66,8 @@ struct nfs3_fsinfo {
 
 /* MOUNT v3 */
 bool mnt3_enc_mnt(XDR *x, const char *path);		/* MNT and UMNT take the same argument */
-int mnt3_dec_mnt(XDR *x, struct nfs_fh *fh);		/* > 0: mountstat3 */
+/* > 0: mountstat3; flavors (may be NULL): the export's, a bit per enum engine_sec. */
+int mnt3_dec_mnt(XDR *x, struct nfs_fh *fh, unsigned *flavors);
 
 /* NFS v3 arguments */
 bool nfs3_enc_fh(XDR *x, const struct nfs_fh *fh);	/* GETATTR, FSINFO */

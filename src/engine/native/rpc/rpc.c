@@ -67,19 +67,19 @@ bool rpc_peek_xid(const uint8_t *rec, size_t len, uint32_t *xid)
 	return true;
 }
 
-/* Skips an opaque_auth (flavor, body<400>): the server's verifier. */
-static bool skip_auth(XDR *x)
+/* Reads past an opaque_auth (flavor, body<400>): the server's verifier, noted where it is. */
+static bool skip_auth(XDR *x, struct rpc_reply *r)
 {
-	uint32_t flavor;
-
-	return xdrx_get32(x, &flavor) && xdrx_skip_opaque(x, MAX_AUTH_BYTES);
+	return xdrx_get32(x, &r->verf_flavor) && xdrx_get32(x, &r->verf_len) &&
+	       r->verf_len <= MAX_AUTH_BYTES && (r->verf_pos = xdr_getpos(x), true) &&
+	       xdrx_skip(x, r->verf_len);
 }
 
 static int decode_accepted(XDR *x, struct rpc_reply *r)
 {
 	uint32_t stat;
 
-	if (!skip_auth(x) || !xdrx_get32(x, &stat))
+	if (!skip_auth(x, r) || !xdrx_get32(x, &stat))
 		return -EBADMSG;
 	r->detail = stat;
 	switch (stat) {

@@ -60,6 +60,8 @@ struct rpc_reply {
 	uint32_t detail;	/* accept_stat, or reject_stat/auth_stat: DENIED with 0 is
 				 * RPC_MISMATCH, else AUTH_ERROR's auth_stat (never 0) */
 	uint32_t low, high;	/* PROG_MISMATCH, RPC_MISMATCH: the versions supported */
+	uint32_t verf_flavor;	/* accepted: the verifier's flavor, its body's place and size */
+	uint32_t verf_pos, verf_len;
 };
 
 /* Reads the xid of a record (its first 4 bytes): false if shorter. */
