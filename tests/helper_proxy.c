@@ -53,7 +53,11 @@
  *                         the COMPOUND's status and the second result's become
  *                         NFS4ERR_DELAY (10008), its count of results 2 (the
  *                         bytes after are left, unread by a client).
- *                         These two skip a record that is not such a reply (or
+ *   --fault N:ctxproblem@MS  an accepted reply is made a refusal, in place:
+ *                         MSG_DENIED, AUTH_ERROR, RPCSEC_GSS_CTXPROBLEM (14), as a
+ *                         server that lost the call's Kerberos context says (the
+ *                         record's length is kept: the client reads no further).
+ *                         These three skip a record that is not such a reply (or
  *                         not whole enough in one read): they act on the next
  *                         that is, #R included (the R-th or one after it).
  * Truncate and corrupt act on a record's first fragment (servers send records
@@ -77,6 +81,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,14 +109,14 @@
 enum fault_kind {
 	FAULT_RESET, FAULT_STALL,
 	FAULT_TRUNCATE, FAULT_CORRUPT, FAULT_BADMARK, FAULT_REORDER, FAULT_GARBAGE, FAULT_STRAY,
-	FAULT_JUKEBOX, FAULT_DELAY,
+	FAULT_JUKEBOX, FAULT_DELAY, FAULT_CTXPROBLEM,
 	FAULT_KINDS
 };
 static const char *const fault_names[] = {
 	[FAULT_RESET] = "reset", [FAULT_STALL] = "stall", [FAULT_TRUNCATE] = "truncate",
 	[FAULT_CORRUPT] = "corrupt", [FAULT_BADMARK] = "badmark", [FAULT_REORDER] = "reorder",
 	[FAULT_GARBAGE] = "garbage", [FAULT_STRAY] = "stray", [FAULT_JUKEBOX] = "jukebox",
-	[FAULT_DELAY] = "delay",
+	[FAULT_DELAY] = "delay", [FAULT_CTXPROBLEM] = "ctxproblem",
 };
 
 struct fault {
@@ -429,6 +434,19 @@ static size_t say_later(enum fault_kind kind, char *r, size_t avail)
 	return at;
 }
 
+#define RPCSEC_GSS_CTXPROBLEM 14
+
+/* ctxproblem: the accepted reply at r (past its mark) made a refusal; false: not one. */
+static bool say_ctxproblem(char *r, size_t avail)
+{
+	if (avail < 20 || get_be32(r + 4) != 1 || get_be32(r + 8) != 0)
+		return false;
+	put_be32(r + 8, 1);	/* MSG_DENIED */
+	put_be32(r + 12, 1);	/* AUTH_ERROR */
+	put_be32(r + 16, RPCSEC_GSS_CTXPROBLEM);
+	return true;
+}
+
 /*
  * A record starts at p (its mark, whose value is mark; avail bytes of it are
  * here) and fault f acts on it. Bytes before p are queued already.
@@ -468,6 +486,15 @@ static void record_fault(struct conn *c, struct fault *f, char *p, size_t avail,
 		}
 		snprintf(what, sizeof(what), ": record %u (xid 0x%08x, %u bytes): says later (%d)",
 			 c->rec_no, xid, MARK_LEN + len, NFS_LATER);
+		break;
+	case FAULT_CTXPROBLEM:
+		if (avail < MARK_LEN ||
+		    !say_ctxproblem(p + MARK_LEN, avail - MARK_LEN < len ? avail - MARK_LEN : len)) {
+			f->armed = 1;	/* the next record, then */
+			return;
+		}
+		snprintf(what, sizeof(what), ": record %u (xid 0x%08x, %u bytes): denied, "
+			 "RPCSEC_GSS_CTXPROBLEM", c->rec_no, xid, MARK_LEN + len);
 		break;
 	case FAULT_REORDER:
 		c->hold = HOLD_TAKING;
@@ -791,8 +818,8 @@ static long arg_num(const char *s, long max)
 static void parse_fault(const char *spec)
 {
 	static const char *const hint = "(N:KIND@MS or N:KIND#R; KIND reset, stall, truncate, "
-					"corrupt, badmark, reorder, garbage, stray, jukebox or "
-					"delay; #R not with "
+					"corrupt, badmark, reorder, garbage, stray, jukebox, "
+					"delay or ctxproblem; #R not with "
 					"reset or stall)";
 	char buf[64], *colon, *at, *hash = NULL;
 	struct fault *f = &faults[nfaults];
@@ -842,7 +869,7 @@ static void usage(void)
 			"[STALL_CONN STALL_MS [STALL_AFTER_MS]] [--fault N:KIND@MS|N:KIND#R]... "
 			"[--seed S]\n"
 			"  KIND: reset, stall, truncate, corrupt, badmark, reorder, garbage, stray, "
-			"jukebox, delay\n");
+			"jukebox, delay, ctxproblem\n");
 	exit(2);
 }
 

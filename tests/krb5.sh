@@ -11,6 +11,8 @@
 #     bytes of the file's data (read back from the export's directory) in the clear
 #     under krb5i, nowhere under krb5p; tshark decodes the WRITEs of krb5i, none of krb5p;
 #   - --wire-time under each flavour: wire time measured, at most the latency;
+#   - a reply turned into RPCSEC_GSS_CTXPROBLEM (helper_proxy): the connection is made
+#     again with a new context and the run goes on;
 #   - refusals with one line and nothing written: AUTH_SYS and krb5i on the krb5p-only
 #     export (v3: AUTH_TOOWEAK with the flavours MOUNT lists; v4.1: WRONGSEC), no
 #     credentials, a server principal the KDC does not know, a missing --keytab,
@@ -165,6 +167,24 @@ for sec in krb5 krb5i krb5p; do
 	check_eq "$name: wire p50 above 0, at most the latency's" true \
 		"$(jqv '.ops.read.wire_lat_ns.p50 > 0 and .ops.read.wire_lat_ns.p50 <= .ops.read.lat_ns.p50')"
 done
+
+# --- a context the server no longer has (CTXPROBLEM), mid-run --------------------------------
+# helper_proxy turns the worker connection's 100th reply into MSG_DENIED AUTH_ERROR
+# RPCSEC_GSS_CTXPROBLEM (connection 1 is the control connection): the connection fails, is
+# made again with a new context, and the run goes on; only the requests in flight are lost.
+if proxy_start 0 --fault 2:ctxproblem#100; then
+	name="CTXPROBLEM mid-run"
+	nl -c 1 -q 4 --rw randread --bs 4k --size 1m --runtime 2s --dir ctx --output-format json \
+		"$PROXY_URL&sec=krb5i"
+	check_eq "$name: exit 0 (the run goes on)" 0 "$RC"
+	check_match "$name: the proxy refused one reply" "ctxproblem at .*RPCSEC_GSS_CTXPROBLEM" \
+		"$(cat "$TMP/proxy.err")"
+	check_eq "$name: the connection made again once, recovered" "1 true" \
+		"$(jqv '[.connections[0].reconnects, .connections[0].outages[0].recovered] | join(" ")')"
+	check_le "$name: only requests in flight failed" 4 "$(jqv '.total.errors')"
+	check_ge "$name: I/O went on after it" 1000 "$(jqv '.total.ops')"
+	kill "$PROXY_PID" 2>/dev/null
+fi
 
 # --- refusals: one line, nothing written -------------------------------------------------
 refused() { # NAME EXPECTED-RC-REGEX MESSAGE-REGEX ARGS...
