@@ -173,17 +173,24 @@ NFS_KRB5 {
 	Active_krb5 = false;
 	CCacheDir = "$STATE/ccache";
 }
+EOF
+	export_block 1 "$EXPORT" /export sys "$fsal" >>"$STATE/ganesha.conf"
+}
+
+# export_block ID PATH PSEUDO SECTYPES FSAL: one EXPORT block of the config.
+export_block() {
+	cat <<EOF
 EXPORT {
-	Export_Id = 1;
-	Path = "$EXPORT";
-	Pseudo = /export;
+	Export_Id = $1;
+	Path = "$2";
+	Pseudo = $3;
 	Access_Type = RW;
 	Squash = No_Root_Squash;
-	SecType = sys;
+	SecType = $4;
 	Protocols = 3, 4;
 	Transports = TCP;
 	Attr_Expiration_Time = 0;
-	FSAL { Name = $fsal; }
+	FSAL { Name = $5; }
 }
 EOF
 }
@@ -213,31 +220,11 @@ NFS_KRB5 {
 	KeytabPath = "$(krb5_env KRB5_KTNAME)";
 	CCacheDir = "$STATE/ccache";
 }
-EXPORT {
-	Export_Id = 1;
-	Path = "$EXPORT";
-	Pseudo = /export;
-	Access_Type = RW;
-	Squash = No_Root_Squash;
-	SecType = krb5, krb5i, krb5p;
-	Protocols = 3, 4;
-	Transports = TCP;
-	Attr_Expiration_Time = 0;
-	FSAL { Name = $fsal; }
-}
-EXPORT {
-	Export_Id = 2;
-	Path = "$STATE/export-p";
-	Pseudo = /krb5p;
-	Access_Type = RW;
-	Squash = No_Root_Squash;
-	SecType = krb5p;
-	Protocols = 3, 4;
-	Transports = TCP;
-	Attr_Expiration_Time = 0;
-	FSAL { Name = $fsal; }
-}
 EOF
+	{
+		export_block 1 "$EXPORT" /export "krb5, krb5i, krb5p" "$fsal"
+		export_block 2 "$STATE/export-p" /krb5p krb5p "$fsal"
+	} >>"$STATE/ganesha.conf"
 }
 
 # krb5_env KEY: the value of KEY in the realm's env file (GANESHA_KRB5, from tests/kdc.sh).
