@@ -122,17 +122,17 @@ in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { print (v >= lo && v <=
 for vf in "" --verify; do
 	nl --dir "compress$vf" -c 2 -q 4 --rw write --bs 64k --size 8m --buffer-compress-percentage 60 \
 		--keep $vf --output-format json "$URL3"
-	check_eq "compress 60$vf: exit 0" 0 "$RC"
-	check_eq "compress 60$vf: JSON states it" 60 "$(jqv .settings.buffer_compress_percentage)"
+	check_eq "compress 60${vf:+ $vf}: exit 0" 0 "$RC"
+	check_eq "compress 60${vf:+ $vf}: JSON states it" 60 "$(jqv .settings.buffer_compress_percentage)"
 	r=$(zratio "$EXPORT_DIR/compress$vf/file.000000")
-	echo "# compress 60$vf: zlib ratio $r"
-	check_eq "compress 60$vf: zlib ratio 0.30-0.50" yes "$(in_range "$r" 0.30 0.50)"
+	echo "# compress 60${vf:+ $vf}: zlib ratio $r"
+	check_eq "compress 60${vf:+ $vf}: zlib ratio 0.30-0.50" yes "$(in_range "$r" 0.30 0.50)"
 	nl --dir "dedupe$vf" -c 2 -q 4 --rw write --bs 4k --size 8m --dedupe-percentage 50 \
 		--keep $vf --output-format json "$URL3"
-	check_eq "dedupe 50$vf: exit 0" 0 "$RC"
-	check_eq "dedupe 50$vf: JSON states it" 50 "$(jqv .settings.dedupe_percentage)"
+	check_eq "dedupe 50${vf:+ $vf}: exit 0" 0 "$RC"
+	check_eq "dedupe 50${vf:+ $vf}: JSON states it" 50 "$(jqv .settings.dedupe_percentage)"
 	u=$(unique4k "$EXPORT_DIR/dedupe$vf/file.000000")
-	echo "# dedupe 50$vf: unique 4 KiB blocks $u"
+	echo "# dedupe 50${vf:+ $vf}: unique 4 KiB blocks $u"
 	if [[ -z $vf ]]; then
 		check_eq "dedupe 50: unique 4 KiB blocks 45-55%" yes "$(in_range "$u" 0.45 0.55)"
 	else
