@@ -65,6 +65,9 @@ struct config {
 	unsigned iodepth;
 	enum wl_mode rw;
 	unsigned rwmixread;
+	/* data reduction (pattern.h): zeros in each 4 KiB unit, 4 KiB blocks repeated, in % */
+	unsigned buffer_compress_percentage;
+	unsigned dedupe_percentage;
 	uint64_t bs;
 	uint64_t size;
 	unsigned nrfiles;

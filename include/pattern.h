@@ -6,17 +6,40 @@
  * any write a pure function of file number and offset (see nfsload(1)), so
  * that files on the server can be checked byte by byte. Pure, read-only
  * once made: shared by all threads.
+ *
+ * Data reduction (--buffer-compress-percentage C, --dedupe-percentage D,
+ * nfsload(1) DATA WRITTEN): with C > 0 the buffer itself is reduced, the
+ * first C% of every 4 KiB unit of the period being zero bytes, so writes
+ * still take a pointer into it. With D > 0 every 4 KiB block of a file is
+ * either its own (stamped with 16 bytes naming file and block, so no two
+ * are alike) or one of PATTERN_SHARED shared blocks, chosen by a hash of
+ * (file, block): such writes are copied into a buffer (pattern_fill).
  */
 #ifndef NFSLOAD_PATTERN_H
 #define NFSLOAD_PATTERN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PATTERN_PERIOD 65536
+#define PATTERN_UNIT 4096	/* the unit of --buffer-compress-percentage and --dedupe-percentage */
+#define PATTERN_SHARED 16	/* the blocks --dedupe-percentage's repeats are drawn from */
+#define PATTERN_STAMP 16	/* bytes at the start of each block that make it unique */
 
-/* The shared buffer, long enough for blocks up to max_bs. NULL: out of memory. */
-uint8_t *pattern_new(uint64_t max_bs);
+/*
+ * The shared buffer, long enough for blocks up to max_bs (and at least
+ * PATTERN_PERIOD beyond the period), the first compress_pct percent of each
+ * 4 KiB unit zero (0: today's pseudo-random bytes only). NULL: out of memory.
+ */
+uint8_t *pattern_new(uint64_t max_bs, unsigned compress_pct);
 /* Where the data to write at file/offset starts in pattern (any length up to max_bs). */
 const uint8_t *pattern_at(const uint8_t *pattern, uint32_t file, uint64_t offset);
+/*
+ * The data to write at file/offset with --dedupe-percentage dedupe_pct, len
+ * bytes into buf (any offset and length). dedupe_pct 0 still stamps every
+ * block, making each unique.
+ */
+void pattern_fill(const uint8_t *pattern, unsigned dedupe_pct, uint32_t file, uint64_t offset,
+		  uint8_t *buf, size_t len);
 
 #endif

@@ -16,7 +16,8 @@
  *   32 .. block-1: payload
  * checksum = XXH3_64bits of the whole block with bytes 24..31 taken as zero.
  * Payload byte i (32 <= i < block) = P[(s + i - 32) mod 65536] xor K[i mod 8],
- * P the 64 KiB pattern of DATA WRITTEN, k = mix(mix(mix(file << 32 | seed32)
+ * P the 64 KiB pattern of DATA WRITTEN (reduced with --buffer-compress-percentage:
+ * its zero runs become K repeated, which compresses alike), k = mix(mix(mix(file << 32 | seed32)
  * xor offset) xor generation) with mix the splitmix64 finalizer, s = k >> 48,
  * K[j] byte j of k, least significant first.
  *
@@ -39,6 +40,9 @@ struct verify_params {
 	uint32_t block;		/* block size in bytes, >= VERIFY_MIN_BLOCK */
 	uint32_t generation;	/* what verify_fill writes, >= 1 */
 	uint64_t seed;		/* --seed; only its low 32 bits are used */
+	/* P itself, at least 2 x 65536 bytes (pattern_new): with
+	 * --buffer-compress-percentage the reduced one; NULL: the plain P. */
+	const uint8_t *pattern;
 };
 
 struct verify_hdr {

@@ -50,6 +50,7 @@ struct run {
 	bool ns_each;
 	const unsigned *local_id;
 	const uint8_t *pattern;		/* write data, see pattern.h */
+	unsigned dedupe_pct;		/* --dedupe-percentage: writes made by pattern_fill */
 	enum worker_phase phase;
 	enum op_type pass_op;		/* small-file test: this pass's op; OP_NTYPES: none */
 	uint64_t layout_bs;

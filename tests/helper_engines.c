@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		engine_params_init(&in[k].cfg, &in[k].conf);
-		in[k].pattern = pattern_new(BS);
+		in[k].pattern = pattern_new(BS, 0);
 	}
 	/* Side by side: both threads run at once, each on its own instance. */
 	for (int k = 0; k < 2; k++)

@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 	}
 	file = (unsigned)strtoul(argv[2], NULL, 10);
 	size = strtoull(argv[3], NULL, 10);
-	pattern = pattern_new(1);
+	pattern = pattern_new(1, 0);
 	f = fopen(argv[1], "rb");
 	if (!f || !pattern) {
 		perror(argv[1]);

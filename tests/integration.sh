@@ -106,6 +106,53 @@ nl --dir onepass -c 2 -q 4 --rw write --bs 64k --size 2m --nrfiles 3 --skip-layo
 check_eq "one pass: writes the file set exactly once" $((6 << 20)) "$(jqv .ops.write.bytes)"
 files_match "one pass: every file fully written" "$EXPORT_DIR/onepass" 3 $((2 << 20))
 
+# Data reduction (fio's names): zlib on the server's file (64 KiB chunks) and distinct 4 KiB blocks.
+zratio() {
+	python3 -c 'import sys, zlib
+d = open(sys.argv[1], "rb").read()
+print("%.3f" % (sum(len(zlib.compress(d[i:i + 65536])) for i in range(0, len(d), 65536)) / len(d)))' "$1"
+}
+unique4k() {
+	python3 -c 'import sys, hashlib
+d = open(sys.argv[1], "rb").read()
+h = [hashlib.sha1(d[i:i + 4096]).digest() for i in range(0, len(d), 4096)]
+print("%.3f" % (len(set(h)) / len(h)))' "$1"
+}
+in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { print (v >= lo && v <= hi) ? "yes" : v }'; }
+for vf in "" --verify; do
+	nl --dir "compress$vf" -c 2 -q 4 --rw write --bs 64k --size 8m --buffer-compress-percentage 60 \
+		--keep $vf --output-format json "$URL3"
+	check_eq "compress 60${vf:+ $vf}: exit 0" 0 "$RC"
+	check_eq "compress 60${vf:+ $vf}: JSON states it" 60 "$(jqv .settings.buffer_compress_percentage)"
+	r=$(zratio "$EXPORT_DIR/compress$vf/file.000000")
+	echo "# compress 60${vf:+ $vf}: zlib ratio $r"
+	check_eq "compress 60${vf:+ $vf}: zlib ratio 0.30-0.50" yes "$(in_range "$r" 0.30 0.50)"
+	nl --dir "dedupe$vf" -c 2 -q 4 --rw write --bs 4k --size 8m --dedupe-percentage 50 \
+		--keep $vf --output-format json "$URL3"
+	check_eq "dedupe 50${vf:+ $vf}: exit 0" 0 "$RC"
+	check_eq "dedupe 50${vf:+ $vf}: JSON states it" 50 "$(jqv .settings.dedupe_percentage)"
+	u=$(unique4k "$EXPORT_DIR/dedupe$vf/file.000000")
+	echo "# dedupe 50${vf:+ $vf}: unique 4 KiB blocks $u"
+	if [[ -z $vf ]]; then
+		check_eq "dedupe 50: unique 4 KiB blocks 45-55%" yes "$(in_range "$u" 0.45 0.55)"
+	else
+		# The header of --verify names every block: none repeats (man: DATA WRITTEN).
+		check_eq "dedupe 50 --verify: every block unique" 1.000 "$u"
+		check_eq "dedupe 50 --verify: blocks checked, no bad block" 0 "$(jqv .verify.mismatches)"
+		check_ge "dedupe 50 --verify: the read-back checked blocks" 2048 "$(jqv .verify.blocks_checked)"
+	fi
+done
+nl --dir compress--verify --verify-only --bs 64k --size 8m --buffer-compress-percentage 60 \
+	--keep --output-format json "$URL3"
+check_eq "compress 60 --verify-only: exit 0, no bad block" "0 0" "$RC $(jqv .verify.mismatches)"
+check_eq "compress 60 --verify: reduced blocks checked" 128 "$(jqv .verify.blocks_checked)"
+nl --dir both -c 2 -q 4 --rw randwrite --bs 16k --size 8m --runtime 1s --verify \
+	--buffer-compress-percentage 60 --dedupe-percentage 50 --keep --output-format json "$URL3"
+check_eq "compress and dedupe --verify: exit 0, no bad block" "0 0" "$RC $(jqv .verify.mismatches)"
+check_match "text report states both" "buffer compress % 60, dedupe % 50" \
+	"$("$NFSLOAD" --quiet --engine null --rw write --size 1m --buffer-compress-percentage 60 \
+		--dedupe-percentage 50 2>&1)"
+
 # More connections than blocks in a file: the layout still writes it once.
 nl --dir sharers -c 40 -q 1 --rw randread --size 2m --runtime 1s --output-format json "$URL3"
 check_eq "layout with 40 sharers of 2 blocks: file written once" $((2 << 20)) "$(jqv .layout.stats.bytes)"
@@ -187,6 +234,11 @@ bad "commit without writes" "^nfsload: --commit-every: --rw randread writes noth
 bad "commit with sync" "^nfsload: --commit-every: writes are already stable" --rw write --sync --commit-every 2 "$URL3"
 bad "unknown engine" "^nfsload: --engine: 'nfs5' is not an engine \(libnfs, native, local, null\)" --engine nfs5 "$URL3"
 bad "null engine with a URL" "^nfsload: --engine null: talks to no server, no URL wanted" --engine null "$URL3"
+bad "compress 101" "^nfsload: --buffer-compress-percentage: '101' is not a percentage" \
+	--buffer-compress-percentage 101 "$URL3"
+bad "compress abc" "^nfsload: --buffer-compress-percentage: 'abc'" --buffer-compress-percentage abc "$URL3"
+bad "dedupe 101" "^nfsload: --dedupe-percentage: '101' is not a percentage" --dedupe-percentage 101 "$URL3"
+bad "dedupe abc" "^nfsload: --dedupe-percentage: 'abc'" --dedupe-percentage abc "$URL3"
 check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
 # Unreachable port: fails fast with a clear line, exit 1.

@@ -232,6 +232,10 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	count(s, &n, "commit_every", "commit every", cfg->commit_every, cfg->commit_every > 0, true);
 	text(s, &n, "on_error", "on error", cfg->on_error == CFG_ON_ERROR_STOP ? "stop" : "continue",
 	     true, false);
+	count(s, &n, "buffer_compress_percentage", "buffer compress %",
+	      cfg->buffer_compress_percentage, cfg->buffer_compress_percentage > 0, false);
+	count(s, &n, "dedupe_percentage", "dedupe %", cfg->dedupe_percentage,
+	      cfg->dedupe_percentage > 0, false);
 	flag(s, &n, "verify", "verify", cfg->verify, false);
 	flag(s, &n, "verify_only", "verify only", cfg->verify_only, false);
 	text(s, &n, "write_stability", "writes", NULL,

@@ -107,7 +107,11 @@ static int prepare(struct app *a)
 		r->verify_generation = a->verify.generation;
 	}
 	max_bs = cfg->bs > a->run.layout_bs ? cfg->bs : a->run.layout_bs;
-	a->run.pattern = pattern_new(max_bs > cfg->file_size ? max_bs : cfg->file_size);
+	a->run.pattern = pattern_new(max_bs > cfg->file_size ? max_bs : cfg->file_size,
+				     cfg->buffer_compress_percentage);
+	a->run.dedupe_pct = cfg->dedupe_percentage;
+	if (cfg->buffer_compress_percentage)
+		a->verify.pattern = a->run.pattern;
 	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
 	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
 	    op_stats_init(&r->verify_pass, HIST_PRECISE_BITS, false) ||

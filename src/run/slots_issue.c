@@ -21,6 +21,9 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint6
 	if (op->type == OP_WRITE && run->verify) {
 		verify_fill(run->verify, op->file, op->offset, s->buf, op->len);
 		buf = s->buf;
+	} else if (op->type == OP_WRITE && run->dedupe_pct) {
+		pattern_fill(run->pattern, run->dedupe_pct, op->file, op->offset, s->buf, op->len);
+		buf = s->buf;
 	} else if (op->type == OP_WRITE) {
 		buf = pattern_at(run->pattern, op->file, op->offset);
 	}

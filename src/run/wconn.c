@@ -157,7 +157,7 @@ static int slots_init(struct worker *w, struct wconn *wc)
 		return -ENOMEM;
 	for (unsigned k = 0; k < cfg->iodepth; k++) {
 		wc->free_slots[k] = &wc->slots[k];
-		if (w->run->verify && !(wc->slots[k].buf = malloc(len)))
+		if ((w->run->verify || w->run->dedupe_pct) && !(wc->slots[k].buf = malloc(len)))
 			return -ENOMEM;
 	}
 	wc->nfree = cfg->iodepth;

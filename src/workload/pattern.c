@@ -2,14 +2,17 @@
  * pattern: write data as a function of file and offset.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pattern.h"
 #include "workload.h"
 
-uint8_t *pattern_new(uint64_t max_bs)
+uint8_t *pattern_new(uint64_t max_bs, unsigned compress_pct)
 {
-	uint8_t *p = malloc(PATTERN_PERIOD + max_bs);
+	uint64_t tail = max_bs > PATTERN_PERIOD ? max_bs : PATTERN_PERIOD;
+	uint8_t *p = malloc(PATTERN_PERIOD + tail);
 	uint64_t state = UINT64_C(0x6e66736c6f6164);	/* "nfsload" */
+	size_t fill = (size_t)PATTERN_UNIT * (compress_pct > 100 ? 100 : compress_pct) / 100;
 
 	if (!p)
 		return NULL;
@@ -20,7 +23,9 @@ uint8_t *pattern_new(uint64_t max_bs)
 		for (int k = 0; k < 8; k++)
 			p[i + k] = (uint8_t)(r >> (8 * k));
 	}
-	for (uint64_t i = 0; i < max_bs; i++)
+	for (size_t u = 0; u < PATTERN_PERIOD; u += PATTERN_UNIT)
+		memset(p + u, 0, fill);
+	for (uint64_t i = 0; i < tail; i++)
 		p[PATTERN_PERIOD + i] = p[i % PATTERN_PERIOD];
 	return p;
 }
@@ -28,4 +33,43 @@ uint8_t *pattern_new(uint64_t max_bs)
 const uint8_t *pattern_at(const uint8_t *pattern, uint32_t file, uint64_t offset)
 {
 	return pattern + (offset + UINT64_C(4099) * file) % PATTERN_PERIOD;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+void pattern_fill(const uint8_t *pattern, unsigned dedupe_pct, uint32_t file, uint64_t offset,
+		  uint8_t *buf, size_t len)
+{
+	while (len > 0) {
+		uint64_t block = offset / PATTERN_UNIT, h = mix64(mix64(file) ^ block);
+		size_t at = (size_t)(offset % PATTERN_UNIT), n = PATTERN_UNIT - at;
+		uint32_t vfile = file;
+		uint64_t vblock = block, k;
+		uint8_t stamp[PATTERN_STAMP];
+
+		if (n > len)
+			n = len;
+		/* A repeat: one of the shared blocks, which belong to file 2^32-1. */
+		if (h % 100 < dedupe_pct) {
+			vfile = UINT32_MAX;
+			vblock = (h >> 32) % PATTERN_SHARED;
+		}
+		memcpy(buf, pattern_at(pattern, vfile, vblock * PATTERN_UNIT) + at, n);
+		k = mix64(mix64(vfile) ^ vblock ^ UINT64_C(0x7374616d70));	/* "stamp" */
+		for (size_t j = 0; j < PATTERN_STAMP; j++) {
+			if (j == 8)
+				k = mix64(k);
+			stamp[j] = (uint8_t)(k >> (8 * (j % 8)));
+		}
+		for (size_t j = at; j < PATTERN_STAMP && j < at + n; j++)
+			buf[j - at] = stamp[j];
+		buf += n;
+		offset += n;
+		len -= n;
+	}
 }

@@ -128,12 +128,18 @@ struct payload {
 	uint8_t k[8];
 };
 
-static void payload_init(struct payload *pl, uint32_t seed32, uint32_t file, uint64_t offset,
-			 uint32_t gen)
+/* P as p says: its own (reduced) one or the plain one. */
+static const uint8_t *pat(const struct verify_params *p)
+{
+	return p->pattern ? p->pattern : pattern;
+}
+
+static void payload_init(struct payload *pl, const uint8_t *base, uint32_t seed32, uint32_t file,
+			 uint64_t offset, uint32_t gen)
 {
 	uint64_t key = mix64(mix64(mix64((uint64_t)file << 32 | seed32) ^ offset) ^ gen);
 
-	pl->src = pattern + (key >> 48);
+	pl->src = base + (key >> 48);
 	put64(pl->k, key);
 	memcpy(&pl->xor_word, pl->k, 8);
 }
@@ -178,7 +184,7 @@ static void fill_block(const struct verify_params *p, uint32_t file, uint64_t of
 	struct payload pl;
 
 	encode_hdr(&h, b);
-	payload_init(&pl, h.seed32, file, offset, h.generation);
+	payload_init(&pl, pat(p), h.seed32, file, offset, h.generation);
 	payload_make(&pl, 0, b + VERIFY_HDR_SIZE, p->block - VERIFY_HDR_SIZE);
 	put64(b + CSUM_AT, XXH3_64bits(b, p->block));
 }
@@ -230,7 +236,7 @@ static bool payload_head_matches(const struct verify_params *p, uint32_t file, u
 	struct payload pl;
 	uint8_t head[8];
 
-	payload_init(&pl, (uint32_t)p->seed, file, offset, gen);
+	payload_init(&pl, pat(p), (uint32_t)p->seed, file, offset, gen);
 	payload_make(&pl, 0, head, sizeof(head));
 	return memcmp(head, b + VERIFY_HDR_SIZE, sizeof(head)) == 0;
 }
@@ -243,8 +249,8 @@ static bool payload_head_matches(const struct verify_params *p, uint32_t file, u
  * any generation is accepted. Slow (up to 65536 tries, about 25 us): only
  * for a described block whose payload does not match its header.
  */
-static bool payload_generation(uint32_t seed32, uint32_t file, uint64_t offset,
-			       const uint8_t *payload, uint32_t *gen)
+static bool payload_generation(const uint8_t *pt, uint32_t seed32, uint32_t file,
+			       uint64_t offset, const uint8_t *payload, uint32_t *gen)
 {
 	uint64_t base = mix64(mix64((uint64_t)file << 32 | seed32) ^ offset);
 
@@ -252,11 +258,11 @@ static bool payload_generation(uint32_t seed32, uint32_t file, uint64_t offset,
 		uint8_t k[8];
 		uint64_t g;
 
-		if ((uint32_t)(payload[6] ^ pattern[s + 6]) != (s & 0xff) ||
-		    (uint32_t)(payload[7] ^ pattern[s + 7]) != s >> 8)
+		if ((uint32_t)(payload[6] ^ pt[s + 6]) != (s & 0xff) ||
+		    (uint32_t)(payload[7] ^ pt[s + 7]) != s >> 8)
 			continue;
 		for (int j = 0; j < 8; j++)
-			k[j] = payload[j] ^ pattern[s + j];
+			k[j] = payload[j] ^ pt[s + j];
 		g = unmix64(get64(k)) ^ base;
 		if (g >> 32 == 0 && g != 0) {
 			*gen = (uint32_t)g;
@@ -300,7 +306,7 @@ static void regenerate(const struct verify_params *p, const uint8_t *b, uint32_t
 	encode_hdr(&h, hdr);
 	XXH3_64bits_reset(&st);
 	XXH3_64bits_update(&st, hdr, VERIFY_HDR_SIZE);
-	payload_init(&pl, h.seed32, h.file, h.offset, gen);
+	payload_init(&pl, pat(p), h.seed32, h.file, h.offset, gen);
 	for (uint64_t at = 0; at < plen; at += CHUNK) {
 		size_t n = plen - at < CHUNK ? plen - at : CHUNK;
 
@@ -339,7 +345,7 @@ static void describe_block(const struct verify_params *p, uint32_t file, uint64_
 	pthread_once(&pattern_once, build_pattern);
 	if (!gen && kind == VERIFY_CHECKSUM &&
 	    !payload_head_matches(p, file, offset, found->generation, b))
-		payload_generation((uint32_t)p->seed, file, offset, b + VERIFY_HDR_SIZE, &gen);
+		payload_generation(pat(p), (uint32_t)p->seed, file, offset, b + VERIFY_HDR_SIZE, &gen);
 	if (!gen && kind != VERIFY_MAGIC)
 		gen = found->generation;
 
