@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "distrib.h"
 #include "engine_opts.h"
 #include "meta.h"
 #include "workload.h"
@@ -65,7 +66,10 @@ struct config {
 	unsigned iodepth;
 	enum wl_mode rw;
 	unsigned rwmixread;
-	uint64_t bs;
+	uint64_t bs;			/* with --bssplit: its largest size (buffers, limits) */
+	struct distrib_spec distrib;	/* --random-distribution (random: uniform) */
+	struct bssplit bssplit;		/* --bssplit; a direction without sizes: --bs */
+	bool bssplit_set;
 	uint64_t size;
 	unsigned nrfiles;
 	char dir[256];
