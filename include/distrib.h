@@ -8,7 +8,7 @@
  * hot blocks lie all over the file(s), as fio's hashing does; every draw is
  * O(1) (expected), and setting one up is O(1) however many blocks.
  *   random      uniform (the default)
- *   zipf:THETA  P(rank k) ~ 1/(k+1)^THETA, THETA > 0 (Hörmann and Derflinger's
+ *   zipf:THETA  P(rank k) ~ 1/(k+1)^THETA, 0 < THETA <= 100 (Hörmann and Derflinger's
  *               rejection-inversion sampler)
  *   pareto:H    fio's meaning: rank = (n-1) * u^(log H / log(1-H)), 0 < H < 1
  *               (pareto:0.2 puts about 80% of the draws on 20% of the blocks)
@@ -46,7 +46,8 @@ void distrib_format(const struct distrib_spec *d, char *buf, size_t len);
 
 /* Sets d up over n >= 1 blocks, its scatter seeded by seed. */
 void distrib_init(struct distrib *d, const struct distrib_spec *spec, uint64_t n, uint64_t seed);
-/* A rank in [0, n), 0 the hottest; draws from the splitmix64 state *rng. */
+/* A rank in [0, n), 0 the hottest (normal: the middle one), drawn from the
+ * splitmix64 state *rng. */
 uint64_t distrib_rank(const struct distrib *d, uint64_t *rng);
 /* The block of a rank: a bijection of [0, n). */
 uint64_t distrib_scatter(const struct distrib *d, uint64_t rank);
