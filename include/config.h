@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "distrib.h"
 #include "engine_opts.h"
 #include "meta.h"
 #include "workload.h"
@@ -68,7 +69,10 @@ struct config {
 	/* data reduction (pattern.h): zeros in each 4 KiB unit, 4 KiB blocks repeated, in % */
 	unsigned buffer_compress_percentage;
 	unsigned dedupe_percentage;
-	uint64_t bs;
+	uint64_t bs;			/* with --bssplit: its largest size (buffers, limits) */
+	struct distrib_spec distrib;	/* --random-distribution (random: uniform) */
+	struct bssplit bssplit;		/* --bssplit; a direction without sizes: --bs */
+	bool bssplit_set;
 	uint64_t size;
 	unsigned nrfiles;
 	char dir[256];

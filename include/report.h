@@ -178,7 +178,7 @@ struct setting {
 	bool header;		/* the text report's header lines already say it */
 };
 
-#define REPORT_SETTINGS_MAX 48
+#define REPORT_SETTINGS_MAX 52
 /* The run's settings, in order, into s[REPORT_SETTINGS_MAX]; returns how many. */
 unsigned report_settings(const struct report *r, struct setting *s);
 /* A TEXT setting's string. */

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "distrib.h"
+
 /*
  * OP_COMMIT is not chosen by a stream: the worker adds it (--commit-every).
  * The ones after it are the metadata operations of --mix (see meta.h).
@@ -54,6 +56,11 @@ struct wl_stream {
 	uint64_t budget;	/* bytes still to issue; UINT64_MAX = no limit */
 	uint64_t rng;		/* splitmix64 state */
 	bool own_slice;		/* false: more sharers than blocks, walks the whole file */
+	/* wl_stream_shape: a skew and a size mix; both off after wl_stream_init */
+	bool skew;
+	struct distrib dist;	/* over all the stream's grains (ranges x grains per file) */
+	const struct bssplit *split;	/* NULL: every op is bs */
+	uint64_t grain;		/* random offsets are drawn in grains: the smallest size */
 };
 
 struct wl_op {
@@ -86,6 +93,16 @@ int wl_stream_init(struct wl_stream *s, uint32_t conn, uint32_t nconns,
 		   uint32_t nfiles, uint64_t file_size, uint64_t bs,
 		   bool random, unsigned read_pct, uint64_t seed);
 void wl_stream_destroy(struct wl_stream *s);
+
+/*
+ * After wl_stream_init: random offsets skewed by spec (NULL or random:
+ * uniform), the distribution over all the stream's blocks of the smallest
+ * size, its hot blocks scattered by seed; each op's size drawn from split
+ * (NULL: bs; an op's direction without sizes: bs), a random offset aligned
+ * down to the size drawn. split must outlive the stream.
+ */
+void wl_stream_shape(struct wl_stream *s, const struct distrib_spec *spec,
+		     const struct bssplit *split, uint64_t seed);
 
 /* Bytes one sequential pass of this stream covers (sum of its ranges). */
 uint64_t wl_stream_pass_bytes(const struct wl_stream *s);

@@ -198,6 +198,27 @@ nl --dir iosize -t 2 -c 3 -q 2 --rw randread --bs 4k --size 2m --io-size 1000k -
 check_eq "io-size: exact bytes" $((1000 * 1024)) "$(jqv .total.bytes)"
 check_eq "io-size: 3 connections on 2 threads (2+1)" "2 1" "$(jqv '[.threads[].connections] | map(tostring) | join(" ")')"
 
+# Access skew and block-size mixes: fio's --random-distribution and --bssplit run and are stated.
+nl --dir skew -c 2 -q 4 --random-distribution zipf:1.2 --rw randread --bs 4k --size 64m --runtime 2s \
+	--output-format json "$URL3"
+check_eq "zipf: exit 0" 0 "$RC"
+check "zipf: JSON parses" json_ok "$OUT"
+check_eq "zipf: no errors" 0 "$(jqv .total.errors)"
+check_ge "zipf: reads done" 1 "$(jqv .ops.read.count)"
+check_eq "zipf: the JSON states the distribution" "zipf:1.2" "$(jqv .settings.random_distribution)"
+check_eq "zipf: no size mix" "" "$(jqv .settings.bssplit)"
+nl --dir bssplit -c 1 -q 4 --bssplit 4k/50:64k/50 --rw randwrite --size 8m --output-format json "$URL3"
+check_eq "bssplit: exit 0" 0 "$RC"
+check "bssplit: JSON parses" json_ok "$OUT"
+check_eq "bssplit: no errors" 0 "$(jqv .total.errors)"
+check_eq "bssplit: the JSON states the mix" "4k/50:64k/50" "$(jqv .settings.bssplit)"
+check_eq "bssplit: bs is its largest size" 65536 "$(jqv .settings.bs)"
+check_eq "bssplit: uniform offsets stated" "random" "$(jqv .settings.random_distribution)"
+check_eq "bssplit: one file's bytes written" $((8 << 20)) "$(jqv .total.bytes)"
+# 8 MiB in 4k and 64k writes: more operations than 64k alone would take, fewer than 4k alone.
+check_ge "bssplit: more writes than 64k blocks alone" 129 "$(jqv .ops.write.count)"
+check_le "bssplit: fewer writes than 4k blocks alone" 2047 "$(jqv .ops.write.count)"
+
 # Ctrl-C stops cleanly, reports what was measured, cleans up.
 nl_during 2 'kill -INT "$pid"' --dir sigint -c 2 -q 2 --size 2m --runtime 60s --output-format json "$URL3"
 check_eq "SIGINT: exit 130" 130 "$RC"
@@ -239,6 +260,19 @@ bad "compress 101" "^nfsload: --buffer-compress-percentage: '101' is not a perce
 bad "compress abc" "^nfsload: --buffer-compress-percentage: 'abc'" --buffer-compress-percentage abc "$URL3"
 bad "dedupe 101" "^nfsload: --dedupe-percentage: '101' is not a percentage" --dedupe-percentage 101 "$URL3"
 bad "dedupe abc" "^nfsload: --dedupe-percentage: 'abc'" --dedupe-percentage abc "$URL3"
+bad "bad distribution" "^nfsload: --random-distribution: 'zipf:0' is not a distribution \(random, zipf:THETA" \
+	--random-distribution zipf:0 "$URL3"
+bad "unknown distribution" "^nfsload: --random-distribution: 'gauss:5' is not a distribution" \
+	--random-distribution gauss:5 "$URL3"
+bad "distribution of a sequential mode" "^nfsload: --random-distribution: only with a random --rw" \
+	--random-distribution pareto:0.2 --rw read "$URL3"
+bad "bssplit over 100%" "^nfsload: --bssplit: '4k/50:64k/60' has percentages adding to 110, not 100" \
+	--bssplit 4k/50:64k/60 "$URL3"
+bad "bssplit bad size" "^nfsload: --bssplit: '4q/50:64k' has '4q', not a size \(SIZE/PCT pairs" \
+	--bssplit 4q/50:64k "$URL3"
+bad "bssplit larger than file" "^nfsload: --bs: 1.00 MiB is larger than --size" --bssplit 4k/50:1m/50 \
+	--size 512k "$URL3"
+bad "bssplit v4 big write" "^nfsload: --bs: 65536-byte NFSv4 writes" --rw randwrite --bssplit 4k/50:64k/50 "$URL4"
 check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
 # Unreachable port: fails fast with a clear line, exit 1.

@@ -417,6 +417,17 @@ static void test_bad_options(void **state)
 		{ { "--dir", "a b" }, "--dir" },
 		{ { "--dir", "a\\b" }, "--dir" },
 		{ { "--dir", "caf\xc3\xa9" }, "--dir" },
+		/* Access skew and block-size mixes. */
+		{ { "--random-distribution", "zipf:0" }, "--random-distribution: 'zipf:0' is not a" },
+		{ { "--random-distribution", "normal" }, "--random-distribution: 'normal' is not a" },
+		{ { "--random-distribution", "zipf:1.2", "--rw", "write" },
+		  "--random-distribution: only with a random --rw" },
+		{ { "--bssplit", "4k/50:64k/60" }, "--bssplit: '4k/50:64k/60' has percentages adding to 110" },
+		{ { "--bssplit", "32m" }, "--bssplit: '32m' has 32m, larger than a block may be" },
+		{ { "--bssplit", "4k/50,8k/50,16k" }, "--bssplit" },
+		{ { "--bssplit", "4k/50:8k", "--verify" }, "--bssplit: not with --verify" },
+		{ { "--bssplit", "4k:2m", "--rw", "randread", "--size", "4m" },
+		  "--bs: the native engine moves at most 1 MiB" },
 	};
 	char longdir[300];
 	const struct bad_case toolong = { { "--dir", longdir }, "--dir" };
@@ -428,6 +439,36 @@ static void test_bad_options(void **state)
 	longdir[256] = '\0';
 	bad += check_bad(URL, &toolong, 1);
 	assert_int_equal(bad, 0);
+}
+
+/* --bssplit: its largest size used becomes --bs; an empty side is --bs; the distribution kept. */
+static void test_skew_options(void **state)
+{
+	struct config c;
+
+	(void)state;
+	assert_int_equal(parse(&c, URL, (const char *[]){ "--bssplit", "4k/50:64k/50", "--rw",
+			 "randwrite", "--random-distribution", "zipf:1.2", NULL }), 0);
+	assert_true(c.bssplit_set);
+	assert_int_equal(c.bs, 65536);
+	assert_int_equal(c.bssplit.dir[1].n, 2);
+	assert_int_equal(c.bssplit.dir[1].pct[1], 50);
+	assert_int_equal(c.distrib.kind, DISTRIB_ZIPF);
+	assert_true(c.distrib.param == 1.2);
+	/* Reads only: the writes' 1m is never drawn, so it sets no limit. */
+	assert_int_equal(parse(&c, URL, (const char *[]){ "--bssplit", "4k/100,1m/100", "--rw",
+			 "randread", NULL }), 0);
+	assert_int_equal(c.bs, 4096);
+	/* The reads' empty side draws --bs. */
+	assert_int_equal(parse(&c, URL, (const char *[]){ "--bssplit", ",64k", "--bs", "8k", "--rw",
+			 "randrw", NULL }), 0);
+	assert_int_equal(c.bssplit.dir[0].n, 1);
+	assert_int_equal(c.bssplit.dir[0].bs[0], 8192);
+	assert_int_equal(c.bs, 65536);
+	/* Neither given: uniform, no mix. */
+	assert_int_equal(parse(&c, URL, NULL), 0);
+	assert_false(c.bssplit_set);
+	assert_int_equal(c.distrib.kind, DISTRIB_RANDOM);
 }
 
 /* NFSv4 through libnfs 4.0: writes over 3904 bytes, reads over 1 MiB. */
@@ -824,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_good_strings),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_v4_limits),
+		cmocka_unit_test(test_skew_options),
 		cmocka_unit_test(test_url_count),
 		cmocka_unit_test(test_unknown_in_cluster),
 		cmocka_unit_test(test_url_good),

@@ -65,6 +65,35 @@ static int check_verify(struct config *cfg, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * --bssplit: a direction without sizes draws --bs; --bs becomes the largest
+ * size an op may draw, so buffers and every limit of --bs (the engine's too)
+ * hold for each size.
+ */
+static int check_bssplit(struct config *cfg, unsigned read_pct, char *err, size_t len)
+{
+	uint64_t max = 0;
+
+	if (!cfg->bssplit_set)
+		return 0;
+	if (cfg->verify)
+		return config_fail(err, len, "--bssplit: not with --verify (its blocks are all of --bs)");
+	if (cfg->meta || cfg->small_files)
+		return config_fail(err, len, "--bssplit: sizes for the files of --size "
+				   "(not with --mix or --small-files)");
+	for (unsigned k = 0; k < 2; k++) {
+		struct bssplit_dir *d = &cfg->bssplit.dir[k];
+		bool used = k == 0 ? read_pct > 0 : read_pct < 100;
+
+		if (d->n == 0)
+			*d = (struct bssplit_dir){ .n = 1, .bs = { cfg->bs }, .pct = { 100 } };
+		if (used && bssplit_max(d) > max)
+			max = bssplit_max(d);
+	}
+	cfg->bs = max;
+	return 0;
+}
+
 static bool declares(const struct engine_ops *e, const char *name)
 {
 	for (const struct opt *o = e->options; o && o->name; o++)
@@ -122,6 +151,11 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 	if (cfg->size > UINT64_MAX / cfg->nrfiles)
 		return config_fail(err, len, "--size: %u files of that size are more than 16 EiB",
 			    cfg->nrfiles);
+	if ((rc = check_bssplit(cfg, read_pct, err, len)))
+		return rc;
+	if (cfg->distrib.kind != DISTRIB_RANDOM && !wl_mode_random(cfg->rw))
+		return config_fail(err, len, "--random-distribution: only with a random --rw "
+			    "(randread, randwrite, randrw), not %s", wl_mode_name(cfg->rw));
 	if (cfg->bs > cfg->size)
 		return config_fail(err, len, "--bs: %s is larger than --size %s (a block must fit in a file)",
 			    units_format_size(cfg->bs, a, sizeof(a)),

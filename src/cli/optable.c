@@ -29,6 +29,30 @@ static int set_rw(void *base, const struct opt *o, const char *arg, char *err, s
 	return 0;
 }
 
+static int set_distrib(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	(void)o;
+	if (distrib_parse(arg, &cfg_of(base)->distrib))
+		return config_fail(err, len, "--random-distribution: '%s' is not a distribution "
+				   "(random, zipf:THETA with THETA > 0, pareto:H with 0 < H < 1, "
+				   "normal:DEV with 0 < DEV <= 100)", arg);
+	return 0;
+}
+
+static int set_bssplit(void *base, const struct opt *o, const char *arg, char *err, size_t len)
+{
+	struct config *cfg = cfg_of(base);
+	char why[128];
+
+	(void)o;
+	if (bssplit_parse(arg, o->max, &cfg->bssplit, why, sizeof(why)))
+		return config_fail(err, len, "--bssplit: '%s' %s (SIZE/PCT pairs joined by ':', "
+				   "e.g. 4k/50:64k/30:1m/20, sizes up to 16m, READS,WRITES per "
+				   "direction)", arg, why);
+	cfg->bssplit_set = true;
+	return 0;
+}
+
 static int set_dir(void *base, const struct opt *o, const char *arg, char *err, size_t len)
 {
 	struct config *cfg = cfg_of(base);
@@ -138,6 +162,12 @@ static const struct opt core[] = {
 	{ .name = "bs", .letter = 'b', .kind = OPT_SIZE, .arg = "SIZE",
 	  .help = "block size, e.g. 4k 64k 1m (default 4k)",
 	  .off = F(bs), .max = UINT64_C(16) << 20, .msg = "16m" },
+	{ .name = "bssplit", .kind = OPT_CUSTOM, .arg = "BS/PCT:...",
+	  .help = "block sizes drawn per op, fio's syntax, e.g. 4k/50:64k/50 (READS,WRITES apart)",
+	  .max = UINT64_C(16) << 20, .set = set_bssplit },
+	{ .name = "random-distribution", .kind = OPT_CUSTOM, .arg = "DIST",
+	  .help = "random offsets: random zipf:THETA pareto:H normal:DEV (default random)",
+	  .set = set_distrib },
 	{ .name = "rw", .kind = OPT_CUSTOM, .arg = "MODE",
 	  .help = "read write randread randwrite readwrite randrw (default randread)",
 	  .set = set_rw },

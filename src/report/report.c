@@ -177,6 +177,41 @@ static void flag(struct setting *s, unsigned *n, const char *key, const char *la
 	add(s, n, key, label, SETTING_FLAG, v, header)->n = v;
 }
 
+/* "4k", "1m", "1536": a size as --bs takes it, exactly. */
+static const char *fio_size(uint64_t v, char *buf, size_t len)
+{
+	if (v % (UINT64_C(1) << 20) == 0)
+		snprintf(buf, len, "%" PRIu64 "m", v >> 20);
+	else if (v % 1024 == 0)
+		snprintf(buf, len, "%" PRIu64 "k", v >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+/* A size mix as fio spells it, each side complete: "4k/50:64k/50" or "4k/100,64k/100". */
+static void report_bssplit(const struct config *cfg, char *buf, size_t len)
+{
+	const struct bssplit *b = &cfg->bssplit;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (!cfg->bssplit_set)
+		return;
+	for (unsigned k = 0; k < 2; k++) {
+		if (k == 1 && memcmp(&b->dir[0], &b->dir[1], sizeof(b->dir[0])) == 0)
+			break;
+		for (unsigned i = 0; i < b->dir[k].n && at < len; i++) {
+			char sz[32];
+
+			at += (size_t)snprintf(buf + at, len - at, "%s%s/%u",
+					       i ? ":" : k ? "," : "",
+					       fio_size(b->dir[k].bs[i], sz, sizeof(sz)),
+					       b->dir[k].pct[i]);
+		}
+	}
+}
+
 unsigned report_settings(const struct report *r, struct setting *s)
 {
 	const struct config *cfg = r->cfg;
@@ -210,6 +245,11 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	text(s, &n, "rw", "rw", wl_mode_name(cfg->rw), files, true);
 	count(s, &n, "rwmixread", "rwmixread %", cfg->rwmixread, files && mixed, true);
 	size(s, &n, "bs", "bs", cfg->bs, files, true);
+	text(s, &n, "random_distribution", "random distribution", NULL,
+	     files && cfg->distrib.kind != DISTRIB_RANDOM, false);
+	distrib_format(&cfg->distrib, s[n - 1].own, sizeof(s[n - 1].own));
+	text(s, &n, "bssplit", "bssplit", NULL, files && cfg->bssplit_set, false);
+	report_bssplit(cfg, s[n - 1].own, sizeof(s[n - 1].own));
 	size(s, &n, "size", "size", cfg->size, files, true);
 	count(s, &n, "nrfiles", "nrfiles", cfg->nrfiles, files, true);
 	text(s, &n, "dir", "work directory", cfg->dir, true, true);

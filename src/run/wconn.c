@@ -119,6 +119,10 @@ static int streams_init(struct worker *w, struct wconn *wc)
 
 	rc = wl_stream_init(&wc->main_stream, map_id(w, wc), map_n(w, wc), cfg->nrfiles, cfg->size,
 			    cfg->bs, wl_mode_random(cfg->rw), read_pct, map_seed(w, wc));
+	/* The hot blocks are the data's: every connection scatters them alike. */
+	if (rc == 0)
+		wl_stream_shape(&wc->main_stream, &cfg->distrib,
+				cfg->bssplit_set ? &cfg->bssplit : NULL, cfg->seed);
 	if (rc == 0)
 		rc = layout_stream_init(w, wc);
 	if (rc == 0 && w->run->verify) {

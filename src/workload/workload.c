@@ -79,11 +79,7 @@ unsigned wl_mode_read_pct(enum wl_mode m, unsigned rwmixread)
 
 uint64_t wl_rand(uint64_t *state)
 {
-	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return distrib_rand(state);
 }
 
 /* Uniform in [0, n) without modulo bias worth measuring (Lemire). */
@@ -163,6 +159,62 @@ uint64_t wl_stream_pass_bytes(const struct wl_stream *s)
 	return sum;
 }
 
+void wl_stream_shape(struct wl_stream *s, const struct distrib_spec *spec,
+		     const struct bssplit *split, uint64_t seed)
+{
+	uint64_t grain = split ? bssplit_min(split) : 0;
+
+	s->split = split && grain ? split : NULL;
+	s->grain = s->split ? grain : s->bs;
+	s->skew = spec && spec->kind != DISTRIB_RANDOM;
+	if (s->skew)
+		distrib_init(&s->dist, spec, (uint64_t)s->nranges * nblocks(s->file_size, s->grain),
+			     seed);
+}
+
+/* With a skew or a size mix: the direction first, its size, then where. */
+static bool next_shaped(struct wl_stream *s, struct wl_op *op)
+{
+	const struct bssplit_dir *d;
+	const struct wl_range *r;
+	uint64_t size = s->bs, left;
+
+	op->type = OP_WRITE;
+	if (s->read_pct == 100 || (s->read_pct > 0 && rand_below(&s->rng, 100) < s->read_pct))
+		op->type = OP_READ;
+	d = s->split ? &s->split->dir[op->type == OP_READ ? 0 : 1] : NULL;
+	if (d && d->n)
+		size = bssplit_draw(d, &s->rng);
+	if (s->random) {
+		uint64_t per = nblocks(s->file_size, s->grain);
+		uint64_t g = s->skew ? distrib_next(&s->dist, &s->rng) :
+			rand_below(&s->rng, per * s->nranges);
+
+		r = &s->ranges[g / per];
+		op->offset = (g % per) * s->grain / size * size;
+		left = s->file_size - op->offset;
+	} else {
+		for (uint32_t tries = 0; s->pos >= s->ranges[s->cur].end; tries++) {
+			if (tries == s->nranges)
+				return false;
+			s->cur = (s->cur + 1) % s->nranges;
+			s->pos = s->ranges[s->cur].start;
+		}
+		r = &s->ranges[s->cur];
+		op->offset = s->pos;
+		s->pos += size;
+		left = r->end - op->offset;
+	}
+	op->len = (uint32_t)(left < size ? left : size);
+	if (op->len > s->budget)
+		op->len = (uint32_t)s->budget;
+	if (s->budget != UINT64_MAX)
+		s->budget -= op->len;
+	op->file = r->file;
+	op->range = (uint32_t)(r - s->ranges);
+	return true;
+}
+
 bool wl_next(struct wl_stream *s, struct wl_op *op)
 {
 	const struct wl_range *r;
@@ -170,6 +222,8 @@ bool wl_next(struct wl_stream *s, struct wl_op *op)
 
 	if (s->nranges == 0 || s->budget == 0)
 		return false;
+	if (s->skew || s->split)
+		return next_shaped(s, op);
 	if (s->random) {
 		r = &s->ranges[s->nranges == 1 ? 0 : rand_below(&s->rng, s->nranges)];
 		op->offset = rand_below(&s->rng, nblocks(s->file_size, s->bs)) * s->bs;
