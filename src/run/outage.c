@@ -143,12 +143,20 @@ void outage_stop(struct wconn *wc)
 	}
 }
 
-/* Time for an attempt, or the one running took longer than --timeout. */
+/*
+ * Time for an attempt, or the one running is not ready after ATTEMPT_TIMEOUTS x
+ * --timeout. Each call of a set-up has --timeout of its own in the engine (one with
+ * no answer fails the attempt at once); a set-up of many steps (an NFSv4.1 session of
+ * 16 connections: a client, a session, the export, 16 OPENs) on a loaded host may take
+ * longer than one --timeout in all while every call is answered: cut at one, it never
+ * finished (16 of 16 down at load average 11).
+ */
+#define ATTEMPT_TIMEOUTS 4
 void outage_retry_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct wconn *wc = t->data;
 	struct worker *w = wc->w;
-	double timeout = (double)w->run->cfg->timeout_ns / 1e9;
+	double timeout = ATTEMPT_TIMEOUTS * (double)w->run->cfg->timeout_ns / 1e9;
 
 	(void)revents;
 	if (w->stopping || wc->finished)
