@@ -333,8 +333,10 @@ unset NFSLOAD_IO_URING
 
 echo "# b2) done at $SECONDS s"
 
-# c) The server killed (kill -9) 0.3 s into the second half-second interval of a 5 s run
-# and restarted 1 s later: every connection is lost, made again (NFSv4.1: a new client
+# c) The server killed (kill -9) 0.3 s into the second half-second interval of an 8 s run
+# and restarted 1 s later (8 s, not 5: on a loaded host ganesha took 2.5-2.8 s from the kill
+# to serving again and a 5 s run ended 0.7 s after, before 16 members of a session were
+# made again): every connection is lost, made again (NFSv4.1: a new client
 # and session; Graceless), and works again before the run's end; the run ends on time
 # with exit 0, as the libnfs engine's does (tests/faults.sh).
 
@@ -344,7 +346,7 @@ restart_run() {
 	shift 3
 	chaos 0.3 1
 	run 60 --engine native -q 4 --rw randrw --bs 4k --size 8m --dir nf --output-format json \
-		--runtime 5s --interval 500ms --timeout 1s --hdr-log "$TMP/hlog" "$@" "$url"
+		--runtime 8s --interval 500ms --timeout 1s --hdr-log "$TMP/hlog" "$@" "$url"
 	chaos_wait
 	check_match "$name: the server was killed and came back" '^[0-9.]+ [0-9.]+$' "$T_KILL $T_UP"
 	echo "# $name: since nfsload started: killed at $(secs "$T_BEGIN" "${T_KILL:-0}") s," \
@@ -365,7 +367,7 @@ restart_run() {
 	echo "# $name: outages $(jqv '.outages | tostring')"
 }
 
-# (5 s a run: NFSv3 on io_uring only; NFSv4.1, with more to re-make, on both.)
+# (8 s a run: NFSv3 on io_uring only; NFSv4.1, with more to re-make, on both.)
 restart_run "restart v3 uring" "$URL3" 4 -t 2 -c 4 --nrfiles 4
 ensure_server
 for s in uring epoll; do
