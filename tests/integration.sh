@@ -273,6 +273,7 @@ bad "bssplit bad size" "^nfsload: --bssplit: '4q/50:64k' has '4q', not a size \(
 bad "bssplit larger than file" "^nfsload: --bs: 1.00 MiB is larger than --size" --bssplit 4k/50:1m/50 \
 	--size 512k "$URL3"
 bad "bssplit v4 big write" "^nfsload: --bs: 65536-byte NFSv4 writes" --rw randwrite --bssplit 4k/50:64k/50 "$URL4"
+bad "bssplit with max-load" "^nfsload: --bssplit: not with --max-load" --bssplit 4k/50:64k/50 --max-load 8 "$URL3"
 check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
 # Unreachable port: fails fast with a clear line, exit 1.
