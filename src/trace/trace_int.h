@@ -46,6 +46,7 @@ struct trace_flow {
 struct trace_call {
 	uint32_t first, n;		/* its ops: t->ops[first .. first + n) */
 	uint32_t prog, vers, proc;
+	uint32_t service;		/* RPCSEC_GSS: 2 integrity, 3 privacy; else 0 */
 };
 
 struct trace_ctx {

@@ -101,7 +101,7 @@ static bool open_args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t
 {
 	uint32_t how, mode, claim;
 
-	if (!xdrx_skip32(x, 3) || !owner(x) || !xdrx_get32(x, &how))
+	if (!xdrx_skip32(x, 2) || !owner(x) || !xdrx_get32(x, &how))	/* access, deny */
 		return false;
 	if (how == 1) {	/* OPEN4_CREATE */
 		if (!xdrx_get32(x, &mode))

@@ -1,7 +1,7 @@
 /*
  * trace_pcap: the one module that uses libpcap (and zlib, for a gzip'd
  * capture). Opens a pcap or pcapng file, peels the link layer (Ethernet,
- * Linux cooked, raw IP, BSD loopback), IPv4 or IPv6, and hands each TCP
+ * Linux cooked v1 and v2, raw IP, BSD loopback), IPv4 or IPv6, and hands each TCP
  * segment to the reassembly. IP fragments and IPv6 extension headers other
  * than none are not followed (NFS over TCP does not make them on loopback
  * or a LAN); such packets are skipped.
@@ -137,7 +137,11 @@ static int packet(struct trace_ctx *c, int dlt, const struct pcap_pkthdr *h, con
 	case DLT_LINUX_SLL:
 		skip = 16;
 		break;
+	case DLT_LINUX_SLL2:	/* tshark -i any */
+		skip = 20;
+		break;
 	case DLT_NULL:
+	case DLT_LOOP:
 		skip = 4;
 		break;
 	case DLT_RAW:
@@ -187,8 +191,9 @@ int trace_load(const char *file, struct trace *t, char *err, size_t len)
 		return fail(err, len, -EINVAL, "not a pcap or pcapng capture (%s)", perr);
 	}
 	dlt = pcap_datalink(pc);
-	if (dlt != DLT_EN10MB && dlt != DLT_LINUX_SLL && dlt != DLT_NULL && dlt != DLT_RAW &&
-	    dlt != DLT_IPV4 && dlt != DLT_IPV6) {
+	if (dlt != DLT_EN10MB && dlt != DLT_LINUX_SLL && dlt != DLT_LINUX_SLL2 &&
+	    dlt != DLT_NULL && dlt != DLT_LOOP && dlt != DLT_RAW && dlt != DLT_IPV4 &&
+	    dlt != DLT_IPV6) {
 		snprintf(err, len, "link type %s not supported (Ethernet, Linux cooked, raw IP, "
 			 "loopback are)", pcap_datalink_val_to_name(dlt) ?: "?");
 		pcap_close(pc);

@@ -156,20 +156,51 @@ struct trace_op *trace_new_op(struct trace_ctx *c, uint32_t conn)
 }
 
 /* The call's header (past xid and CALL): its program, version and procedure. */
+/*
+ * An RPCSEC_GSS credential (RFC 2203): a control message (INIT, DESTROY) has
+ * no NFS arguments; with integrity the arguments follow a length and a sequence
+ * number; with privacy they are sealed: *service 3 and nothing is read of them.
+ */
+static bool gss(const uint8_t *p, uint32_t n, uint32_t *service, bool *control)
+{
+	if (n < 16 || xdrx_be32(p) != 1)
+		return false;
+	*control = xdrx_be32(p + 4) != 0;
+	*service = xdrx_be32(p + 12);
+	return *service >= 1 && *service <= 3;
+}
+
+/* The arguments (or results) under a GSS service: x left at them, or at an empty stream. */
+static void unwrap(XDR *x, uint32_t service)
+{
+	static uint8_t none[4];
+
+	if (service == 3 || (service == 2 && (!xdrx_skip32(x, 1) || !xdrx_skip32(x, 1))))
+		xdrx_create(x, none, 0, XDR_DECODE);
+}
+
+/* The call's header (past xid and CALL): its program, version and procedure. */
 static int call(struct trace_ctx *c, uint32_t conn, uint32_t xid, XDR *x)
 {
-	uint32_t rpcvers, prog, vers, proc, flavor;
+	uint32_t rpcvers, prog, vers, proc, flavor, n, service = 0;
 	size_t first = c->t->nops;
+	const uint8_t *cred;
+	bool control = false;
 	struct trace_call *k;
 	int rc;
 
 	if (!xdrx_get32(x, &rpcvers) || rpcvers != 2 || !xdrx_get32(x, &prog) ||
 	    !xdrx_get32(x, &vers) || !xdrx_get32(x, &proc) ||
-	    !xdrx_get32(x, &flavor) || !xdrx_skip_opaque(x, 400) ||	/* credential */
+	    !xdrx_get32(x, &flavor) || !xdrx_get_opaque(x, 400, &cred, &n) ||
+	    (flavor == 6 && !gss(cred, n, &service, &control)) ||
 	    !xdrx_get32(x, &flavor) || !xdrx_skip_opaque(x, 400)) {	/* verifier */
 		c->t->left.undecoded++;
 		return 0;
 	}
+	if (service == 1 || control)
+		service = 0;
+	else
+		unwrap(x, service);
 	rc = trace_nfs_call(c, conn, prog, vers, proc, x);
 	if (rc <= 0)
 		return rc;
@@ -182,7 +213,8 @@ static int call(struct trace_ctx *c, uint32_t conn, uint32_t xid, XDR *x)
 		c->ccap = cap;
 	}
 	k = &c->calls[c->ncalls];
-	*k = (struct trace_call){ (uint32_t)first, (uint32_t)(c->t->nops - first), prog, vers, proc };
+	*k = (struct trace_call){ (uint32_t)first, (uint32_t)(c->t->nops - first), prog, vers, proc,
+				  service };
 	/* A call sent again with the same xid replaces the first: one reply answers it. */
 	return trace_map_put(&c->pending, (uint64_t)conn << 32 | xid, (uint32_t)++c->ncalls);
 }
@@ -209,6 +241,7 @@ static void reply(struct trace_ctx *c, uint32_t conn, uint32_t xid, XDR *x)
 			c->t->ops[k->first + j].status = TRACE_RPC_ERROR;
 		return;
 	}
+	unwrap(x, k->service);
 	trace_nfs_reply(c, k, x);
 }
 
