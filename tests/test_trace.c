@@ -3,7 +3,8 @@
  * whose segments carry RPC records built with the native engine's encoders
  * (replies by hand), read back with trace_load. One record per segment, one
  * over three segments, segments out of order and sent twice, a gap, a packet
- * cut by the snap length, an NFSv4.1 COMPOUND, the gzip'd capture, random bytes.
+ * cut by the snap length, a capture begun mid-connection, NFSv4.1 COMPOUNDs,
+ * the gzip'd capture, random bytes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -291,6 +292,29 @@ static void test_snaplen_cut(void **state)
 	unlink(c.path);
 }
 
+/* A capture begun mid-connection (no SYN) inside a record: resynchronised at the next. */
+static void test_mid_connection(void **state)
+{
+	uint8_t a[2][512];
+	size_t n[2];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	for (int i = 0; i < 2; i++)
+		n[i] = read_call(a[i], sizeof(a[i]), 70 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+	seg(&c, CLI, a[0] + 30, (uint32_t)n[0] - 30);
+	seg(&c, CLI, a[1], (uint32_t)n[1]);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 1);
+	assert_int_equal(t.ops[0].offset, 4096);
+	assert_int_equal(t.left.skipped_bytes, n[0] - 30);
+	trace_free(&t);
+	unlink(c.path);
+}
+
 /* SEQUENCE, PUTFH, READ; then SEQUENCE, PUTFH, LOOKUP "x" that fails. */
 static size_t compound(uint8_t *buf, size_t cap, uint32_t xid, bool lookup)
 {
@@ -415,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_snaplen_cut),
+		cmocka_unit_test(test_mid_connection),
 		cmocka_unit_test(test_v4_compound),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_not_a_capture),
