@@ -59,6 +59,9 @@ check_capture() {
 	mine=$(ours "$CAP")
 	check_eq "$name: tshark saw calls" 1 "$([[ -n $theirs ]] && echo 1 || echo 0)"
 	check_eq "$name: calls per procedure/operation as tshark counts them" "$theirs" "$mine"
+	check_eq "$name: every call answered" "[]" \
+		"$(jq -c '[.ops | to_entries[] | select(.value.calls != .value.replies) | .key]' \
+			"$TMP/sum.json")"
 	check_eq "$name: nothing left out" 0 \
 		"$(jq '[.left_out[]] | add' "$TMP/sum.json" 2>/dev/null || echo err)"
 	gzip -c "$CAP" >"$TMP/cap.gz"
@@ -80,6 +83,7 @@ if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 	capture_stop
 	check_eq "v4.1 native randrw: exit 0" 0 "$RC"
 	check_capture "v4.1 native randrw"
+	"$NFSLOAD" --trace-summary "$CAP" | sed 's/^/# /'
 	check_eq "v4.1: READs decoded" 1 "$(jq '.ops["v4 READ"].calls > 0' "$TMP/sum.json" |
 		sed 's/true/1/')"
 fi
