@@ -174,8 +174,10 @@ int trace_load(const char *file, struct trace *t, char *err, size_t len)
 		return fail(err, len, -errno, "%s: %s", file, strerror(errno));
 	if (fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		fclose(f);
-		if ((rc = gunzip(file, &mem, &n)) < 0)
-			return fail(err, len, rc, "%s: %s", file, "a broken gzip file");
+		if ((rc = gunzip(file, &mem, &n)) == -EINVAL)
+			return fail(err, len, rc, "not a pcap or pcapng capture (a broken gzip file)");
+		if (rc < 0)
+			return fail(err, len, rc, "%s: %s", file, strerror(-rc));
 		if (!(f = fmemopen(mem, n, "rb"))) {
 			free(mem);
 			return fail(err, len, -ENOMEM, "%s: %s", file, strerror(ENOMEM));
