@@ -16,7 +16,7 @@
 struct agg {
 	char name[48];
 	uint32_t code;
-	uint64_t calls, replies, errors;
+	uint64_t calls, replies, errors, not_run;	/* not run: v4, after a failed op */
 	struct hist lat;
 };
 
@@ -63,6 +63,7 @@ static struct agg *aggregate(const struct trace *t, size_t *n)
 			(*n)++;
 		}
 		v[k].calls++;
+		v[k].not_run += op->status == TRACE_NOT_RUN;
 		if (op->status == TRACE_NO_REPLY || op->status == TRACE_NOT_RUN)
 			continue;
 		v[k].replies++;
@@ -121,12 +122,13 @@ static int text(FILE *out, const char *file, const struct trace *t, struct agg *
 		file, t->span_ns / 1e9, (unsigned long long)t->packets, t->conns, ver[0] ? ver : "-");
 	fprintf(out, "distinct handles: %u, names: %u; v4 compounds: %u, session plumbing ops: %llu\n",
 		t->fhs.n, t->names.n, t->compounds, (unsigned long long)t->session_ops);
-	fprintf(out, "%-24s %10s %10s %8s %12s %12s\n", "op", "calls", "replies", "errors",
-		"p50 (us)", "p99 (us)");
+	fprintf(out, "%-24s %10s %10s %8s %8s %12s %12s\n", "op", "calls", "replies", "errors",
+		"not run", "p50 (us)", "p99 (us)");
 	for (size_t k = 0; k < n; k++)
-		fprintf(out, "%-24s %10llu %10llu %8llu %12.1f %12.1f\n", v[k].name,
+		fprintf(out, "%-24s %10llu %10llu %8llu %8llu %12.1f %12.1f\n", v[k].name,
 			(unsigned long long)v[k].calls, (unsigned long long)v[k].replies,
-			(unsigned long long)v[k].errors, hist_percentile(&v[k].lat, 50) / 1e3,
+			(unsigned long long)v[k].errors, (unsigned long long)v[k].not_run,
+			hist_percentile(&v[k].lat, 50) / 1e3,
 			hist_percentile(&v[k].lat, 99) / 1e3);
 	for (size_t i = 0; i < NLEFT; i++) {
 		if (!left_val(t, i))
@@ -168,6 +170,7 @@ static int json(FILE *out, const char *file, const struct trace *t, struct agg *
 		json_object_set_new(o, "calls", json_integer((json_int_t)v[k].calls));
 		json_object_set_new(o, "replies", json_integer((json_int_t)v[k].replies));
 		json_object_set_new(o, "errors", json_integer((json_int_t)v[k].errors));
+		json_object_set_new(o, "not_run", json_integer((json_int_t)v[k].not_run));
 		json_object_set_new(o, "p50_ns",
 				    json_integer((json_int_t)hist_percentile(&v[k].lat, 50)));
 		json_object_set_new(o, "p99_ns",
