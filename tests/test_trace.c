@@ -35,6 +35,9 @@ struct cap {
 	uint64_t us;		/* the next packet's time */
 };
 
+/* The link type and IP version of the captures cap_open makes next. */
+static int link_type = DLT_EN10MB, ip_v6;
+
 static void cap_open(struct cap *c)
 {
 	int fd;
@@ -43,7 +46,7 @@ static void cap_open(struct cap *c)
 	fd = mkstemp(c->path);
 	assert_true(fd >= 0);
 	close(fd);
-	c->pd = pcap_open_dead(DLT_EN10MB, 262144);
+	c->pd = pcap_open_dead(link_type, 262144);
 	c->d = pcap_dump_open(c->pd, c->path);
 	assert_non_null(c->d);
 	c->seq[CLI] = 1001, c->seq[SRV] = 5001;
@@ -55,27 +58,43 @@ static void seg_at(struct cap *c, int dir, uint32_t seq, const uint8_t *p, uint3
 		   uint32_t caplen, uint8_t flags)
 {
 	static uint8_t pkt[70000];
-	uint8_t ip[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
-	uint16_t port[2] = { 900, 2049 }, tot = (uint16_t)(40 + n);
+	uint8_t ip4[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+	uint16_t port[2] = { 900, 2049 };
+	uint32_t link = link_type == DLT_EN10MB ? 14 : link_type == DLT_LINUX_SLL ? 16 :
+			link_type == DLT_NULL ? 4 : 0, iph = ip_v6 ? 40 : 20, hdr = link + iph + 20;
+	uint8_t *ip = pkt + link, *tcp = ip + iph;
 	struct pcap_pkthdr h = { 0 };
 
-	memset(pkt, 0, 54);
-	pkt[12] = 0x08;			/* IPv4 */
-	pkt[14] = 0x45;
-	pkt[16] = (uint8_t)(tot >> 8), pkt[17] = (uint8_t)tot;
-	pkt[22] = 64, pkt[23] = 6;
-	memcpy(pkt + 26, ip[dir], 4);
-	memcpy(pkt + 30, ip[!dir], 4);
-	pkt[34] = (uint8_t)(port[dir] >> 8), pkt[35] = (uint8_t)port[dir];
-	pkt[36] = (uint8_t)(port[!dir] >> 8), pkt[37] = (uint8_t)port[!dir];
-	xdrx_put_be32(pkt + 38, seq);
-	pkt[46] = 0x50;
-	pkt[47] = flags;
-	memcpy(pkt + 54, p, n);
+	memset(pkt, 0, hdr);
+	if (link_type == DLT_EN10MB)
+		pkt[12] = ip_v6 ? 0x86 : 0x08, pkt[13] = ip_v6 ? 0xdd : 0x00;
+	else if (link_type == DLT_LINUX_SLL)
+		pkt[14] = ip_v6 ? 0x86 : 0x08, pkt[15] = ip_v6 ? 0xdd : 0x00;
+	else if (link_type == DLT_NULL)
+		pkt[0] = ip_v6 ? 30 : 2;	/* AF_INET6 (BSD) or AF_INET, host order */
+	if (ip_v6) {
+		ip[0] = 0x60;
+		ip[4] = (uint8_t)((20 + n) >> 8), ip[5] = (uint8_t)(20 + n);
+		ip[6] = 6, ip[7] = 64;
+		ip[8 + 15] = (uint8_t)(1 + dir);	/* ::1 and ::2 */
+		ip[24 + 15] = (uint8_t)(2 - dir);
+	} else {
+		ip[0] = 0x45;
+		ip[2] = (uint8_t)((40 + n) >> 8), ip[3] = (uint8_t)(40 + n);
+		ip[8] = 64, ip[9] = 6;
+		memcpy(ip + 12, ip4[dir], 4);
+		memcpy(ip + 16, ip4[!dir], 4);
+	}
+	tcp[0] = (uint8_t)(port[dir] >> 8), tcp[1] = (uint8_t)port[dir];
+	tcp[2] = (uint8_t)(port[!dir] >> 8), tcp[3] = (uint8_t)port[!dir];
+	xdrx_put_be32(tcp + 4, seq);
+	tcp[12] = 0x50;
+	tcp[13] = flags;
+	memcpy(pkt + hdr, p, n);
 	h.ts.tv_sec = (time_t)(c->us / 1000000);
 	h.ts.tv_usec = (suseconds_t)(c->us % 1000000);
-	h.len = 54 + n;
-	h.caplen = 54 + caplen;
+	h.len = hdr + n;
+	h.caplen = hdr + caplen;
 	pcap_dump((u_char *)c->d, &h, pkt);
 	c->us += 100;
 }
@@ -159,6 +178,20 @@ static void test_read_one_segment(void **state)
 	assert_int_equal(t.left.lost_bytes + t.left.skipped_bytes + t.left.records, 0);
 	trace_free(&t);
 	unlink(c.path);
+}
+
+/* The same READ over Linux cooked, raw IP and BSD loopback captures, IPv4 and IPv6. */
+static void test_link_types(void **state)
+{
+	static const int types[] = { DLT_EN10MB, DLT_LINUX_SLL, DLT_RAW, DLT_NULL };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		for (ip_v6 = 0; ip_v6 < 2; ip_v6++) {
+			link_type = types[i];
+			test_read_one_segment(state);
+		}
+	link_type = DLT_EN10MB;
+	ip_v6 = 0;
 }
 
 /* A WRITE of 100 bytes over three segments, then a LOOKUP, its reply's handle. */
@@ -435,6 +468,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_one_segment),
+		cmocka_unit_test(test_link_types),
 		cmocka_unit_test(test_split_three),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_gap),
