@@ -3,7 +3,8 @@
  * whose segments carry RPC records built with the native engine's encoders
  * (replies by hand), read back with trace_load. One record per segment, one
  * over three segments, segments out of order and sent twice, a gap, a packet
- * cut by the snap length, a capture begun mid-connection, NFSv4.1 COMPOUNDs,
+ * cut by the snap length, a capture begun mid-connection, RPCSEC_GSS
+ * integrity, NFSv4.1 COMPOUNDs, other link types and IPv6,
  * the gzip'd capture, random bytes.
  */
 #include <stdarg.h>
@@ -348,6 +349,50 @@ static void test_mid_connection(void **state)
 	unlink(c.path);
 }
 
+/* RPCSEC_GSS integrity: the READ's arguments and results inside databody_integ. */
+static void test_gss_integrity(void **state)
+{
+	static const uint8_t mic[8] = { 9, 9, 9, 9, 9, 9, 9, 9 };
+	const uint8_t cred[] = { 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 2,
+				 0, 0, 0, 4, 0xca, 0xfe, 0xba, 0xbe };	/* v1 DATA seq 5 integrity */
+	uint8_t call[512], rep[512];
+	struct cap c;
+	struct trace t;
+	XDR x;
+	uint32_t n;
+
+	(void)state;
+	xdrx_create(&x, call, sizeof(call), XDR_ENCODE);
+	assert_true(xdrx_put32(&x, 0) && xdrx_put32(&x, 80) && xdrx_put32(&x, 0) &&
+		    xdrx_put32(&x, 2) && xdrx_put32(&x, 100003) && xdrx_put32(&x, 3) &&
+		    xdrx_put32(&x, 6) && xdrx_put32(&x, 6) &&
+		    xdrx_put_opaque(&x, cred, sizeof(cred), 400) && xdrx_put32(&x, 6) &&
+		    xdrx_put_opaque(&x, mic, 8, 400) && xdrx_put32(&x, 28) && xdrx_put32(&x, 5) &&
+		    xdrx_put_opaque(&x, fh.data, fh.len, 64) && xdrx_put64(&x, 777) &&
+		    xdrx_put32(&x, 333) && xdrx_put_opaque(&x, mic, 8, 400));
+	n = xdr_getpos(&x);
+	xdrx_put_be32(call, 0x80000000u | (n - 4));
+	xdrx_create(&x, rep, sizeof(rep), XDR_ENCODE);
+	assert_true(xdrx_put32(&x, 0) && xdrx_put32(&x, 80) && xdrx_put32(&x, 1) &&
+		    xdrx_put32(&x, 0) && xdrx_put32(&x, 6) && xdrx_put_opaque(&x, mic, 8, 400) &&
+		    xdrx_put32(&x, 0) && xdrx_put32(&x, 12) && xdrx_put32(&x, 5) &&
+		    xdrx_put32(&x, 70) && xdrx_put32(&x, 0) && xdrx_put_opaque(&x, mic, 8, 400));
+	xdrx_put_be32(rep, 0x80000000u | (xdr_getpos(&x) - 4));
+	cap_open(&c);
+	syns(&c);
+	seg(&c, CLI, call, n);
+	seg(&c, SRV, rep, xdr_getpos(&x));
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 1);
+	assert_int_equal(t.ops[0].proc, 6);
+	assert_int_equal(t.ops[0].offset, 777);
+	assert_int_equal(t.ops[0].count, 333);
+	assert_int_equal(t.ops[0].status, 70);	/* NFS3ERR_STALE */
+	trace_free(&t);
+	unlink(c.path);
+}
+
 /* SEQUENCE, PUTFH, READ; then SEQUENCE, PUTFH, LOOKUP "x" that fails. */
 static size_t compound(uint8_t *buf, size_t cap, uint32_t xid, bool lookup)
 {
@@ -474,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_snaplen_cut),
 		cmocka_unit_test(test_mid_connection),
+		cmocka_unit_test(test_gss_integrity),
 		cmocka_unit_test(test_v4_compound),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_not_a_capture),
