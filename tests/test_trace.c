@@ -91,7 +91,8 @@ static void seg_at(struct cap *c, int dir, uint32_t seq, const uint8_t *p, uint3
 	xdrx_put_be32(tcp + 4, seq);
 	tcp[12] = 0x50;
 	tcp[13] = flags;
-	memcpy(pkt + hdr, p, n);
+	if (n)
+		memcpy(pkt + hdr, p, n);
 	h.ts.tv_sec = (time_t)(c->us / 1000000);
 	h.ts.tv_usec = (suseconds_t)(c->us % 1000000);
 	h.len = hdr + n;
