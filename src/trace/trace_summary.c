@@ -71,7 +71,8 @@ static struct agg *aggregate(const struct trace *t, size_t *n)
 		if (op->reply_ns >= op->call_ns)
 			hist_record(&v[k].lat, op->reply_ns - op->call_ns);
 	}
-	qsort(v, *n, sizeof(*v), by_name);
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_name);
 	return v;
 fail:
 	for (size_t k = 0; k < *n; k++)
