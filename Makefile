@@ -41,7 +41,7 @@ RPC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtirpc 2>/dev/null || echo -I/usr
 RPC_LIBS := $(shell $(PKG_CONFIG) --libs libtirpc 2>/dev/null || echo -ltirpc) -luring \
 	$(shell $(PKG_CONFIG) --libs krb5-gssapi 2>/dev/null || echo -lgssapi_krb5)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(RPC_CFLAGS) $(CFLAGS)
-LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson
+LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson -lpcap
 
 # Every .c under src/ (folders are the layers: docs/ARCHITECTURE.md).
 SRCS := $(sort $(shell find src -name '*.c'))
@@ -118,7 +118,7 @@ unit: $(UNIT_BINS)
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
 	tests/native.sh tests/native_faults.sh tests/wire.sh tests/trunk.sh tests/wiretime.sh tests/merge.sh tests/mpi.sh \
-	tests/local.sh tests/servers.sh tests/krb5.sh
+	tests/local.sh tests/servers.sh tests/krb5.sh tests/trace.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
 # so that CI runs both sanitizer passes within its time budget, and the MPI suite (the
 # MPI build is not a sanitizer build; its code is the same as the one tested under them).

@@ -9,8 +9,9 @@ set -euo pipefail
 
 what=${1:-build}
 # libkrb5-dev: GSS-API (MIT Kerberos) for the native engine's RPCSEC_GSS (sec=krb5, krb5i, krb5p).
+# libpcap-dev: reads pcap/pcapng captures for --trace-summary (src/trace/).
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libxxhash-dev libtirpc-dev
-	liburing-dev libjansson-dev libkrb5-dev)
+	liburing-dev libjansson-dev libkrb5-dev libpcap-dev)
 # What tests/ganesha.sh needs for a private server: ganesha.nfsd, its VFS FSAL, rpcbind,
 # nfs-ls (libnfs-utils) to see it answer, python3 to find free ports. The rest of what it
 # and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).

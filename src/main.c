@@ -14,6 +14,7 @@
 #include "jobrun.h"
 #include "merge.h"
 #include "run.h"
+#include "trace.h"
 
 static int one_host(int argc, char **argv)
 {
@@ -22,6 +23,8 @@ static int one_host(int argc, char **argv)
 	FILE *out = stdout;
 	int rc;
 
+	if (trace_wanted(argc, argv))
+		return trace_main(argc, argv);
 	if (merge_wanted(argc, argv))
 		return merge_main(argc, argv);
 	if (job_wanted(argc, argv))

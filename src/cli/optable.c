@@ -321,6 +321,10 @@ static const struct opt core[] = {
 	{ .name = "merge", .kind = OPT_ELSEWHERE, .arg = "FILE...",
 	  .help = "several runs' JSON reports as one result (see nfsload(1))",
 	 },
+	{ .name = "trace-summary", .kind = OPT_ELSEWHERE, .arg = "CAPTURE",
+	  .help = "what an NFS capture (pcap, pcapng, gzip'd) holds: per\noperation "
+	  "calls, replies, errors, latency (see nfsload(1))",
+	 },
 	{ .name = "help", .letter = 'h', .kind = OPT_HELP,
 	  .help = "this text",
 	 },

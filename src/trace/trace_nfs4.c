@@ -1,0 +1,330 @@
+/*
+ * trace_nfs4: a COMPOUND's operations. Each operation's arguments are read
+ * (the ones a replay needs) or stepped over; an operation whose arguments
+ * this file does not know ends the decoding of its COMPOUND (the ops after
+ * it are counted as left out). The reply gives each op's status without
+ * reading its results: a COMPOUND stops at its first failure, so the ops
+ * before the last result succeeded and the last has the COMPOUND's status.
+ * Results are read only as far as they are known, for GETFH's handle.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "trace_nfs4.h"
+
+#define FH4_MAX 128
+#define NAME4_MAX 4096
+#define OPS_MAX 256
+
+static const char *const names[] = {
+	[3] = "ACCESS", "CLOSE", "COMMIT", "CREATE", "DELEGPURGE", "DELEGRETURN", "GETATTR",
+	"GETFH", "LINK", "LOCK", "LOCKT", "LOCKU", "LOOKUP", "LOOKUPP", "NVERIFY", "OPEN",
+	"OPENATTR", "OPEN_CONFIRM", "OPEN_DOWNGRADE", "PUTFH", "PUTPUBFH", "PUTROOTFH", "READ",
+	"READDIR", "READLINK", "REMOVE", "RENAME", "RENEW", "RESTOREFH", "SAVEFH", "SECINFO",
+	"SETATTR", "SETCLIENTID", "SETCLIENTID_CONFIRM", "VERIFY", "WRITE", "RELEASE_LOCKOWNER",
+	"BACKCHANNEL_CTL", "BIND_CONN_TO_SESSION", "EXCHANGE_ID", "CREATE_SESSION",
+	"DESTROY_SESSION", "FREE_STATEID", "GET_DIR_DELEGATION", "GETDEVICEINFO",
+	"GETDEVICELIST", "LAYOUTCOMMIT", "LAYOUTGET", "LAYOUTRETURN", "SECINFO_NO_NAME",
+	"SEQUENCE", "SET_SSV", "TEST_STATEID", "WANT_DELEGATION", "DESTROY_CLIENTID",
+	"RECLAIM_COMPLETE", "ALLOCATE", "COPY", "COPY_NOTIFY", "DEALLOCATE", "IO_ADVISE",
+	"LAYOUTERROR", "LAYOUTSTATS", "OFFLOAD_CANCEL", "OFFLOAD_STATUS", "READ_PLUS", "SEEK",
+	"WRITE_SAME", "CLONE",
+};
+
+const char *trace_nfs4_name(unsigned op)
+{
+	if (op == 10044)
+		return "ILLEGAL";
+	return op < sizeof(names) / sizeof(names[0]) ? names[op] : NULL;
+}
+
+int trace_is_session_op(unsigned op)
+{
+	/* SETCLIENTID(_CONFIRM), RENEW (v4.0); BIND_CONN .. DESTROY_SESSION, SEQUENCE,
+	 * DESTROY_CLIENTID, RECLAIM_COMPLETE (v4.1) */
+	return op == 30 || op == 35 || op == 36 || (op >= 41 && op <= 44) || op == 53 ||
+	       op == 57 || op == 58;
+}
+
+static bool bitmap(XDR *x)
+{
+	uint32_t n;
+
+	return xdrx_get32(x, &n) && n <= 16 && xdrx_skip32(x, n);
+}
+
+static bool fattr(XDR *x)
+{
+	return bitmap(x) && xdrx_skip_opaque(x, 1 << 20);
+}
+
+static bool owner(XDR *x)	/* state_owner4: clientid, opaque */
+{
+	return xdrx_skip32(x, 2) && xdrx_skip_opaque(x, 1024);
+}
+
+static bool channel_attrs(XDR *x)
+{
+	uint32_t n;
+
+	return xdrx_skip32(x, 6) && xdrx_get32(x, &n) && n <= 1 && xdrx_skip32(x, n);
+}
+
+static bool cb_sec_parms(XDR *x)
+{
+	uint32_t n, flavor;
+
+	if (!xdrx_get32(x, &n) || n > 16)
+		return false;
+	while (n--) {
+		if (!xdrx_get32(x, &flavor))
+			return false;
+		if (flavor == 1) {	/* AUTH_SYS */
+			uint32_t g;
+
+			if (!xdrx_skip32(x, 1) || !xdrx_skip_opaque(x, 255) || !xdrx_skip32(x, 2) ||
+			    !xdrx_get32(x, &g) || g > 16 || !xdrx_skip32(x, g))
+				return false;
+		} else if (flavor == 6) {
+			if (!xdrx_skip32(x, 1) || !xdrx_skip_opaque(x, 1024) ||
+			    !xdrx_skip_opaque(x, 1024))
+				return false;
+		} else if (flavor != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* OPEN's args past seqid: access, deny, owner, openflag4, open_claim4. */
+static bool open_args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t cur)
+{
+	uint32_t how, mode, claim;
+
+	if (!xdrx_skip32(x, 2) || !owner(x) || !xdrx_get32(x, &how))	/* access, deny */
+		return false;
+	if (how == 1) {	/* OPEN4_CREATE */
+		if (!xdrx_get32(x, &mode))
+			return false;
+		if ((mode <= 1 && !fattr(x)) || (mode == 2 && !xdrx_skip32(x, 2)) ||
+		    (mode == 3 && (!xdrx_skip32(x, 2) || !fattr(x))) || mode > 3)
+			return false;
+	}
+	if (!xdrx_get32(x, &claim))
+		return false;
+	switch (claim) {
+	case 0: case 3:	/* CLAIM_NULL, CLAIM_DELEGATE_PREV: a name in the current dir */
+		op->dir = cur;
+		return trace_get_blob(c, x, &c->t->names, NAME4_MAX, &op->name);
+	case 1:
+		return xdrx_skip32(x, 1);
+	case 2:
+		op->dir = cur;
+		return xdrx_skip32(x, 4) && trace_get_blob(c, x, &c->t->names, NAME4_MAX, &op->name);
+	case 4: case 6:
+		op->fh = cur;
+		return true;
+	case 5:
+		op->fh = cur;
+		return xdrx_skip32(x, 4);
+	}
+	return false;
+}
+
+/* One op's arguments; *cur is the current filehandle as far as it is known (0: not). */
+static bool args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t *cur, uint32_t *saved)
+{
+	struct trace_table *nm = &c->t->names;
+	uint32_t v, n;
+
+	switch (op->proc) {
+	case 10: case 16: case 23: case 24: case 27:	/* no args */
+		if (op->proc == 24 || op->proc == 23 || op->proc == 16)
+			*cur = 0;
+		if (op->proc == 27)
+			op->fh = *cur;
+		return true;
+	case 31: case 32:	/* RESTOREFH, SAVEFH */
+		if (op->proc == 31)
+			*cur = *saved;
+		else
+			*saved = *cur;
+		return true;
+	case 22:
+		return trace_get_blob(c, x, &c->t->fhs, FH4_MAX, &op->fh) && (*cur = op->fh, true);
+	case 3: case 52:
+		op->fh = *cur;
+		return xdrx_skip32(x, 1);
+	case 4: op->fh = *cur; return xdrx_skip32(x, 5);	/* CLOSE */
+	case 5: case 25: case 65: case 59: case 62:	/* COMMIT, READ, READ_PLUS, ALLOCATE ... */
+		op->fh = *cur;
+		if (op->proc != 5 && !xdrx_skip32(x, 4))
+			return false;
+		if (!xdrx_get64(x, &op->offset))
+			return false;
+		if (op->proc >= 59 && op->proc != 65)
+			return xdrx_skip32(x, 2);
+		return xdrx_get32(x, &op->count);
+	case 38:	/* WRITE */
+		op->fh = *cur;
+		if (!xdrx_skip32(x, 4) || !xdrx_get64(x, &op->offset) || !xdrx_get32(x, &v) ||
+		    !xdrx_get32(x, &op->count))
+			return false;
+		op->stable = (uint8_t)v;
+		return xdrx_skip(x, op->count);
+	case 6:	/* CREATE */
+		op->dir = *cur;
+		if (!xdrx_get32(x, &v) || (v == 5 && !xdrx_skip_opaque(x, NAME4_MAX)) ||
+		    ((v == 3 || v == 4) && !xdrx_skip32(x, 2)))
+			return false;
+		return trace_get_blob(c, x, nm, NAME4_MAX, &op->name) && fattr(x);
+	case 7: case 30: case 57: return xdrx_skip32(x, 2);
+	case 8: case 45: op->fh = *cur; return xdrx_skip32(x, 4);
+	case 9: op->fh = *cur; return bitmap(x);
+	case 11: case 15: case 28: case 33:	/* LINK, LOOKUP, REMOVE, SECINFO: a name */
+		op->dir = *cur;
+		if (!trace_get_blob(c, x, nm, NAME4_MAX, &op->name))
+			return false;
+		if (op->proc == 15)
+			*cur = 0;
+		return true;
+	case 12:	/* LOCK */
+		op->fh = *cur;
+		if (!xdrx_skip32(x, 6) || !xdrx_get32(x, &v) || v > 1)
+			return false;
+		return v ? xdrx_skip32(x, 6) && owner(x) : xdrx_skip32(x, 5);
+	case 13: op->fh = *cur; return xdrx_skip32(x, 5) && owner(x);
+	case 14: op->fh = *cur; return xdrx_skip32(x, 10);
+	case 17: case 37: return fattr(x);
+	case 18: op->fh = *cur; return xdrx_skip32(x, 1) && open_args(c, op, x, *cur);
+	case 19: case 58: return xdrx_skip32(x, 1);
+	case 20: return xdrx_skip32(x, 5);
+	case 21: return xdrx_skip32(x, 7);
+	case 26: op->dir = *cur; return xdrx_skip32(x, 6) && bitmap(x);
+	case 29:	/* RENAME: from the saved dir to the current one */
+		op->dir = *saved;
+		return trace_get_blob(c, x, nm, NAME4_MAX, &op->name) && xdrx_skip_opaque(x, NAME4_MAX);
+	case 34: op->fh = *cur; return xdrx_skip32(x, 4) && fattr(x);
+	case 35:
+		return xdrx_skip32(x, 3) && xdrx_skip_opaque(x, 1024) &&
+		       xdrx_skip_opaque(x, 1024) && xdrx_skip32(x, 1);
+	case 36: return xdrx_skip32(x, 4);
+	case 39: return owner(x);
+	case 41: return xdrx_skip32(x, 6);
+	case 42:	/* EXCHANGE_ID, state protection SP4_NONE only */
+		if (!xdrx_skip32(x, 2) || !xdrx_skip_opaque(x, 1024) || !xdrx_skip32(x, 1) ||
+		    !xdrx_get32(x, &v) || v != 0 || !xdrx_get32(x, &n) || n > 1)
+			return false;
+		return !n || (xdrx_skip_opaque(x, 1024) && xdrx_skip_opaque(x, 1024) &&
+			      xdrx_skip32(x, 3));
+	case 43:
+		return xdrx_skip32(x, 4) && channel_attrs(x) && channel_attrs(x) &&
+		       xdrx_skip32(x, 1) && cb_sec_parms(x);
+	case 44: return xdrx_skip32(x, 4);
+	case 53: return xdrx_skip32(x, 8);
+	case 55: return xdrx_get32(x, &n) && n <= 1024 && xdrx_skip32(x, 4 * n);
+	case 67: op->fh = *cur; return xdrx_skip32(x, 4) && xdrx_get64(x, &op->offset) &&
+			xdrx_skip32(x, 1);
+	}
+	return false;
+}
+
+int trace_nfs4_call(struct trace_ctx *c, uint32_t conn, uint32_t proc, XDR *x)
+{
+	struct trace *t = c->t;
+	uint32_t minor = 0, nops = 0, cur = 0, saved = 0, id;
+	struct trace_op *op;
+
+	if (proc == 0) {
+		if (!(op = trace_new_op(c, conn)))
+			return -ENOMEM;
+		op->version = 4;
+		return 1;
+	}
+	if (proc != 1 || !xdrx_skip_opaque(x, 1024) || !xdrx_get32(x, &minor) ||
+	    !xdrx_get32(x, &nops) || nops > OPS_MAX || minor > 2) {
+		t->left.undecoded++;
+		return 0;
+	}
+	t->versions |= 2u << minor;
+	id = ++t->compounds;
+	for (uint32_t i = 0; i < nops; i++) {
+		uint32_t num;
+
+		if (!xdrx_get32(x, &num)) {
+			t->left.v4_ops += nops - i;
+			break;
+		}
+		if (!(op = trace_new_op(c, conn)))
+			return -ENOMEM;
+		op->version = 4;
+		op->minor = (uint8_t)minor;
+		op->proc = (uint16_t)num;
+		op->compound = id;
+		op->compound_status = TRACE_NO_REPLY;
+		if (trace_is_session_op(num))
+			t->session_ops++;
+		if (!args(c, op, x, &cur, &saved)) {
+			t->left.v4_ops += nops - i - 1;
+			break;
+		}
+	}
+	return 1;
+}
+
+/* GETFH's handle: results stepped over while they are known and successful. */
+static void results(struct trace_ctx *c, struct trace_op *ops, uint32_t n, XDR *x)
+{
+	uint32_t num, st, v, last = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!xdrx_get32(x, &num) || num != ops[i].proc || !xdrx_get32(x, &st) || st)
+			return;
+		switch (num) {
+		case 10:
+			if (!trace_get_blob(c, x, &c->t->fhs, FH4_MAX, &ops[i].result_fh))
+				return;
+			if (last)	/* the LOOKUP, OPEN or CREATE it follows */
+				ops[last - 1].result_fh = ops[i].result_fh;
+			continue;
+		case 15: case 18: case 6:
+			last = i + 1;
+			break;
+		}
+		switch (num) {
+		case 15: case 16: case 22: case 23: case 24: case 31: case 32: case 58:
+		case 8: break;
+		case 53: if (!xdrx_skip32(x, 9)) return; break;
+		case 3: case 5: if (!xdrx_skip32(x, 2)) return; break;
+		case 4: if (!xdrx_skip32(x, 4)) return; break;
+		case 9: if (!fattr(x)) return; break;
+		case 6: if (!xdrx_skip32(x, 5) || !bitmap(x)) return; break;
+		case 18:	/* stateid, change_info, rflags, attrset, delegation NONE(_EXT) */
+			if (!xdrx_skip32(x, 10) || !bitmap(x) || !xdrx_get32(x, &v) ||
+			    (v != 0 && v != 3) || (v == 3 && (!xdrx_get32(x, &v) ||
+							     ((v == 1 || v == 2) && !xdrx_skip32(x, 1)))))
+				return;
+			break;
+		default:
+			return;
+		}
+	}
+}
+
+void trace_nfs4_reply(struct trace_ctx *c, const struct trace_call *call, XDR *x)
+{
+	struct trace_op *ops = &c->t->ops[call->first];
+	uint32_t st, n;
+
+	if (call->proc == 0) {
+		ops[0].status = 0;
+		return;
+	}
+	if (!xdrx_get32(x, &st) || !xdrx_skip_opaque(x, 1024) || !xdrx_get32(x, &n))
+		return;
+	for (uint32_t i = 0; i < call->n; i++) {
+		ops[i].compound_status = (int32_t)st;
+		ops[i].status = i + 1 < n ? 0 : i + 1 == n ? (int32_t)st : TRACE_NOT_RUN;
+	}
+	results(c, ops, n < call->n ? n : call->n, x);
+}

@@ -1,0 +1,530 @@
+/*
+ * trace unit tests: captures written here with libpcap (Ethernet, IPv4, TCP)
+ * whose segments carry RPC records built with the native engine's encoders
+ * (replies by hand), read back with trace_load. One record per segment, one
+ * over three segments, segments out of order and sent twice, a gap, a packet
+ * cut by the snap length, a capture begun mid-connection, RPCSEC_GSS
+ * integrity, NFSv4.1 COMPOUNDs, other link types and IPv6,
+ * the gzip'd capture, random bytes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "engine/native/codec/nfs3x.h"
+#include "engine/native/rpc/rpc.h"
+#include "trace.h"
+
+#define CLI 0
+#define SRV 1
+
+struct cap {
+	char path[64];
+	pcap_t *pd;
+	pcap_dumper_t *d;
+	uint32_t seq[2];	/* next sequence number of each direction */
+	uint64_t us;		/* the next packet's time */
+};
+
+/* The link type and IP version of the captures cap_open makes next. */
+static int link_type = DLT_EN10MB, ip_v6;
+
+static void cap_open(struct cap *c)
+{
+	int fd;
+
+	snprintf(c->path, sizeof(c->path), "/tmp/test_trace.XXXXXX");
+	fd = mkstemp(c->path);
+	assert_true(fd >= 0);
+	close(fd);
+	c->pd = pcap_open_dead(link_type, 262144);
+	c->d = pcap_dump_open(c->pd, c->path);
+	assert_non_null(c->d);
+	c->seq[CLI] = 1001, c->seq[SRV] = 5001;
+	c->us = 1000000;
+}
+
+/* One TCP segment from dir at sequence number seq; caplen < n cuts the packet. */
+static void seg_at(struct cap *c, int dir, uint32_t seq, const uint8_t *p, uint32_t n,
+		   uint32_t caplen, uint8_t flags)
+{
+	static uint8_t pkt[70000];
+	uint8_t ip4[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+	uint16_t port[2] = { 900, 2049 };
+	uint32_t link = link_type == DLT_EN10MB ? 14 : link_type == DLT_LINUX_SLL ? 16 :
+			link_type == DLT_NULL ? 4 : 0, iph = ip_v6 ? 40 : 20, hdr = link + iph + 20;
+	uint8_t *ip = pkt + link, *tcp = ip + iph;
+	struct pcap_pkthdr h = { 0 };
+
+	memset(pkt, 0, hdr);
+	if (link_type == DLT_EN10MB)
+		pkt[12] = ip_v6 ? 0x86 : 0x08, pkt[13] = ip_v6 ? 0xdd : 0x00;
+	else if (link_type == DLT_LINUX_SLL)
+		pkt[14] = ip_v6 ? 0x86 : 0x08, pkt[15] = ip_v6 ? 0xdd : 0x00;
+	else if (link_type == DLT_NULL)
+		pkt[0] = ip_v6 ? 30 : 2;	/* AF_INET6 (BSD) or AF_INET, host order */
+	if (ip_v6) {
+		ip[0] = 0x60;
+		ip[4] = (uint8_t)((20 + n) >> 8), ip[5] = (uint8_t)(20 + n);
+		ip[6] = 6, ip[7] = 64;
+		ip[8 + 15] = (uint8_t)(1 + dir);	/* ::1 and ::2 */
+		ip[24 + 15] = (uint8_t)(2 - dir);
+	} else {
+		ip[0] = 0x45;
+		ip[2] = (uint8_t)((40 + n) >> 8), ip[3] = (uint8_t)(40 + n);
+		ip[8] = 64, ip[9] = 6;
+		memcpy(ip + 12, ip4[dir], 4);
+		memcpy(ip + 16, ip4[!dir], 4);
+	}
+	tcp[0] = (uint8_t)(port[dir] >> 8), tcp[1] = (uint8_t)port[dir];
+	tcp[2] = (uint8_t)(port[!dir] >> 8), tcp[3] = (uint8_t)port[!dir];
+	xdrx_put_be32(tcp + 4, seq);
+	tcp[12] = 0x50;
+	tcp[13] = flags;
+	if (n)
+		memcpy(pkt + hdr, p, n);
+	h.ts.tv_sec = (time_t)(c->us / 1000000);
+	h.ts.tv_usec = (suseconds_t)(c->us % 1000000);
+	h.len = hdr + n;
+	h.caplen = hdr + caplen;
+	pcap_dump((u_char *)c->d, &h, pkt);
+	c->us += 100;
+}
+
+/* The next segment of dir's stream. */
+static void seg(struct cap *c, int dir, const uint8_t *p, uint32_t n)
+{
+	seg_at(c, dir, c->seq[dir], p, n, n, 0x18);
+	c->seq[dir] += n;
+}
+
+static void syns(struct cap *c)
+{
+	seg_at(c, CLI, c->seq[CLI] - 1, NULL, 0, 0, 0x02);
+	seg_at(c, SRV, c->seq[SRV] - 1, NULL, 0, 0, 0x12);
+}
+
+static void cap_close(struct cap *c)
+{
+	pcap_dump_close(c->d);
+	pcap_close(c->pd);
+}
+
+static const struct nfs_fh fh = { 8, { 1, 2, 3, 4, 5, 6, 7, 8 } };
+
+static size_t read_call(uint8_t *buf, size_t cap, uint32_t xid, uint64_t off, uint32_t count)
+{
+	XDR x;
+
+	assert_true(rpc_start_call(&x, buf, cap, xid, 100003, 3, 6, NULL));
+	assert_true(nfs3_enc_read(&x, &fh, off, count));
+	return rpc_finish_call(&x, buf, 0);
+}
+
+/* A reply: mark, xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS, then words. */
+static size_t reply(uint8_t *buf, uint32_t xid, const uint32_t *w, size_t nw)
+{
+	uint32_t head[] = { 0, xid, 1, 0, 0, 0, 0 };
+	size_t n = 0;
+
+	for (size_t i = 1; i < 7; i++, n += 4)
+		xdrx_put_be32(buf + 4 + n, head[i]);
+	for (size_t i = 0; i < nw; i++, n += 4)
+		xdrx_put_be32(buf + 4 + n, w[i]);
+	xdrx_put_be32(buf, 0x80000000u | (uint32_t)n);
+	return n + 4;
+}
+
+static void load(const struct cap *c, struct trace *t)
+{
+	char err[256];
+
+	assert_int_equal(trace_load(c->path, t, err, sizeof(err)), 0);
+}
+
+static void test_read_one_segment(void **state)
+{
+	uint32_t res[] = { 0, 0, 4096, 1, 0 };	/* NFS3_OK, no attrs, count, eof, data<> */
+	uint8_t call[512], rep[128];
+	struct cap c;
+	struct trace t;
+	size_t n = read_call(call, sizeof(call), 7, 8192, 4096);
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	seg(&c, CLI, call, (uint32_t)n);
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 7, res, 5));
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 1);
+	assert_int_equal(t.ops[0].proc, 6);
+	assert_int_equal(t.ops[0].version, 3);
+	assert_int_equal(t.ops[0].offset, 8192);
+	assert_int_equal(t.ops[0].count, 4096);
+	assert_int_equal(t.ops[0].status, 0);
+	assert_int_equal(t.ops[0].conn, 1);
+	assert_int_equal(t.ops[0].reply_ns - t.ops[0].call_ns, 100000);
+	assert_int_equal(t.ops[0].fh, 1);
+	assert_memory_equal(trace_blob(&t.fhs, 1)->p, fh.data, 8);
+	assert_int_equal(t.left.lost_bytes + t.left.skipped_bytes + t.left.records, 0);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* The same READ over Linux cooked, raw IP and BSD loopback captures, IPv4 and IPv6. */
+static void test_link_types(void **state)
+{
+	static const int types[] = { DLT_EN10MB, DLT_LINUX_SLL, DLT_RAW, DLT_NULL };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		for (ip_v6 = 0; ip_v6 < 2; ip_v6++) {
+			link_type = types[i];
+			test_read_one_segment(state);
+		}
+	link_type = DLT_EN10MB;
+	ip_v6 = 0;
+}
+
+/* A WRITE of 100 bytes over three segments, then a LOOKUP, its reply's handle. */
+static void test_split_three(void **state)
+{
+	uint8_t call[1024], rep[256];
+	uint32_t res[] = { 0, 4, 0xaabbccdd, 0xeeff0011 };	/* NFS3_OK, fh3<4 bytes> */
+	struct cap c;
+	struct trace t;
+	XDR x;
+	size_t n;
+
+	(void)state;
+	assert_true(rpc_start_call(&x, call, sizeof(call), 9, 100003, 3, 7, NULL));
+	assert_true(nfs3_enc_write(&x, &fh, 1 << 20, 100, NFS3_FILE_SYNC));
+	n = rpc_finish_call(&x, call, 100);
+	memset(call + n, 'w', 100);
+	n += 100;
+	cap_open(&c);
+	syns(&c);
+	seg(&c, CLI, call, 10);
+	seg(&c, CLI, call + 10, 50);
+	seg(&c, CLI, call + 60, (uint32_t)n - 60);
+	assert_true(rpc_start_call(&x, call, sizeof(call), 10, 100003, 3, 3, NULL));
+	assert_true(nfs3_enc_lookup(&x, &fh, "file.000001"));
+	n = rpc_finish_call(&x, call, 0);
+	seg(&c, CLI, call, (uint32_t)n);
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 10, res, 3));
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 2);
+	assert_int_equal(t.ops[0].proc, 7);
+	assert_int_equal(t.ops[0].offset, 1 << 20);
+	assert_int_equal(t.ops[0].count, 100);
+	assert_int_equal(t.ops[0].stable, NFS3_FILE_SYNC);
+	assert_int_equal(t.ops[0].status, TRACE_NO_REPLY);
+	assert_int_equal(t.ops[1].proc, 3);
+	assert_int_equal(t.ops[1].dir, t.ops[0].fh);
+	assert_int_equal(trace_blob(&t.names, t.ops[1].name)->len, 11);
+	assert_memory_equal(trace_blob(&t.names, t.ops[1].name)->p, "file.000001", 11);
+	assert_int_equal(t.ops[1].status, 0);
+	assert_int_equal(trace_blob(&t.fhs, t.ops[1].result_fh)->len, 4);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* Three READ calls: segments 2, 1, 1 again, 3, 2 again: each call once, in order. */
+static void test_out_of_order(void **state)
+{
+	uint8_t a[3][512];
+	size_t n[3];
+	uint32_t s[3];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	for (int i = 0; i < 3; i++) {
+		n[i] = read_call(a[i], sizeof(a[i]), 20 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+		s[i] = c.seq[CLI];
+		c.seq[CLI] += (uint32_t)n[i];
+	}
+	seg_at(&c, CLI, s[1], a[1], (uint32_t)n[1], (uint32_t)n[1], 0x18);
+	seg_at(&c, CLI, s[0], a[0], (uint32_t)n[0], (uint32_t)n[0], 0x18);
+	seg_at(&c, CLI, s[0], a[0], (uint32_t)n[0], (uint32_t)n[0], 0x18);
+	seg_at(&c, CLI, s[2], a[2], (uint32_t)n[2], (uint32_t)n[2], 0x18);
+	seg_at(&c, CLI, s[1], a[1], (uint32_t)n[1], (uint32_t)n[1], 0x18);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(t.ops[i].offset, (uint64_t)i * 4096);
+	assert_int_equal(t.left.lost_bytes + t.left.skipped_bytes + t.left.records, 0);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* Record 2's first half never captured: records 1 and 3 read, the rest counted. */
+static void test_gap(void **state)
+{
+	uint8_t a[3][512];
+	size_t n[3];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	for (int i = 0; i < 3; i++)
+		n[i] = read_call(a[i], sizeof(a[i]), 30 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+	seg(&c, CLI, a[0], (uint32_t)n[0]);
+	c.seq[CLI] += 20;	/* lost */
+	seg(&c, CLI, a[1] + 20, (uint32_t)n[1] - 20);
+	seg(&c, CLI, a[2], (uint32_t)n[2]);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 2);
+	assert_int_equal(t.ops[0].offset, 0);
+	assert_int_equal(t.ops[1].offset, 8192);
+	assert_int_equal(t.left.lost_bytes, 20);
+	assert_int_equal(t.left.skipped_bytes, n[1] - 20);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* A packet cut by the snap length: its record left out, the next one read. */
+static void test_snaplen_cut(void **state)
+{
+	uint8_t a[2][512];
+	size_t n[2];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	for (int i = 0; i < 2; i++)
+		n[i] = read_call(a[i], sizeof(a[i]), 40 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+	seg_at(&c, CLI, c.seq[CLI], a[0], (uint32_t)n[0], 30, 0x18);
+	c.seq[CLI] += (uint32_t)n[0];
+	seg(&c, CLI, a[1], (uint32_t)n[1]);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 1);
+	assert_int_equal(t.ops[0].offset, 4096);
+	assert_int_equal(t.left.cut_packets, 1);
+	assert_int_equal(t.left.lost_bytes, n[0] - 30);
+	assert_int_equal(t.left.records, 1);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* A capture begun mid-connection (no SYN) inside a record: resynchronised at the next. */
+static void test_mid_connection(void **state)
+{
+	uint8_t a[2][512];
+	size_t n[2];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	for (int i = 0; i < 2; i++)
+		n[i] = read_call(a[i], sizeof(a[i]), 70 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+	seg(&c, CLI, a[0] + 30, (uint32_t)n[0] - 30);
+	seg(&c, CLI, a[1], (uint32_t)n[1]);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 1);
+	assert_int_equal(t.ops[0].offset, 4096);
+	assert_int_equal(t.left.skipped_bytes, n[0] - 30);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* RPCSEC_GSS integrity: the READ's arguments and results inside databody_integ. */
+static void test_gss_integrity(void **state)
+{
+	static const uint8_t mic[8] = { 9, 9, 9, 9, 9, 9, 9, 9 };
+	const uint8_t cred[] = { 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 2,
+				 0, 0, 0, 4, 0xca, 0xfe, 0xba, 0xbe };	/* v1 DATA seq 5 integrity */
+	uint8_t call[512], rep[512];
+	struct cap c;
+	struct trace t;
+	XDR x;
+	uint32_t n;
+
+	(void)state;
+	xdrx_create(&x, call, sizeof(call), XDR_ENCODE);
+	assert_true(xdrx_put32(&x, 0) && xdrx_put32(&x, 80) && xdrx_put32(&x, 0) &&
+		    xdrx_put32(&x, 2) && xdrx_put32(&x, 100003) && xdrx_put32(&x, 3) &&
+		    xdrx_put32(&x, 6) && xdrx_put32(&x, 6) &&
+		    xdrx_put_opaque(&x, cred, sizeof(cred), 400) && xdrx_put32(&x, 6) &&
+		    xdrx_put_opaque(&x, mic, 8, 400) && xdrx_put32(&x, 28) && xdrx_put32(&x, 5) &&
+		    xdrx_put_opaque(&x, fh.data, fh.len, 64) && xdrx_put64(&x, 777) &&
+		    xdrx_put32(&x, 333) && xdrx_put_opaque(&x, mic, 8, 400));
+	n = xdr_getpos(&x);
+	xdrx_put_be32(call, 0x80000000u | (n - 4));
+	xdrx_create(&x, rep, sizeof(rep), XDR_ENCODE);
+	assert_true(xdrx_put32(&x, 0) && xdrx_put32(&x, 80) && xdrx_put32(&x, 1) &&
+		    xdrx_put32(&x, 0) && xdrx_put32(&x, 6) && xdrx_put_opaque(&x, mic, 8, 400) &&
+		    xdrx_put32(&x, 0) && xdrx_put32(&x, 12) && xdrx_put32(&x, 5) &&
+		    xdrx_put32(&x, 70) && xdrx_put32(&x, 0) && xdrx_put_opaque(&x, mic, 8, 400));
+	xdrx_put_be32(rep, 0x80000000u | (xdr_getpos(&x) - 4));
+	cap_open(&c);
+	syns(&c);
+	seg(&c, CLI, call, n);
+	seg(&c, SRV, rep, xdr_getpos(&x));
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 1);
+	assert_int_equal(t.ops[0].proc, 6);
+	assert_int_equal(t.ops[0].offset, 777);
+	assert_int_equal(t.ops[0].count, 333);
+	assert_int_equal(t.ops[0].status, 70);	/* NFS3ERR_STALE */
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* SEQUENCE, PUTFH, READ; then SEQUENCE, PUTFH, LOOKUP "x" that fails. */
+static size_t compound(uint8_t *buf, size_t cap, uint32_t xid, bool lookup)
+{
+	XDR x;
+
+	assert_true(rpc_start_call(&x, buf, cap, xid, 100003, 4, 1, NULL));
+	assert_true(xdrx_put_opaque(&x, "", 0, 64) && xdrx_put32(&x, 1) && xdrx_put32(&x, 3));
+	assert_true(xdrx_put32(&x, 53));
+	for (int i = 0; i < 8; i++)
+		assert_true(xdrx_put32(&x, 1));
+	assert_true(xdrx_put32(&x, 22) && xdrx_put_opaque(&x, fh.data, fh.len, 128));
+	if (lookup) {
+		assert_true(xdrx_put32(&x, 15) && xdrx_put_opaque(&x, "x", 1, 64));
+	} else {
+		assert_true(xdrx_put32(&x, 25));
+		for (int i = 0; i < 4; i++)
+			assert_true(xdrx_put32(&x, 0));
+		assert_true(xdrx_put64(&x, 65536) && xdrx_put32(&x, 512));
+	}
+	return rpc_finish_call(&x, buf, 0);
+}
+
+static void test_v4_compound(void **state)
+{
+	uint32_t ok[] = { 0, 0, 3, 53, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 22, 0, 25, 0, 1, 0 };
+	uint32_t noent[] = { 2, 0, 3, 53, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 22, 0, 15, 2 };
+	uint8_t a[2][512], rep[256];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	seg(&c, CLI, a[0], (uint32_t)compound(a[0], sizeof(a[0]), 50, false));
+	seg(&c, CLI, a[1], (uint32_t)compound(a[1], sizeof(a[1]), 51, true));
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 51, noent, 18));
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 50, ok, 20));
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 6);
+	assert_int_equal(t.compounds, 2);
+	assert_int_equal(t.session_ops, 2);
+	assert_int_equal(t.versions, 1u << 2);
+	assert_int_equal(t.ops[2].proc, 25);
+	assert_int_equal(t.ops[2].minor, 1);
+	assert_int_equal(t.ops[2].offset, 65536);
+	assert_int_equal(t.ops[2].count, 512);
+	assert_int_equal(t.ops[2].fh, t.ops[1].fh);
+	assert_int_equal(t.ops[2].status, 0);
+	assert_true(t.ops[2].reply_ns > t.ops[5].reply_ns);
+	assert_int_equal(t.ops[5].proc, 15);
+	assert_int_equal(t.ops[5].status, 2);
+	assert_int_equal(t.ops[4].status, 0);
+	assert_int_equal(t.ops[5].compound_status, 2);
+	assert_int_equal(t.ops[5].dir, t.ops[1].fh);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/* The capture of test_out_of_order's kind, gzip'd: the same ops. */
+static void test_gzip(void **state)
+{
+	uint8_t a[512], buf[4096];
+	char gz[80];
+	struct cap c;
+	struct trace t, tz;
+	FILE *f;
+	gzFile z;
+	size_t n;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	seg(&c, CLI, a, (uint32_t)read_call(a, sizeof(a), 60, 12288, 1024));
+	seg(&c, CLI, a, (uint32_t)read_call(a, sizeof(a), 61, 16384, 1024));
+	cap_close(&c);
+	snprintf(gz, sizeof(gz), "%s.gz", c.path);
+	assert_non_null(f = fopen(c.path, "rb"));
+	assert_non_null(z = gzopen(gz, "wb"));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		assert_int_equal(gzwrite(z, buf, (unsigned)n), (int)n);
+	fclose(f);
+	gzclose(z);
+	load(&c, &t);
+	strcpy(c.path, gz);
+	load(&c, &tz);
+	assert_int_equal(t.nops, 2);
+	assert_int_equal(tz.nops, t.nops);
+	assert_memory_equal(tz.ops, t.ops, t.nops * sizeof(t.ops[0]));
+	trace_free(&t);
+	trace_free(&tz);
+	unlink(gz);
+	gz[strlen(gz) - 3] = 0;
+	unlink(gz);
+}
+
+static void test_not_a_capture(void **state)
+{
+	char path[] = "/tmp/test_trace.XXXXXX", err[256] = "";
+	uint8_t junk[4096];
+	struct trace t;
+	int fd = mkstemp(path);
+
+	(void)state;
+	srand(7);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)rand();
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	close(fd);
+	assert_int_equal(trace_load(path, &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a pcap or pcapng capture"));
+	assert_int_equal(trace_load("/nonexistent/x", &t, err, sizeof(err)), -ENOENT);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_one_segment),
+		cmocka_unit_test(test_link_types),
+		cmocka_unit_test(test_split_three),
+		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_snaplen_cut),
+		cmocka_unit_test(test_mid_connection),
+		cmocka_unit_test(test_gss_integrity),
+		cmocka_unit_test(test_v4_compound),
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_not_a_capture),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
