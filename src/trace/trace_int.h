@@ -13,7 +13,7 @@
 #include "engine/native/rpc/xdrx.h"
 #include "trace.h"
 
-/* u64 key -> u32 value, open addressing (keys are hashes or conn << 32 | xid). */
+/* trace_tab.c: u64 key -> u32 value, open addressing (keys are hashes or conn << 32 | xid). */
 struct trace_map {
 	uint64_t *keys;
 	uint32_t *vals;		/* 0: empty, UINT32_MAX: deleted */
@@ -70,18 +70,19 @@ void trace_tcp_free(struct trace_ctx *c);
 
 /* trace_rpc.c: one whole record (fragments joined) from connection conn. */
 int trace_rpc_record(struct trace_ctx *c, uint32_t conn, const uint8_t *rec, size_t len);
-/* Interns bytes into a table: its index, 0 for n == 0, UINT32_MAX on -ENOMEM. */
+
+/* trace_tab.c (under every other layer). Interns bytes into a table: its index, 0 for n == 0, UINT32_MAX on -ENOMEM. */
 uint32_t trace_intern(struct trace_table *tab, const uint8_t *p, uint32_t n);
 void trace_table_free(struct trace_table *tab);
 /* A new op in t, zeroed but for conn and call time; NULL on -ENOMEM. */
 struct trace_op *trace_new_op(struct trace_ctx *c, uint32_t conn);
+/* An opaque handle or name interned into tab: its index in *out. false: bad XDR. */
+bool trace_get_blob(struct trace_ctx *c, XDR *x, struct trace_table *tab, uint32_t max,
+		    uint32_t *out);
 
 /* trace_nfs.c: a call's arguments into ops (from t->ops[first]); the results of a reply. */
 int trace_nfs_call(struct trace_ctx *c, uint32_t conn, uint32_t prog, uint32_t vers,
 		   uint32_t proc, XDR *x);
 void trace_nfs_reply(struct trace_ctx *c, const struct trace_call *call, XDR *x);
-/* An opaque handle or name interned into tab: its index in *out. false: bad XDR. */
-bool trace_get_blob(struct trace_ctx *c, XDR *x, struct trace_table *tab, uint32_t max,
-		    uint32_t *out);
 
 #endif

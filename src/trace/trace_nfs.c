@@ -41,21 +41,6 @@ const char *trace_op_name(const struct trace_op *op, char *buf, size_t len)
 	return buf;
 }
 
-bool trace_get_blob(struct trace_ctx *c, XDR *x, struct trace_table *tab, uint32_t max,
-		    uint32_t *out)
-{
-	const uint8_t *p;
-	uint32_t n, i;
-
-	(void)c;
-	if (!xdrx_get_opaque(x, max, &p, &n))
-		return false;
-	if ((i = trace_intern(tab, p, n)) == UINT32_MAX)
-		return false;
-	*out = i;
-	return true;
-}
-
 static void nfs3_call(struct trace_ctx *c, struct trace_op *op, XDR *x)
 {
 	struct trace *t = c->t;
