@@ -88,7 +88,7 @@ static void test_reference_format(void **state)
 	(void)state;
 	for (size_t s = 0; s < N(block_sizes); s++) {
 		uint32_t bs = block_sizes[s];
-		struct verify_params p = { bs, 7, SEED };
+		struct verify_params p = { .block = bs, .generation = 7, .seed = SEED };
 		uint8_t *got = xmalloc(bs), *want = xmalloc(bs);
 		uint64_t offs[] = { 0, bs, (uint64_t)bs * 12345, (uint64_t)bs * 0xffffffffu };
 
@@ -117,7 +117,7 @@ static void test_round_trip(void **state)
 		size_t nblocks = bs >= 65536 ? 20 : 300;
 		size_t len = (size_t)bs * nblocks;
 		uint64_t off = (uint64_t)bs * 1000003;
-		struct verify_params p = { bs, 42, SEED };
+		struct verify_params p = { .block = bs, .generation = 42, .seed = SEED };
 		struct verify_mismatch m;
 		uint8_t *buf = xmalloc(len + 1);
 		uint64_t bad;
@@ -165,7 +165,7 @@ static int check_flip(uint32_t bs, uint32_t pos, uint8_t flip, uint32_t want_gen
 {
 	const size_t nblocks = 4, victim = 2;
 	uint64_t off = (uint64_t)bs * 77;
-	struct verify_params p = { bs, 5, SEED };
+	struct verify_params p = { .block = bs, .generation = 5, .seed = SEED };
 	struct verify_mismatch m;
 	uint8_t *buf = xmalloc(bs * nblocks);
 	uint8_t orig;
@@ -221,7 +221,7 @@ static void test_every_flip(void **state)
 static void expect_kind(const uint8_t *buf, uint32_t bs, uint32_t file, uint64_t off,
 			uint32_t want_gen, enum verify_kind want, uint64_t want_diff)
 {
-	struct verify_params p = { bs, 1, SEED };
+	struct verify_params p = { .block = bs, .generation = 1, .seed = SEED };
 	struct verify_mismatch m;
 	uint64_t bad = verify_check(&p, file, off, buf, bs, want_gen, &m);
 
@@ -236,7 +236,7 @@ static void expect_kind(const uint8_t *buf, uint32_t bs, uint32_t file, uint64_t
 
 static void test_wrong_place(void **state)
 {
-	struct verify_params p = { 4096, 6, SEED };
+	struct verify_params p = { .block = 4096, .generation = 6, .seed = SEED };
 	uint8_t buf[4096];
 
 	(void)state;
@@ -263,12 +263,12 @@ static void test_any_generation(void **state)
 
 	(void)state;
 	for (uint32_t gen = 1; gen < 8; gen++) {
-		struct verify_params p = { 512, gen * 1000, SEED };
+		struct verify_params p = { .block = 512, .generation = gen * 1000, .seed = SEED };
 
 		verify_fill(&p, 1, 0, buf + 512 * gen, 512);
 	}
 	{
-		struct verify_params p = { 512, 999, SEED };
+		struct verify_params p = { .block = 512, .generation = 999, .seed = SEED };
 
 		verify_fill(&p, 1, 0, buf, 512);
 		assert_int_equal(verify_check(&p, 1, 0, buf, 512, 0, &m), 0);
@@ -281,7 +281,7 @@ static void test_any_generation(void **state)
 
 static void test_zero_block(void **state)
 {
-	struct verify_params p = { 4096, 3, SEED };
+	struct verify_params p = { .block = 4096, .generation = 3, .seed = SEED };
 	struct verify_mismatch m;
 	char line[512];
 	uint8_t *buf = calloc(1, 4096 * 3);
@@ -320,7 +320,7 @@ static int cmp_u64(const void *a, const void *b)
 static void test_blocks_differ(void **state)
 {
 	enum { NB = 20000 };
-	struct verify_params p = { 64, 1, SEED };
+	struct verify_params p = { .block = 64, .generation = 1, .seed = SEED };
 	uint64_t *w = calloc(NB, sizeof(*w));
 	uint8_t b[64], c[64];
 	int same = 0;
@@ -351,7 +351,7 @@ static void test_blocks_differ(void **state)
 
 static void test_describe(void **state)
 {
-	struct verify_params p = { 4096, 7, 0x2a };
+	struct verify_params p = { .block = 4096, .generation = 7, .seed = 0x2a };
 	struct verify_mismatch m;
 	char line[512], small[40];
 	uint8_t buf[4096 * 11];
@@ -392,7 +392,7 @@ static void test_describe(void **state)
 
 static void test_bad_count(void **state)
 {
-	struct verify_params p = { 512, 2, SEED };
+	struct verify_params p = { .block = 512, .generation = 2, .seed = SEED };
 	struct verify_mismatch m;
 	uint8_t buf[512 * 10];
 
