@@ -172,6 +172,34 @@ void wl_stream_shape(struct wl_stream *s, const struct distrib_spec *spec,
 			     seed);
 }
 
+/* Sequential: the next size bytes of the current range, empty ranges (files the
+ * layout phase leaves alone) skipped; NULL when every range is done. */
+static const struct wl_range *seq_next(struct wl_stream *s, uint64_t size, uint64_t *offset)
+{
+	for (uint32_t tries = 0; s->pos >= s->ranges[s->cur].end; tries++) {
+		if (tries == s->nranges)
+			return NULL;
+		s->cur = (s->cur + 1) % s->nranges;
+		s->pos = s->ranges[s->cur].start;
+	}
+	*offset = s->pos;
+	s->pos += size;
+	return &s->ranges[s->cur];
+}
+
+/* The op's length (at most size, the bytes left, the budget) and its file. */
+static void finish(struct wl_stream *s, struct wl_op *op, const struct wl_range *r,
+		   uint64_t left, uint64_t size)
+{
+	op->len = (uint32_t)(left < size ? left : size);
+	if (op->len > s->budget)
+		op->len = (uint32_t)s->budget;
+	if (s->budget != UINT64_MAX)
+		s->budget -= op->len;
+	op->file = r->file;
+	op->range = (uint32_t)(r - s->ranges);
+}
+
 /* With a skew or a size mix: the direction first, its size, then where. */
 static bool next_shaped(struct wl_stream *s, struct wl_op *op)
 {
@@ -194,24 +222,11 @@ static bool next_shaped(struct wl_stream *s, struct wl_op *op)
 		op->offset = (g % per) * s->grain / size * size;
 		left = s->file_size - op->offset;
 	} else {
-		for (uint32_t tries = 0; s->pos >= s->ranges[s->cur].end; tries++) {
-			if (tries == s->nranges)
-				return false;
-			s->cur = (s->cur + 1) % s->nranges;
-			s->pos = s->ranges[s->cur].start;
-		}
-		r = &s->ranges[s->cur];
-		op->offset = s->pos;
-		s->pos += size;
+		if (!(r = seq_next(s, size, &op->offset)))
+			return false;
 		left = r->end - op->offset;
 	}
-	op->len = (uint32_t)(left < size ? left : size);
-	if (op->len > s->budget)
-		op->len = (uint32_t)s->budget;
-	if (s->budget != UINT64_MAX)
-		s->budget -= op->len;
-	op->file = r->file;
-	op->range = (uint32_t)(r - s->ranges);
+	finish(s, op, r, left, size);
 	return true;
 }
 
@@ -227,26 +242,11 @@ bool wl_next(struct wl_stream *s, struct wl_op *op)
 	if (s->random) {
 		r = &s->ranges[s->nranges == 1 ? 0 : rand_below(&s->rng, s->nranges)];
 		op->offset = rand_below(&s->rng, nblocks(s->file_size, s->bs)) * s->bs;
-	} else {
-		/* Empty ranges (files the layout phase leaves alone) are skipped. */
-		for (uint32_t tries = 0; s->pos >= s->ranges[s->cur].end; tries++) {
-			if (tries == s->nranges)
-				return false;
-			s->cur = (s->cur + 1) % s->nranges;
-			s->pos = s->ranges[s->cur].start;
-		}
-		r = &s->ranges[s->cur];
-		op->offset = s->pos;
-		s->pos += s->bs;
+	} else if (!(r = seq_next(s, s->bs, &op->offset))) {
+		return false;
 	}
 	left = (s->random ? s->file_size : r->end) - op->offset;
-	op->len = (uint32_t)(left < s->bs ? left : s->bs);
-	if (op->len > s->budget)
-		op->len = (uint32_t)s->budget;
-	if (s->budget != UINT64_MAX)
-		s->budget -= op->len;
-	op->file = r->file;
-	op->range = (uint32_t)(r - s->ranges);
+	finish(s, op, r, left, s->bs);
 	op->type = OP_WRITE;
 	if (s->read_pct == 100 || (s->read_pct > 0 && rand_below(&s->rng, 100) < s->read_pct))
 		op->type = OP_READ;
