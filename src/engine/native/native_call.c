@@ -237,16 +237,15 @@ static int gss_reply(struct engine_conn *c, struct nat_call *call, const uint8_t
 /* AUTH_TOOWEAK in set-up: what the export takes instead, where MNT said. */
 static void tooweak(struct engine_conn *c)
 {
-	static const char *const names[] = ENGINE_SEC_NAMES;
 	char offers[64] = "";
 	size_t n = 0;
 
 	for (unsigned k = 0; k < 4; k++)
 		if (c->mnt_flavors & (1u << k))
 			n += (size_t)snprintf(offers + n, sizeof(offers) - n, "%s%s", n ? ", " : "",
-					      names[k]);
+					      engine_sec_name((enum engine_sec)k));
 	c->tooweak = true;
-	nat_set_error(c, "the export refuses sec=%s (AUTH_TOOWEAK)%s%s%s", names[c->eng->sec],
+	nat_set_error(c, "the export refuses sec=%s (AUTH_TOOWEAK)%s%s%s", engine_sec_name(c->eng->sec),
 		      n ? ": it takes " : "; try sec=krb5, krb5i or krb5p",
 		      offers, n ? " (sec= in the URL, or --sec)" : "");
 }
