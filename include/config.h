@@ -109,9 +109,18 @@ struct config {
 	char hdr_log[CFG_URL_MAX];	/* "" = none */
 	char html[CFG_URL_MAX];		/* --report, "" = none */
 	char servers_file[CFG_URL_MAX];	/* --servers, "" = none */
+	/* --replay: a capture's calls instead of a workload (the run decodes it: replay.h) */
+	char replay[CFG_URL_MAX];	/* "" = none */
+	double replay_speed;		/* --replay-speed: pace x this; 0 = max (default 1) */
 };
 
 enum cfg_result { CFG_RUN = 0, CFG_EXIT_OK = 1 };
+
+/* Issues follow a schedule, latency from the intended start: --rate, or a paced --replay. */
+static inline bool config_open_loop(const struct config *cfg)
+{
+	return cfg->rate > 0 || (cfg->replay[0] && cfg->replay_speed > 0);
+}
 
 /* The server (index) connection conn goes to: whole session groups, in the cycle's turn. */
 static inline unsigned config_server_of(const struct config *cfg, unsigned conn)

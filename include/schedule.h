@@ -58,6 +58,11 @@ static inline uint64_t schedule_next(const struct schedule *s, unsigned i)
 {
 	return s->c[i].next_ns;
 }
+/* Connection i's next start is t (a replay's own times). */
+static inline void schedule_at(struct schedule *s, unsigned i, uint64_t t)
+{
+	s->c[i].next_ns = t;
+}
 /* Connection i issued its next start: the one after it. */
 void schedule_advance(struct schedule *s, unsigned i);
 /* Connection i waits for its next start (no-op if it already does). */

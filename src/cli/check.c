@@ -36,6 +36,7 @@ void config_defaults(struct config *cfg)
 	cfg->files_per_dir = 16;
 	cfg->file_size = 4096;
 	cfg->seed = 1;
+	cfg->replay_speed = 1;
 }
 
 /* --verify: whole blocks of --bs, each with its header, at block offsets. */
@@ -96,6 +97,37 @@ static int check_bssplit(struct config *cfg, unsigned read_pct, char *err, size_
 			max = bssplit_max(d);
 	}
 	cfg->bs = max;
+	return 0;
+}
+
+/* --replay: the trace says what runs; what would say otherwise is refused. */
+static int check_replay(struct config *cfg, const struct check_given *given, char *err,
+			size_t len)
+{
+	const char *other = cfg->meta ? "--mix" : cfg->small_files ? "--small-files" :
+			    cfg->rate > 0 ? "--rate" : cfg->verify || cfg->verify_only ? "--verify" :
+			    cfg->commit_every ? "--commit-every" : cfg->io_size ? "--io-size" :
+			    cfg->bssplit_set ? "--bssplit" : cfg->nservers > 1 ? "several servers" :
+			    NULL;
+
+	if (!cfg->replay[0]) {
+		if (given->replay_speed)
+			return config_fail(err, len, "--replay-speed: only with --replay CAPTURE");
+		return 0;
+	}
+	if (other)
+		return config_fail(err, len, "--replay: not with %s (the capture says what runs)",
+				   other);
+	if (!cfg->engine->proto)
+		return config_fail(err, len, "--replay: needs an engine that speaks NFS (native or "
+				   "libnfs), not %s", cfg->engine->name);
+	if (given->shape)
+		return config_fail(err, len, "--replay: not with --%s (the capture's connections, "
+				   "their concurrency and files are replayed as they were)",
+				   given->shape);
+	if (cfg->ramp_ns)
+		return config_fail(err, len, "--replay: not with --ramp-time (every call of the "
+				   "capture is measured)");
 	return 0;
 }
 
@@ -196,6 +228,8 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 		return config_fail(err, len, "--mix: not with --rate or --commit-every (not yet)");
 	if (given->arrival && cfg->rate == 0)
 		return config_fail(err, len, "--arrival: only with --rate (open loop)");
+	if ((rc = check_replay(cfg, given, err, len)))
+		return rc;
 	rc = check_verify(cfg, err, len);
 	if (rc)
 		return rc;

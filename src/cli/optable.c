@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -98,6 +99,24 @@ static int set_rate(void *base, const struct opt *o, const char *arg, char *err,
 		return config_fail(err, len, "--rate: '%s' is not an operation rate "
 				   "(whole operations per second, 1 to 100000000)", arg);
 	cfg_of(base)->rate = (double)v;
+	return 0;
+}
+
+static int set_replay_speed(void *base, const struct opt *o, const char *arg, char *err,
+			    size_t len)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	(void)o;
+	if (!strcmp(arg, "max")) {
+		cfg_of(base)->replay_speed = 0;
+		return 0;
+	}
+	if (end == arg || *end || !(v >= 0.01 && v <= 1000))
+		return config_fail(err, len, "--replay-speed: '%s' is not a speed (a factor from "
+				   "0.01 to 1000, e.g. 2 for twice the trace's pace, or max)", arg);
+	cfg_of(base)->replay_speed = v;
 	return 0;
 }
 
@@ -321,6 +340,14 @@ static const struct opt core[] = {
 	{ .name = "merge", .kind = OPT_ELSEWHERE, .arg = "FILE...",
 	  .help = "several runs' JSON reports as one result (see nfsload(1))",
 	 },
+	{ .name = "replay", .kind = OPT_FILE, .arg = "CAPTURE",
+	  .help = "replay an NFS capture's calls (pcap, pcapng, gzip'd), each\nclient "
+	  "connection on one of its own, at the trace's pace",
+	  .off = F(replay) },
+	{ .name = "replay-speed", .kind = OPT_CUSTOM, .arg = "X",
+	  .help = "--replay at X times the trace's pace, or max (as fast as\neach "
+	  "connection's concurrency in the trace allows) (default 1)",
+	  .set = set_replay_speed },
 	{ .name = "trace-summary", .kind = OPT_ELSEWHERE, .arg = "CAPTURE",
 	  .help = "what an NFS capture (pcap, pcapng, gzip'd) holds: per\noperation "
 	  "calls, replies, errors, latency (see nfsload(1))",

@@ -260,6 +260,12 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	duration(s, &n, "timeout_ns", "timeout", cfg->timeout_ns, true, false);
 	count(s, &n, "seed", "seed", cfg->seed, true, false);
 	duration(s, &n, "interval_ns", "interval", cfg->interval_ns, true, false);
+	text(s, &n, "replay", "replay", cfg->replay, cfg->replay[0], true);
+	text(s, &n, "replay_speed", "replay speed", NULL, cfg->replay[0], true);
+	if (cfg->replay_speed > 0)
+		snprintf(s[n - 1].own, sizeof(s[n - 1].own), "%g", cfg->replay_speed);
+	else
+		snprintf(s[n - 1].own, sizeof(s[n - 1].own), "max");
 	add(s, &n, "rate", "rate (ops/s)", SETTING_RATE, cfg->rate > 0, false)->rate = cfg->rate;
 	text(s, &n, "mix", "mix", cfg->meta ? cfg->mix_str : "", cfg->meta, true);
 	count(s, &n, "dirs", "dirs", cfg->dirs, cfg->meta || cfg->small_files, true);

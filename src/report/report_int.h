@@ -46,6 +46,9 @@ void report_text_servers(FILE *out, const struct report *r);
 /* The header's line: how the connections went over the servers. */
 void report_text_server_shares(FILE *out, const struct report *r);
 void report_json_servers(FILE *out, const struct report *r);
+/* report_replay.c: --replay's section (nothing without one). */
+void report_text_replay(FILE *out, const struct report *r);
+void report_json_replay(FILE *out, const struct report *r);
 
 /* json_write.c: a JSON string (quoted, escaped) and number (finite, 3 decimals). */
 void report_json_str(FILE *out, const char *s);

@@ -112,7 +112,7 @@ static int prepare(struct app *a)
 	a->run.dedupe_pct = cfg->dedupe_percentage;
 	if (cfg->buffer_compress_percentage)
 		a->verify.pattern = a->run.pattern;
-	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
+	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, config_open_loop(cfg)) ||
 	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
 	    op_stats_init(&r->verify_pass, HIST_PRECISE_BITS, false) ||
 	    setup_times_init(&r->setup, cfg))
@@ -182,6 +182,8 @@ static int fill_report(struct app *a)
 	r->rate = a->cfg->rate;
 	if (aggregate_conns(a->workers, a->nworkers, r) || a->servers_rc)
 		return run_complain(EXIT_RUNTIME, "out of memory");
+	if (a->run.replay)
+		replay_fill_report(a);
 	aggregate_servers_end(r);
 	r->series = a->series.rows;
 	r->nseries = a->series.nrows;
@@ -283,6 +285,8 @@ static int open_workdirs(struct app *a)
 		} else {
 			rc = workdir_prepare(a->wd[k], &a->fs[k], a->err, sizeof(a->err));
 		}
+		if (rc == 0 && a->run.replay)
+			rc = workdir_replay_make(a->wd[k], a->run.replay, a->err, sizeof(a->err));
 		if (rc && a->nns > 1)
 			return run_complain(EXIT_RUNTIME, "%.200s: %.380s", cfg->server[k].url,
 					    a->err);
@@ -303,6 +307,9 @@ static void cleanup(struct app *a)
 	for (unsigned k = 0; k < a->nns && a->wd[k]; k++) {
 		if ((cfg->meta || cfg->small_files) &&
 		    workdir_trees_remove(a->wd[k], a->err, sizeof(a->err)))
+			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+		if (a->run.replay && workdir_replay_remove(a->wd[k], a->run.replay, a->err,
+							   sizeof(a->err)))
 			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
 		if (workdir_cleanup(a->wd[k], &a->fs[k], a->err, sizeof(a->err)))
 			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
@@ -349,6 +356,7 @@ static void app_destroy(struct app *a)
 	free(r->conns);
 	aggregate_servers_free(r);
 	free((void *)a->run.pattern);
+	replay_close(a);
 }
 
 /* The op types with a row in the series. */
@@ -374,6 +382,9 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if (!a)
 		return run_complain(EXIT_RUNTIME, "out of memory");
 	a->cfg = cfg;
+	if (cfg->replay[0] && (status = replay_open(a, &cfg)))
+		goto out;
+	a->cfg = cfg;
 	engine_params_init(&a->params, cfg);
 	a->run.params = &a->params;
 	a->out = out;
@@ -384,6 +395,9 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	a->rep.ports = "";
 	a->rep.limits_note = cfg->engine->limits_note(NULL, &a->params);
 	used_ops(cfg, used);
+	for (uint32_t i = 0; i < a->plan.nconns; i++)
+		for (uint32_t k = 0; k < a->plan.conns[i].nops; k++)
+			used[a->plan.conns[i].ops[k].type] = true;
 	if (cfg->html[0] && !(a->html = fopen(cfg->html, "w"))) {
 		status = run_complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
 				  strerror(errno));

@@ -36,7 +36,19 @@ struct app {
 	struct report rep;
 	bool start_refused;		/* under mpirun: another rank failed before the start */
 	char err[600];
+	/* --replay: the settings made from the capture (cfg points here), its plan, and
+	 * what the report shows of it */
+	struct config rcfg;
+	struct replay_plan plan;
+	struct replay_report rrep;
 };
+
+/* replay_run.c: --replay's capture read and its plan made, *cfg then the settings made
+ * from it; 0 or the exit status (2: not a capture, nothing to replay). */
+int replay_open(struct app *a, const struct config **cfg);
+/* The workers' counts into the report (after the phase). */
+void replay_fill_report(struct app *a);
+void replay_close(struct app *a);
 
 /* --mix and the small-file test: the trees are the layout of a --mix run. */
 int run_make_trees(struct app *a);
