@@ -331,6 +331,40 @@ static void test_names(void **state)
 	trace_free(&t);
 }
 
+/* A plain "n<digits>" in a directory must not take the name given to another node there. */
+static void test_name_collision(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	struct trace_op *op;
+	uint32_t root, d;
+
+	(void)state;
+	root = fh(&t, "ROOT");
+	d = fh(&t, "D");
+	mnt(&t, 1, 100, root);
+	op = v3(&t, 1, P3_LOOKUP, 200, 210, 0);	/* node 1 */
+	op->dir = root, op->name = nm(&t, "d"), op->result_fh = d;
+	op = v3(&t, 1, P3_LOOKUP, 300, 310, 0);	/* node 2: "d/n2" */
+	op->dir = d, op->name = nm(&t, "..");
+	op = v3(&t, 1, P3_LOOKUP, 400, 410, 0);	/* node 3, the trace's own "n2" */
+	op->dir = d, op->name = nm(&t, "n2");
+	op = v3(&t, 1, P3_LOOKUP, 500, 510, 0);	/* node 4: not of the form, kept */
+	op->dir = d, op->name = nm(&t, "n2x");
+	build(&t, 0, &p);
+
+	assert_int_equal(p.npaths, 5);
+	assert_string_equal(p.paths[1], "d");
+	assert_string_equal(p.paths[2], "d/n2");
+	assert_string_equal(p.paths[3], "d/n3");
+	assert_string_equal(p.paths[4], "d/n2x");
+	for (uint32_t i = 0; i < p.npaths; i++)
+		for (uint32_t j = i + 1; j < p.npaths; j++)
+			assert_string_not_equal(p.paths[i], p.paths[j]);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* (4) How a name is first touched decides whether it is made before. */
 static void test_first_touch(void **state)
 {
@@ -685,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_v3_lookup_read),
 		cmocka_unit_test(test_unknown_handle),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_name_collision),
 		cmocka_unit_test(test_first_touch),
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_two_conns),
