@@ -444,6 +444,49 @@ static void test_first_touch(void **state)
 	trace_free(&t);
 }
 
+/* A CREATE, MKDIR or OPEN-create failing with EXIST (17) first: the name was there before. */
+static void test_exist_first(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	struct trace_op *op;
+	uint32_t root;
+
+	(void)state;
+	root = fh(&t, "ROOT");
+	mnt(&t, 1, 100, root);
+	op = v3(&t, 1, P3_MKDIR, 200, 210, 17);		/* node 1 */
+	op->dir = root, op->name = nm(&t, "there");
+	op = v3(&t, 1, P3_CREATE, 300, 310, 17);	/* node 2 */
+	op->dir = root, op->name = nm(&t, "was"), op->stable = 2;
+	op = v3(&t, 1, P3_MKDIR, 400, 410, 13);		/* node 3: ACCES, not known there */
+	op->dir = root, op->name = nm(&t, "denied");
+	v4(&t, 1, 1, V4_SEQUENCE, 500, 510, 17);		/* node 4 */
+	v4(&t, 1, 1, V4_PUTROOTFH, 500, 510, 17);
+	op = v4(&t, 1, 1, V4_OPEN, 500, 510, 17);
+	op->name = nm(&t, "v4was"), op->stable = 2;
+	build(&t, 0, &p);
+
+	assert_int_equal(p.ops, 4);
+	assert_string_equal(p.paths[1], "there");
+	assert_true(p.nodes[1].before);
+	assert_true(p.nodes[1].dir);
+	assert_int_equal(p.conns[0].ops[0].type, OP_MKDIR);
+	assert_int_equal(p.conns[0].ops[0].trace_status, 17);
+	assert_string_equal(p.paths[2], "was");
+	assert_true(p.nodes[2].before);
+	assert_false(p.nodes[2].dir);
+	assert_int_equal(p.conns[0].ops[1].type, OP_CREATE);
+	assert_string_equal(p.paths[3], "denied");
+	assert_false(p.nodes[3].before);
+	assert_string_equal(p.paths[4], "v4was");
+	assert_true(p.nodes[4].before);
+	assert_int_equal(p.conns[0].ops[3].type, OP_CREATE);
+	assert_int_equal(p.conns[0].ops[3].trace_status, 17);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* (5) NFSv4 COMPOUNDs: their main operation on the names their handles lead to. */
 static void test_v4_compounds(void **state)
 {
@@ -721,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_name_collision),
 		cmocka_unit_test(test_first_touch),
+		cmocka_unit_test(test_exist_first),
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_two_conns),
 		cmocka_unit_test(test_max_io),

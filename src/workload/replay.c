@@ -348,14 +348,19 @@ static void leaf(const struct builder *b, uint32_t i, char *buf, size_t len)
 		snprintf(buf, len, "n%u", i);
 }
 
+#define STATUS_EXIST 17	/* NFS3ERR_EXIST, NFS4ERR_EXIST */
+
 /* How op first touches its node: made, found missing, or used. */
 static enum touch touch_of(const struct cand *c)
 {
-	bool ok = c->op->version == 4 ? c->op->compound_status == 0 : c->op->status == 0;
+	int32_t s = c->op->version == 4 ? c->op->compound_status : c->op->status;
+	bool make = c->type == OP_CREATE || c->type == OP_MKDIR || c->open_create;
 
-	if ((c->type == OP_CREATE || c->type == OP_MKDIR || c->open_create) && ok)
+	if (make && s == 0)
 		return TOUCH_MADE;
-	if (!ok)
+	if (make && s == STATUS_EXIST)
+		return TOUCH_USED;	/* it was there already */
+	if (s != 0)
 		return TOUCH_MISSING;
 	return TOUCH_USED;
 }
