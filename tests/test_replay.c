@@ -487,6 +487,58 @@ static void test_exist_first(void **state)
 	trace_free(&t);
 }
 
+/* RENAME: from one name to another, the second made by it; a path too long is left out. */
+static void test_rename_long_path(void **state)
+{
+	char part[61];
+	struct trace t = { 0 };
+	struct replay_plan p;
+	const struct replay_op *o;
+	struct trace_op *op;
+	uint32_t root, a, dirs[4];
+
+	(void)state;
+	memset(part, 'p', 60);
+	part[60] = 0;
+	root = fh(&t, "ROOT");
+	a = fh(&t, "A");
+	dirs[0] = fh(&t, "P1"), dirs[1] = fh(&t, "P2"), dirs[2] = fh(&t, "P3"), dirs[3] = fh(&t, "P4");
+	mnt(&t, 1, 100, root);
+	op = v3(&t, 1, P3_LOOKUP, 200, 210, 0);		/* node 1 */
+	op->dir = root, op->name = nm(&t, "a"), op->result_fh = a;
+	op = v3(&t, 1, P3_RENAME, 300, 350, 0);		/* nodes 2, 3 */
+	op->dir = a, op->name = nm(&t, "old"), op->dir2 = root, op->name2 = nm(&t, "new");
+	for (int i = 0; i < 4; i++) {			/* nodes 4..7: 60, 121, 182, 243 bytes */
+		op = v3(&t, 1, P3_LOOKUP, 400 + (uint64_t)i * 10, 405 + (uint64_t)i * 10, 0);
+		op->dir = i ? dirs[i - 1] : root, op->name = nm(&t, part), op->result_fh = dirs[i];
+	}
+	op = v3(&t, 1, P3_LOOKUP, 500, 510, 0);	/* node 8, under one too long */
+	op->dir = dirs[3], op->name = nm(&t, "x");
+	build(&t, 0, &p);
+
+	assert_int_equal(p.trace_ops, 8);
+	assert_int_equal(p.ops, 5);
+	assert_int_equal(p.skipped[REPLAY_SKIP_NAME], 2);
+	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 1);
+	assert_int_equal(p.npaths, 9);
+	assert_string_equal(p.paths[2], "a/old");
+	assert_true(p.nodes[2].before);
+	assert_string_equal(p.paths[3], "new");
+	assert_false(p.nodes[3].before);
+	assert_int_equal(strlen(p.paths[6]), 182);
+	assert_null(p.paths[7]);
+	assert_null(p.paths[8]);
+	o = p.conns[0].ops;
+	assert_int_equal(o[1].type, OP_RENAME);
+	assert_int_equal(o[1].path, 2);
+	assert_int_equal(o[1].path2, 3);
+	assert_int_equal(o[1].trace_lat_ns, 50);
+	assert_int_equal(o[4].type, OP_LOOKUP);
+	assert_int_equal(o[4].path, 6);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* (5) NFSv4 COMPOUNDs: their main operation on the names their handles lead to. */
 static void test_v4_compounds(void **state)
 {
@@ -765,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_name_collision),
 		cmocka_unit_test(test_first_touch),
 		cmocka_unit_test(test_exist_first),
+		cmocka_unit_test(test_rename_long_path),
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_two_conns),
 		cmocka_unit_test(test_max_io),
