@@ -31,7 +31,8 @@ enum {
 /* NFSv4 operations (RFC 8881) */
 enum {
 	V4_CLOSE = 4, V4_GETATTR = 9, V4_GETFH = 10, V4_LOOKUP = 15, V4_OPEN = 18,
-	V4_PUTFH = 22, V4_PUTROOTFH = 24, V4_READ = 25, V4_REMOVE = 28, V4_WRITE = 38,
+	V4_PUTFH = 22, V4_PUTROOTFH = 24, V4_READ = 25, V4_REMOVE = 28, V4_RENAME = 29,
+	V4_SAVEFH = 32, V4_WRITE = 38,
 	V4_EXCHANGE_ID = 42, V4_CREATE_SESSION = 43, V4_SEQUENCE = 53,
 };
 
@@ -594,13 +595,21 @@ static void test_v4_compounds(void **state)
 	v4(&t, 1, c, V4_SEQUENCE, 7000, 7100, 66);
 	v4(&t, 1, c, V4_PUTROOTFH, 7000, 7100, 66);
 	v4(&t, 1, c, V4_REMOVE, 7000, 7100, 66)->name = nm(&t, "x");
+	c++;					/* RENAME x/y -> z: SAVEFH the from dir, PUTFH the to */
+	v4(&t, 1, c, V4_SEQUENCE, 8000, 8100, 0);
+	v4(&t, 1, c, V4_PUTROOTFH, 8000, 8100, 0);
+	v4(&t, 1, c, V4_LOOKUP, 8000, 8100, 0)->name = nm(&t, "x");
+	v4(&t, 1, c, V4_SAVEFH, 8000, 8100, 0);
+	v4(&t, 1, c, V4_PUTROOTFH, 8000, 8100, 0);
+	op = v4(&t, 1, c, V4_RENAME, 8000, 8100, 0);
+	op->name = nm(&t, "y"), op->name2 = nm(&t, "z");
 	build(&t, 0, &p);
 
-	assert_int_equal(p.trace_ops, 11);
-	assert_int_equal(p.ops, 5);
+	assert_int_equal(p.trace_ops, 12);
+	assert_int_equal(p.ops, 6);
 	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 6);
 	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 0);
-	assert_int_equal(p.npaths, 5);
+	assert_int_equal(p.npaths, 6);
 	assert_string_equal(p.paths[1], "x");
 	assert_true(p.nodes[1].dir && p.nodes[1].before);
 	assert_string_equal(p.paths[2], "x/y");
@@ -615,7 +624,7 @@ static void test_v4_compounds(void **state)
 	assert_false(p.nodes[4].before);
 
 	assert_int_equal(p.nconns, 1);
-	assert_int_equal(p.conns[0].nops, 5);
+	assert_int_equal(p.conns[0].nops, 6);
 	o = p.conns[0].ops;
 	assert_int_equal(o[0].type, OP_LOOKUP);	/* the deepest LOOKUP */
 	assert_string_equal(path_of(&p, 0, 0), "x/y");
@@ -638,7 +647,12 @@ static void test_v4_compounds(void **state)
 	assert_string_equal(path_of(&p, 0, 4), "x");
 	assert_int_equal(o[4].trace_status, 66);
 	assert_int_equal(o[4].at_ns, 6000);
-	assert_int_equal(p.span_ns, 6000);
+	assert_int_equal(o[5].type, OP_RENAME);
+	assert_string_equal(path_of(&p, 0, 5), "x/y");
+	assert_int_equal(o[5].path2, 5);
+	assert_string_equal(p.paths[5], "z");
+	assert_false(p.nodes[5].before);
+	assert_int_equal(p.span_ns, 7000);
 	replay_plan_free(&p);
 	trace_free(&t);
 }
