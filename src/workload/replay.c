@@ -327,11 +327,13 @@ static void leaf(const struct builder *b, uint32_t i, char *buf, size_t len)
 		ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 		     (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
 	}
-	/* At the top, the names the replay gives (file.N, hN, nN) and the work dir's marker. */
-	if (ok && nd->parent == 0 && nm->p[0] != '.') {
+	/* The names the replay gives: nN in any directory (it renames there too), file.N and
+	 * hN at the top; and the work dir's marker. */
+	if (ok && nm->p[0] != '.') {
+		bool top = nd->parent == 0;
 		unsigned digits = 0;
-		size_t skip = nm->len > 5 && !memcmp(nm->p, "file.", 5) ? 5 :
-			      (nm->p[0] == 'h' || nm->p[0] == 'n') ? 1 : 0;
+		size_t skip = top && nm->len > 5 && !memcmp(nm->p, "file.", 5) ? 5 :
+			      (nm->p[0] == 'n' || (top && nm->p[0] == 'h')) ? 1 : 0;
 
 		while (skip && skip + digits < nm->len && nm->p[skip + digits] >= '0' &&
 		       nm->p[skip + digits] <= '9')
@@ -346,14 +348,19 @@ static void leaf(const struct builder *b, uint32_t i, char *buf, size_t len)
 		snprintf(buf, len, "n%u", i);
 }
 
+#define STATUS_EXIST 17	/* NFS3ERR_EXIST, NFS4ERR_EXIST */
+
 /* How op first touches its node: made, found missing, or used. */
 static enum touch touch_of(const struct cand *c)
 {
-	bool ok = c->op->version == 4 ? c->op->compound_status == 0 : c->op->status == 0;
+	int32_t s = c->op->version == 4 ? c->op->compound_status : c->op->status;
+	bool make = c->type == OP_CREATE || c->type == OP_MKDIR || c->open_create;
 
-	if ((c->type == OP_CREATE || c->type == OP_MKDIR || c->open_create) && ok)
+	if (make && s == 0)
 		return TOUCH_MADE;
-	if (!ok)
+	if (make && s == STATUS_EXIST)
+		return TOUCH_USED;	/* it was there already */
+	if (s != 0)
 		return TOUCH_MISSING;
 	return TOUCH_USED;
 }
