@@ -438,6 +438,8 @@ void report_text(FILE *out, const struct report *r)
 		text_small_files(out, r);
 	if (r->rate > 0)
 		text_open_loop(out, r);
+	if (r->curve)
+		report_text_curve(out, r);
 	fputc('\n', out);
 	text_intervals(out, r);
 	if (r->steady.verdict)

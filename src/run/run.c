@@ -84,6 +84,8 @@ static int prepare(struct app *a)
 	a->run.cfg = cfg;
 	a->run.files = a->fs;
 	a->run.pass_op = OP_NTYPES;
+	/* A load curve's first point; run_curve sets each next one. */
+	a->run.rate = cfg->rate > 0 ? cfg->rate : cfg->curve.start;
 	a->run.layout_bs = layout_block_size(cfg, &a->params);
 	/* Many connections: fewer layout writes in flight each, not smaller ones. */
 	per_conn = (UINT64_C(64) << 20) / (a->run.layout_bs * cfg->connections);
@@ -112,7 +114,7 @@ static int prepare(struct app *a)
 	a->run.dedupe_pct = cfg->dedupe_percentage;
 	if (cfg->buffer_compress_percentage)
 		a->verify.pattern = a->run.pattern;
-	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
+	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, config_open_loop(cfg)) ||
 	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
 	    op_stats_init(&r->verify_pass, HIST_PRECISE_BITS, false) ||
 	    setup_times_init(&r->setup, cfg))
@@ -179,7 +181,8 @@ static int fill_report(struct app *a)
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
-	r->rate = a->cfg->rate;
+	if (!r->curve)
+		r->rate = a->run.rate;	/* a curve's: its reported point's (run_curve) */
 	if (aggregate_conns(a->workers, a->nworkers, r) || a->servers_rc)
 		return run_complain(EXIT_RUNTIME, "out of memory");
 	aggregate_servers_end(r);

@@ -34,6 +34,7 @@ struct app {
 	int servers_rc;			/* aggregate_servers failed (no memory) */
 	struct control ctl;
 	struct report rep;
+	struct curve curve;		/* --load-curve: its points so far */
 	bool start_refused;		/* under mpirun: another rank failed before the start */
 	char err[600];
 };
