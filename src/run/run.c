@@ -191,7 +191,9 @@ static int fill_report(struct app *a)
 	r->series_buckets = a->series.buckets;
 	r->srv_series = a->series.srv_rows;
 	r->nsrv_series = a->series.nsrv_rows;
-	series_steady(&a->series, &r->steady);
+	/* A load curve's series is a staircase by design: no steady-state verdict on it. */
+	if (!r->curve)
+		series_steady(&a->series, &r->steady);
 	if (r->rate > 0)
 		r->achieved_rate = (double)report_total_ops(r) * 1e9 /
 				   (double)(r->duration_ns ? r->duration_ns : 1);
