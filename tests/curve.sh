@@ -22,7 +22,11 @@ Q=4
 CEILING=$((C * Q * 1000 / DELAY_MS))	# 400 ops/s
 LOW=100				# a quarter of the ceiling: kept, well within the target
 HIGH=$((CEILING * 3 / 2))	# 600: at most 2/3 of it can be achieved, under 90%
-TARGET_MS=$((DELAY_MS * 5))	# p99 <= 100 ms: DELAY plus room for a loaded machine
+# The target is on the median, at 3x DELAY: a point of a second holds only a few hundred
+# operations, and one stall of a loaded machine (a sanitizer build, other runs) would
+# be the p99 of LOW; the median of LOW is DELAY plus the server's own time.
+TARGET_PCT=p50
+TARGET_MS=$((DELAY_MS * 3))
 FILES=(--dir curve -c $C -q $Q -t 1 --rw randread --bs 4k --size 8m --keep)
 
 t_start_server || exit 1
@@ -37,15 +41,15 @@ check_eq "layout: exit 0" 0 "$RC"
 proxy_start "$DELAY_MS" || exit 1
 html=$TMP/curve.html
 nl "${FILES[@]}" --runtime 1s --ramp-time 250ms --load-curve "$LOW:$((HIGH - LOW))" \
-	--latency-target "p99=${TARGET_MS}ms" --output-format json --report "$html" "$PROXY_URL"
+	--latency-target "$TARGET_PCT=${TARGET_MS}ms" --output-format json --report "$html" "$PROXY_URL"
 proxy_stop
 check_eq "curve: exit 0" 0 "$RC"
 check "curve: JSON" json_ok "$OUT"
-echo "# points (offered achieved p99_ms verdict): $(jqv '[.load_curve.points[] |
-	"\(.offered) \(.achieved | floor) \(.p99_ns / 1e6 | floor) \(.verdict)"] | join(", ")')"
+echo "# points (offered achieved p50_ms p99_ms verdict): $(jqv '[.load_curve.points[] |
+	"\(.offered) \(.achieved | floor) \(.p50_ns / 1e6 | floor) \(.p99_ns / 1e6 | floor) \(.verdict)"] | join(", ")')"
 check_ge "curve: at least 3 points" 3 "$(jqv '.load_curve.points | length')"
 check_eq "curve: the layout did not run again" false "$(jqv .layout.ran)"
-check_eq "curve: target p99 ${TARGET_MS} ms" "p99 $((TARGET_MS * 1000000))" \
+check_eq "curve: target $TARGET_PCT ${TARGET_MS} ms" "$TARGET_PCT $((TARGET_MS * 1000000))" \
 	"$(jqv '.load_curve.target | "\(.name) \(.ns)"')"
 check_eq "curve: the steps were $LOW then $HIGH" "$LOW $HIGH" \
 	"$(jqv '[.load_curve.points[] | select(.refined | not) | .offered] | map(tostring) | join(" ")')"
@@ -68,7 +72,7 @@ check_eq "curve: refined points between $LOW and $HIGH" true \
 # (met means achieved >= 90% of offered, and achieved stays under the ceiling).
 check_eq "curve: a best rate" true "$(jqv '.load_curve.best != null')"
 check_eq "curve: best met" true "$(jqv .load_curve.best.met)"
-check_le "curve: best p99 within the target" $((TARGET_MS * 1000000)) "$(jqv .load_curve.best.target_ns)"
+check_le "curve: best $TARGET_PCT within the target" $((TARGET_MS * 1000000)) "$(jqv .load_curve.best.target_ns)"
 check_ge "curve: best >= $LOW" $LOW "$(jqv .load_curve.best.offered)"
 check_le "curve: best <= ceiling / 0.9 (+5%)" $((CEILING * 105 / 90)) "$(jqv .load_curve.best.offered)"
 check_eq "curve: best is the highest met" "$(jqv '[.load_curve.points[] | select(.met) | .offered] | max')" \
