@@ -38,6 +38,12 @@ const char *report_curve_target(const struct curve_target *t, char *buf, size_t 
 	return buf;
 }
 
+/* The target's percentile gets a column of its own unless it is p50 or p99. */
+static bool own_column(const struct curve_target *t)
+{
+	return t->pct > 0 && t->pct != 50 && t->pct != 99;
+}
+
 /* Why a point was not met, in words. */
 static const char *verdict(const struct curve_point *p, const struct curve_target *t, char *buf,
 			   size_t len)
@@ -65,19 +71,23 @@ void report_text_curve(FILE *out, const struct report *r)
 	const struct curve_target *t = &c->target;
 	char a[32], b[32], d[32], w[64], pn[16];
 
-	fprintf(out, "\nload curve: %s ops/s, %u point%s (%u refined); past the knee when achieved "
-		"< %d%% of offered, errors, or the target missed; target %s\n",
-		report_curve_spec(r->cfg, w, sizeof(w)), c->n, c->n == 1 ? "" : "s", c->refines,
-		CURVE_KNEE_PCT, report_curve_target(t, d, sizeof(d)));
-	fprintf(out, "   offered   achieved       p50       p99%10s    errors  verdict\n",
-		t->pct > 0 ? curve_pct_name(t->pct, pn, sizeof(pn)) : "");
+	fprintf(out, "\nload curve: %s ops/s, %u point%s (%u refined); past the knee: achieved "
+		"< %d%% of offered, errors%s%s\n", report_curve_spec(r->cfg, w, sizeof(w)), c->n,
+		c->n == 1 ? "" : "s", c->refines, CURVE_KNEE_PCT, t->pct > 0 ? ", or not " : "",
+		t->pct > 0 ? report_curve_target(t, d, sizeof(d)) : "");
+	fputs("   offered   achieved       p50       p99", out);
+	if (own_column(t))
+		fprintf(out, " %9s", curve_pct_name(t->pct, pn, sizeof(pn)));
+	fputs("    errors  verdict\n", out);
 	for (unsigned i = 0; i < c->n; i++) {
 		const struct curve_point *p = &c->pt[i];
 
-		fprintf(out, "%10.0f %10.0f %9s %9s %9s %9" PRIu64 "  %s%s%s\n", p->offered,
-			p->achieved, units_format_duration(p->p50_ns, a, sizeof(a)),
-			units_format_duration(p->p99_ns, b, sizeof(b)),
-			t->pct > 0 ? units_format_duration(p->target_ns, d, sizeof(d)) : "", p->errors,
+		fprintf(out, "%10.0f %10.0f %9s %9s", p->offered, p->achieved,
+			units_format_duration(p->p50_ns, a, sizeof(a)),
+			units_format_duration(p->p99_ns, b, sizeof(b)));
+		if (own_column(t))
+			fprintf(out, " %9s", units_format_duration(p->target_ns, d, sizeof(d)));
+		fprintf(out, " %9" PRIu64 "  %s%s%s\n", p->errors,
 			verdict(p, t, w, sizeof(w)), p->refined ? " (refined)" : "",
 			(int)i == c->best ? "  <- best" : "");
 	}
@@ -179,7 +189,7 @@ void html_curve(FILE *out, const struct report *r)
 	lines[nl++] = (struct svg_line){ "p99", "#dc2626", "7 4", c->n, x, y99 };
 	if (c->target.pct > 0 && c->n) {
 		curve_pct_name(c->target.pct, pn, sizeof(pn));
-		if (c->target.pct != 50 && c->target.pct != 99)
+		if (own_column(&c->target))
 			lines[nl++] = (struct svg_line){ pn, "#7c3aed", "2 3", c->n, x, yt };
 		snprintf(tname, sizeof(tname), "target %s %s", pn,
 			 units_format_duration(c->target.ns, a, sizeof(a)));
@@ -202,16 +212,16 @@ void html_curve(FILE *out, const struct report *r)
 		svg_line_chart(out, &chart, lines, nl);
 	}
 	fprintf(out, "<table><tr><th>offered</th><th>achieved</th><th>p50</th><th>p99</th>%s%s%s"
-		"<th>errors</th><th class=\"l\">verdict</th></tr>\n", c->target.pct > 0 ? "<th>" : "",
-		c->target.pct > 0 ? curve_pct_name(c->target.pct, pn, sizeof(pn)) : "",
-		c->target.pct > 0 ? "</th>" : "");
+		"<th>errors</th><th class=\"l\">verdict</th></tr>\n", own_column(&c->target) ? "<th>" : "",
+		own_column(&c->target) ? curve_pct_name(c->target.pct, pn, sizeof(pn)) : "",
+		own_column(&c->target) ? "</th>" : "");
 	for (unsigned i = 0; i < c->n; i++) {
 		const struct curve_point *p = &c->pt[i];
 
 		fprintf(out, "<tr><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td>", p->offered,
 			p->achieved, svg_fmt_lat((double)p->p50_ns, a, sizeof(a)),
 			svg_fmt_lat((double)p->p99_ns, b, sizeof(b)));
-		if (c->target.pct > 0)
+		if (own_column(&c->target))
 			fprintf(out, "<td>%s</td>", svg_fmt_lat((double)p->target_ns, a, sizeof(a)));
 		fprintf(out, "<td>%" PRIu64 "</td><td class=\"l\">%s%s%s</td></tr>\n", p->errors,
 			verdict(p, &c->target, w, sizeof(w)), p->refined ? " (refined)" : "",
