@@ -223,9 +223,10 @@ void html_curve(FILE *out, const struct report *r)
 			svg_fmt_lat((double)p->p99_ns, b, sizeof(b)));
 		if (own_column(&c->target))
 			fprintf(out, "<td>%s</td>", svg_fmt_lat((double)p->target_ns, a, sizeof(a)));
-		fprintf(out, "<td>%" PRIu64 "</td><td class=\"l\">%s%s%s</td></tr>\n", p->errors,
-			verdict(p, &c->target, w, sizeof(w)), p->refined ? " (refined)" : "",
-			(int)i == c->best ? " &larr; best" : "");
+		fprintf(out, "<td>%" PRIu64 "</td><td class=\"l\">", p->errors);
+		svg_esc(out, verdict(p, &c->target, w, sizeof(w)));
+		fprintf(out, "%s%s</td></tr>\n", p->refined ? " (refined)" : "",
+			(int)i == c->best ? ", best" : "");
 	}
 	fputs("</table></section>\n", out);
 }
