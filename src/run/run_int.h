@@ -31,7 +31,7 @@ struct app {
 	struct verify_params verify;
 	struct worker **workers;
 	unsigned nworkers;
-	int servers_rc;			/* aggregate_servers failed (no memory) */
+	int servers_rc;			/* aggregate_servers or a load curve's figures: no memory */
 	struct control ctl;
 	struct report rep;
 	struct curve curve;		/* --load-curve: its points so far */
