@@ -92,11 +92,12 @@ void report_text_curve(FILE *out, const struct report *r)
 			(int)i == c->best ? "  <- best" : "");
 	}
 	if (c->best < 0) {
-		fprintf(out, "best: none: no point met %s\n", t->pct > 0 ? "the target" : "the bar");
+		fprintf(out, "best: none: no point met %s; the figures above are the first point's, "
+			"the connections below the last point's\n", t->pct > 0 ? "the target" : "the bar");
 		return;
 	}
-	fprintf(out, "best: %.0f ops/s offered, %.0f achieved, p99 %s%s; the tables below are "
-		"this point's (connections: the last point's)\n", c->pt[c->best].offered,
+	fprintf(out, "best: %.0f ops/s offered, %.0f achieved, p99 %s%s; the figures above are "
+		"this point's, the connections below the last point's\n", c->pt[c->best].offered,
 		c->pt[c->best].achieved, units_format_duration(c->pt[c->best].p99_ns, a, sizeof(a)),
 		t->pct > 0 ? " (within the target)" : "");
 }
