@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "curve.h"
 #include "distrib.h"
 #include "engine_opts.h"
 #include "meta.h"
@@ -106,6 +107,9 @@ struct config {
 	uint64_t interval_ns;		/* interval series and live line */
 	double rate;			/* open loop: ops/s over the whole run, 0 = closed loop */
 	enum cfg_arrival arrival;
+	/* --load-curve (start 0: none; in ops/s once checked) and --latency-target (pct 0: none) */
+	struct curve_spec curve;
+	struct curve_target target;
 	char hdr_log[CFG_URL_MAX];	/* "" = none */
 	char html[CFG_URL_MAX];		/* --report, "" = none */
 	char servers_file[CFG_URL_MAX];	/* --servers, "" = none */
@@ -116,10 +120,11 @@ struct config {
 
 enum cfg_result { CFG_RUN = 0, CFG_EXIT_OK = 1 };
 
-/* Issues follow a schedule, latency from the intended start: --rate, or a paced --replay. */
+/* Issues follow a schedule, latency from the intended start: --rate, a load curve's
+ * points, or a paced --replay. */
 static inline bool config_open_loop(const struct config *cfg)
 {
-	return cfg->rate > 0 || (cfg->replay[0] && cfg->replay_speed > 0);
+	return cfg->rate > 0 || cfg->curve.start > 0 || (cfg->replay[0] && cfg->replay_speed > 0);
 }
 
 /* The server (index) connection conn goes to: whole session groups, in the cycle's turn. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "curve.h"
 #include "hist.h"
 #include "series.h"
 #include "stats.h"
@@ -165,10 +166,13 @@ struct report {
 	struct steady_state steady;
 
 	/* open loop (--rate); ops[].lat is then corrected for coordinated omission */
-	double rate;			/* requested ops/s, 0 = closed loop */
+	double rate;			/* requested ops/s, 0 = closed loop (a curve: its point's) */
 	double achieved_rate;
 	uint64_t backlog_ops;		/* due but not yet issued at the end */
 	uint64_t max_lag_ns;		/* worst lateness of an issue vs its schedule */
+	/* --load-curve: its points and verdicts (NULL: none); ops[] and the figures above are
+	 * then the best point's (none met: the first's), the connections the last point's */
+	const struct curve *curve;
 
 	/* connection set-up: each step the engine timed, one sample per connection and step */
 	struct setup_times setup;
@@ -201,7 +205,7 @@ struct setting {
 	bool header;		/* the text report's header lines already say it */
 };
 
-#define REPORT_SETTINGS_MAX 56
+#define REPORT_SETTINGS_MAX 58
 /* The run's settings, in order, into s[REPORT_SETTINGS_MAX]; returns how many. */
 unsigned report_settings(const struct report *r, struct setting *s);
 /* A TEXT setting's string. */

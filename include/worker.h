@@ -53,6 +53,7 @@ struct run {
 	const uint8_t *pattern;		/* write data, see pattern.h */
 	unsigned dedupe_pct;		/* --dedupe-percentage: writes made by pattern_fill */
 	enum worker_phase phase;
+	double rate;			/* open loop: this phase's ops/s (--rate or a curve's point) */
 	enum op_type pass_op;		/* small-file test: this pass's op; OP_NTYPES: none */
 	uint64_t layout_bs;
 	unsigned layout_depth;		/* layout and read-back requests in flight per connection */

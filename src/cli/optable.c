@@ -120,6 +120,31 @@ static int set_replay_speed(void *base, const struct opt *o, const char *arg, ch
 	return 0;
 }
 
+static int set_load_curve(void *base, const struct opt *o, const char *arg, char *err,
+			  size_t len)
+{
+	char why[160];
+
+	(void)o;
+	if (curve_parse(arg, &cfg_of(base)->curve, why, sizeof(why)))
+		return config_fail(err, len, "--load-curve: '%s' %s (START:STEP[:END], e.g. "
+				   "1000:1000:8000 operations per second, or 10m/s:10m/s:80m/s)",
+				   arg, why);
+	return 0;
+}
+
+static int set_latency_target(void *base, const struct opt *o, const char *arg, char *err,
+			      size_t len)
+{
+	char why[160];
+
+	(void)o;
+	if (curve_target_parse(arg, &cfg_of(base)->target, why, sizeof(why)))
+		return config_fail(err, len, "--latency-target: '%s' %s (pNN=TIME, e.g. p99=2ms, "
+				   "p99.9=500us)", arg, why);
+	return 0;
+}
+
 static int set_servers(void *base, const struct opt *o, const char *arg, char *err, size_t len)
 {
 	struct config *cfg = cfg_of(base);
@@ -253,6 +278,14 @@ static const struct opt core[] = {
 	  .help = "open loop: N operations per second in all, scheduled\nahead of "
 	  "completions; latency from the intended start",
 	  .set = set_rate },
+	{ .name = "load-curve", .kind = OPT_CUSTOM, .arg = "START:STEP[:END]",
+	  .help = "open loop at rising rates, each point for --runtime after\n--ramp-time, "
+	  "until END or the knee (ops/s, or 10m/s)",
+	  .set = set_load_curve },
+	{ .name = "latency-target", .kind = OPT_CUSTOM, .arg = "pNN=TIME",
+	  .help = "--load-curve: the highest rate with pNN at most TIME\n(bisected past the "
+	  "knee), e.g. p99=2ms",
+	  .set = set_latency_target },
 	{ .name = "arrival", .kind = OPT_WORD, .arg = "A",
 	  .help = "uniform or poisson gaps for --rate (default uniform)",
 	  .off = F(arrival), .words = (const char *const[]){ "uniform", "poisson", NULL },

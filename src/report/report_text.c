@@ -444,6 +444,8 @@ void report_text(FILE *out, const struct report *r)
 	if (r->rate > 0)
 		text_open_loop(out, r);
 	report_text_replay(out, r);
+	if (r->curve)
+		report_text_curve(out, r);
 	fputc('\n', out);
 	text_intervals(out, r);
 	if (r->steady.verdict)

@@ -84,6 +84,8 @@ static int prepare(struct app *a)
 	a->run.cfg = cfg;
 	a->run.files = a->fs;
 	a->run.pass_op = OP_NTYPES;
+	/* A load curve's first point; run_curve sets each next one. */
+	a->run.rate = cfg->rate > 0 ? cfg->rate : cfg->curve.start;
 	a->run.layout_bs = layout_block_size(cfg, &a->params);
 	/* Many connections: fewer layout writes in flight each, not smaller ones. */
 	per_conn = (UINT64_C(64) << 20) / (a->run.layout_bs * cfg->connections);
@@ -179,7 +181,8 @@ static int fill_report(struct app *a)
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
-	r->rate = a->cfg->rate;
+	if (!r->curve)
+		r->rate = a->run.rate;	/* a curve's: its reported point's (run_curve) */
 	if (aggregate_conns(a->workers, a->nworkers, r) || a->servers_rc)
 		return run_complain(EXIT_RUNTIME, "out of memory");
 	if (a->run.replay)
@@ -190,7 +193,9 @@ static int fill_report(struct app *a)
 	r->series_buckets = a->series.buckets;
 	r->srv_series = a->series.srv_rows;
 	r->nsrv_series = a->series.nsrv_rows;
-	series_steady(&a->series, &r->steady);
+	/* A load curve's series is a staircase by design: no steady-state verdict on it. */
+	if (!r->curve)
+		series_steady(&a->series, &r->steady);
 	if (r->rate > 0)
 		r->achieved_rate = (double)report_total_ops(r) * 1e9 /
 				   (double)(r->duration_ns ? r->duration_ns : 1);

@@ -31,9 +31,10 @@ struct app {
 	struct verify_params verify;
 	struct worker **workers;
 	unsigned nworkers;
-	int servers_rc;			/* aggregate_servers failed (no memory) */
+	int servers_rc;			/* aggregate_servers or a load curve's figures: no memory */
 	struct control ctl;
 	struct report rep;
+	struct curve curve;		/* --load-curve: its points so far */
 	bool start_refused;		/* under mpirun: another rank failed before the start */
 	char err[600];
 	/* --replay: the settings made from the capture (cfg points here), its plan, and

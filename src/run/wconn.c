@@ -269,7 +269,7 @@ static void conn_view(struct worker *w, unsigned i)
 		r->backlog_ops = wc->rp->nops - wc->rp_next;
 	else if (w->open_loop && !wc->done_issuing && w->stop_ns > schedule_next(&w->sched, i))
 		r->backlog_ops = (uint64_t)((double)(w->stop_ns - schedule_next(&w->sched, i)) *
-					    cfg->rate / cfg->connections / 1e9) + 1;
+					    w->run->rate / cfg->connections / 1e9) + 1;
 	r->outlier = r->stuck = false;
 	r->error = wc->down_error[0] ? wc->down_error : r->down ? w->engine->error(wc->conn) : "";
 	if (r->down && !r->error[0])

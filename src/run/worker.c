@@ -29,7 +29,10 @@ static void start_phase(struct worker *w)
 	uint64_t t = now_ns();
 
 	w->stopping = false;
-	w->open_loop = phase == PHASE_MAIN && config_open_loop(w->run->cfg);
+	w->open_loop = phase == PHASE_MAIN &&
+		       (w->run->rate > 0 || (w->run->replay && cfg->replay_speed > 0));
+	if (w->open_loop && w->run->rate > 0)
+		schedule_set_rate(&w->sched, w->run->rate);
 	w->commit_every = phase == PHASE_MAIN ? cfg->commit_every : 0;
 	w->meta = phase == PHASE_MAIN && (cfg->meta || cfg->small_files);
 	/* Reads are checked where no write of this run can race them. */
@@ -191,7 +194,7 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 		goto fail_arrays;
 	/* A replay sets each start itself (schedule_at): the rate is a placeholder. */
 	if (config_open_loop(run->cfg) &&
-	    (rc = schedule_init(&w->sched, nconns, run->replay ? 1 : run->cfg->rate,
+	    (rc = schedule_init(&w->sched, nconns, run->replay ? 1 : run->rate,
 				run->cfg->connections,
 				run->cfg->arrival == CFG_ARRIVAL_POISSON, run->cfg->seed)))
 		goto fail_sched;
