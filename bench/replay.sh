@@ -277,12 +277,12 @@ jq -c '.replay | {trace: .trace.calls, replayed, skipped, names, made_before, la
 				median(k, "iops"), median(k, "err"), median(k, "us"), lo[k], hi[k], median(k, "proc"), desc[k]
 		}
 		pu = median("plain", "us"); pp = median("plain", "proc")
-		printf "\nreplay/plain, cpu us/op: %.2fx (medians); round by round:", pu > 0 ? median("replay", "us") / pu : 0
+		printf "\nreplay/plain, cpu us/op: %.2fx (medians); round by round:", (pu > 0 ? median("replay", "us") / pu : 0)
 		for (r = 1; r <= maxr; r++)
-			printf " %s", us["plain", r] > 0 && us["replay", r] != "" ? sprintf("%.2fx", us["replay", r] / us["plain", r]) : "-"
-		printf "\nreplay/plain, proc us/op: %.2fx (medians); round by round:", pp > 0 ? median("replay", "proc") / pp : 0
+			printf " %s", (us["plain", r] > 0 && us["replay", r] != "" ? sprintf("%.2fx", us["replay", r] / us["plain", r]) : "-")
+		printf "\nreplay/plain, proc us/op: %.2fx (medians); round by round:", (pp > 0 ? median("replay", "proc") / pp : 0)
 		for (r = 1; r <= maxr; r++)
-			printf " %s", proc["plain", r] > 0 && proc["replay", r] != "" ? sprintf("%.2fx", proc["replay", r] / proc["plain", r]) : "-"
+			printf " %s", (proc["plain", r] > 0 && proc["replay", r] != "" ? sprintf("%.2fx", proc["replay", r] / proc["plain", r]) : "-")
 		printf "\nreplay late operations per round: %s\n", late
 	}' "$OUT/runs.tsv"
 } | tee -a "$REPORT"
