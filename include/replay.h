@@ -6,8 +6,10 @@
  * the data files its READs, WRITEs and COMMITs use, with the size its reads
  * need), and for each of the trace's client connections the operations to
  * issue, in call order, at their offsets from the trace's first call, each
- * with the trace's own latency and status and the earlier operation of the
- * same connection it waits for. Pure: no I/O, unit-tested without a server.
+ * with the trace's own latency and status and the earlier operations it
+ * waits for: of its own connection (the one that named its file), and of
+ * another (the trace's order on a name made, removed or renamed). Pure: no
+ * I/O, unit-tested without a server.
  *
  * Mapping: an NFSv3 procedure is one operation; an NFSv4 COMPOUND is one,
  * its main operation (READ, WRITE, COMMIT, OPEN, REMOVE ... GETATTR). What
@@ -48,6 +50,7 @@ struct replay_op {
 	uint32_t range;		/* data ops: index into the connection's files */
 	uint32_t path, path2;	/* metadata: indexes into plan paths (rename: path2) */
 	uint32_t dep;		/* index of the op of this connection it waits for */
+	uint32_t xconn, xop;	/* an op of another connection it waits for (REPLAY_NO_DEP) */
 	int32_t trace_status;	/* 0: succeeded in the trace; > 0 failed; TRACE_NO_REPLY */
 	uint8_t type;		/* enum op_type */
 	bool unchecked;		/* CREATE of a name made beforehand (a data file) */

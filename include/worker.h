@@ -70,6 +70,9 @@ struct run {
 	/* --replay (else NULL): connection id replays replay->conns[id], each op at
 	 * measure_start_ns + its time / cfg->replay_speed */
 	const struct replay_plan *replay;
+	/* Per connection, per op: completed (1), written by the owner's thread, read by any
+	 * (atomic: another connection's op may wait for it) */
+	uint8_t *const *replay_done;
 };
 
 /* --replay: how the replay's statuses compare with the trace's, and its pace. */

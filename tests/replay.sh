@@ -11,11 +11,11 @@
 # the report (its p50 as tshark's rpc.time says), the namespace made in the work
 # directory only, and a file that is not a capture refused with exit status 2 before
 # anything is written.
-# Needs NFSLOAD, jq, python3, tshark, nfs-ls/nfs-cat/nfs-cp (libnfs-utils).
+# Needs NFSLOAD, jq, python3, tshark, editcap, nfs-ls/nfs-cat/nfs-cp (libnfs-utils).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-for tool in tshark nfs-cp nfs-cat nfs-ls; do
+for tool in tshark editcap nfs-cp nfs-cat nfs-ls; do
 	if ! command -v "$tool" >/dev/null; then
 		t_fail "$tool" "not installed (scripts/deps.sh test installs it)"
 		t_summary
@@ -120,9 +120,12 @@ replay_check() {
 	done
 	within "$name: other requests on the wire" "$(val meta "$TMP/replay.counts")" \
 		"$(val meta "$TMP/trace.counts")" 20
-	check_eq "$name: no new errors" 0 "$(jqv .replay.new_errors)" ||
-		echo "# $name: errors $(jq -c '[.ops | to_entries[] | select(.value.errors > 0) |
-			{(.key): .value.errors}]' "$OUT"); $(jq -c '[.connections[]? | .errors_by_kind? // empty]' "$OUT")"
+	check_eq "$name: no new errors" 0 "$(jqv .replay.new_errors)"
+	if [[ $(jqv .replay.new_errors) != 0 ]]; then
+		echo "# $name: errors by op $(jq -c '[.ops | to_entries[] |
+			select(.value.errors > 0) | {(.key): .value.errors}]' "$OUT"), by connection \
+			$(jq -c '[.connections[]? | .errors_by_kind]' "$OUT"), late $(jqv .replay.late)"
+	fi
 	check_eq "$name: every operation issued" 0 "$(jqv .replay.not_issued)"
 	check_eq "$name: nothing failed that did not fail in the capture" 0 "$(jqv .total.errors)"
 	span_tr=$(val span "$TMP/trace.counts")
@@ -170,6 +173,24 @@ check_eq "fio v3 randrw on v4.1, max: 700 reads, 300 writes" "700 300" \
 	"$(jq -r '"\(.ops.read.count) \(.ops.write.count)"' "$OUT")"
 check_eq "fio v3 randrw on v4.1, max: no errors" 0 "$(jqv .total.errors)"
 
+# Damaged captures: what can be decoded is replayed, one line says what was left out.
+zcat "$DATA/fio-v3-randrw.pcap.gz" >"$TMP/fio3.pcap"
+editcap -s 300 "$TMP/fio3.pcap" "$TMP/cut.pcap"
+nl --replay "$TMP/cut.pcap" --replay-speed max --dir rp-cut --output-format json "$URL3"
+check_eq "snap length 300: exit 0" 0 "$RC"
+check_eq "snap length 300: one line on stderr" 1 "$(wc -l <"$ERR")"
+check_match "snap length 300: says what was left out" \
+	"left out: .*packets cut by the snap length" "$(cat "$ERR")"
+check_ge "snap length 300: READs (short calls) replayed" 1 "$(jqv .ops.read.count)"
+check_le "snap length 300: no more READs than the capture had" 700 "$(jqv .ops.read.count)"
+check_match "snap length 300: the report says it too" "cut by the snap length" \
+	"$(jqv .replay.trace.left_out)"
+head -c 2500000 "$TMP/fio3.pcap" >"$TMP/trunc.pcap"
+nl --replay "$TMP/trunc.pcap" --replay-speed max --dir rp-cut "$URL3"
+check_eq "truncated: exit 0" 0 "$RC"
+check_match "truncated: one line, what was left out" "^nfsload: --replay .*left out: " \
+	"$(cat "$ERR")"
+
 # libnfs's utilities, captured here: copy a file in, read it back, list a directory.
 mkdir -p "$EXPORT_DIR/lsdir" && for i in $(seq 1 20); do : >"$EXPORT_DIR/lsdir/e$i"; done
 head -c 3000000 /dev/urandom >"$TMP/src.bin"
@@ -205,5 +226,11 @@ if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 	capture_stop && cp "$CAP" "$TMP/mix.pcap"
 fi
 replay_check "nfsload --mix" "$TMP/mix.pcap" "$URL3"
+# One connection makes and removes the trees the others work in: at max speed only the
+# capture's order on names keeps them apart.
+nl --replay "$TMP/mix.pcap" --replay-speed max --dir rp-mixmax --output-format json "$URL3"
+check_eq "nfsload --mix, max: exit 0" 0 "$RC"
+check_eq "nfsload --mix, max: no new errors" 0 "$(jqv .replay.new_errors)"
+check_eq "nfsload --mix, max: every operation issued" 0 "$(jqv .replay.not_issued)"
 
 t_summary

@@ -727,6 +727,53 @@ static void test_two_conns(void **state)
 	trace_free(&t);
 }
 
+/* Across connections: a name made on one is used on the other after it; a removal waits
+ * for the last use on the other; uses do not wait for uses. */
+static void test_cross_conns(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	const struct replay_conn *a, *b;
+	struct trace_op *op;
+	uint32_t root, d, f;
+
+	(void)state;
+	root = fh(&t, "ROOT");
+	d = fh(&t, "D");
+	f = fh(&t, "F");
+	mnt(&t, 1, 0, root);
+	op = v3(&t, 1, P3_MKDIR, 100, 200, 0);		/* a0: made on 1 */
+	op->dir = root, op->name = nm(&t, "d"), op->result_fh = d;
+	op = v3(&t, 2, P3_CREATE, 300, 400, 0);		/* b0: in it, on 2 */
+	op->dir = d, op->name = nm(&t, "f"), op->result_fh = f, op->stable = 2;
+	op = v3(&t, 1, P3_GETATTR, 500, 600, 0);	/* a1: uses f, made on 2 */
+	op->fh = f;
+	op = v3(&t, 2, P3_GETATTR, 700, 800, 0);	/* b1: a use after a use */
+	op->fh = f;
+	op = v3(&t, 1, P3_REMOVE, 900, 1000, 0);	/* a2: after b1, the last use on 2 */
+	op->dir = d, op->name = nm(&t, "f");
+	build(&t, 0, &p);
+
+	assert_int_equal(p.nconns, 2);
+	a = &p.conns[0];
+	b = &p.conns[1];
+	assert_int_equal(a->nops, 3);
+	assert_int_equal(b->nops, 2);
+	assert_int_equal(a->ops[0].xconn, REPLAY_NO_DEP);
+	assert_int_equal(b->ops[0].type, OP_CREATE);
+	assert_int_equal(b->ops[0].xconn, 0);		/* the MKDIR of its directory */
+	assert_int_equal(b->ops[0].xop, 0);
+	assert_int_equal(a->ops[1].xconn, 1);		/* the CREATE */
+	assert_int_equal(a->ops[1].xop, 0);
+	assert_int_equal(b->ops[1].xconn, 0);		/* still the MKDIR of d (a change) */
+	assert_int_equal(b->ops[1].xop, 0);
+	assert_int_equal(a->ops[2].type, OP_REMOVE);
+	assert_int_equal(a->ops[2].xconn, 1);		/* the GETATTR on 2 */
+	assert_int_equal(a->ops[2].xop, 1);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* (7) max_io cuts a READ's and a WRITE's length, not a COMMIT's. */
 static void test_max_io(void **state)
 {
@@ -834,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_rename_long_path),
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_two_conns),
+		cmocka_unit_test(test_cross_conns),
 		cmocka_unit_test(test_max_io),
 		cmocka_unit_test(test_only_mount),
 		cmocka_unit_test(test_left_out),

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exit_status.h"
@@ -126,9 +127,13 @@ int replay_open(struct app *a, const struct config **cfgp)
 		rr->skipped[k] = a->plan.skipped[k];
 		rr->reasons[k] = replay_skip_name((enum replay_skip)k);
 	}
-	if (trace_side(a))
+	if (trace_side(a) || !(a->replay_done = calloc(a->plan.nconns, sizeof(*a->replay_done))))
 		return run_complain(EXIT_RUNTIME, "out of memory");
+	for (uint32_t i = 0; i < a->plan.nconns; i++)
+		if (!(a->replay_done[i] = calloc(a->plan.conns[i].nops + 1, 1)))
+			return run_complain(EXIT_RUNTIME, "out of memory");
 	a->run.replay = &a->plan;
+	a->run.replay_done = a->replay_done;
 	a->rep.replay = rr;
 	return 0;
 }
@@ -152,5 +157,8 @@ void replay_close(struct app *a)
 {
 	if (a->rrep.trace[0].lat.counts)
 		op_stats_destroy_all(a->rrep.trace);
+	for (uint32_t i = 0; a->replay_done && i < a->plan.nconns; i++)
+		free(a->replay_done[i]);
+	free(a->replay_done);
 	replay_plan_free(&a->plan);
 }

@@ -41,6 +41,7 @@ struct app {
 	 * what the report shows of it */
 	struct config rcfg;
 	struct replay_plan plan;
+	uint8_t **replay_done;		/* per connection, per op (struct run's) */
 	struct replay_report rrep;
 };
 

@@ -3,8 +3,10 @@
  * reply compares with the trace's. A connection replays its trace
  * connection's operations in call order: each at its time from the start
  * (scaled by --replay-speed; max: as soon as a slot is free), after the
- * operation it depends on has completed; late ones keep their intended
- * start, so their latency counts the wait (as --rate's do).
+ * operations it depends on have completed (its own connection's: its
+ * completion refills; another connection's, on another thread perhaps: looked
+ * at again every REPLAY_POLL_NS); late ones keep their intended start, so
+ * their latency counts the wait (as --rate's do).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +15,22 @@
 #include "worker_int.h"
 
 #define LATE_NS UINT64_C(1000000)
+#define REPLAY_POLL_NS UINT64_C(100000)
+
+static bool done(const uint8_t *flag)
+{
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The connection's refill comes again at t (the schedule's timer). */
+static void again_at(struct wconn *wc, uint64_t t)
+{
+	struct schedule *s = &wc->w->sched;
+
+	schedule_cancel(s, wc->idx);
+	schedule_at(s, wc->idx, t);
+	schedule_wait(s, wc->idx);
+}
 
 /* The path below the export of the plan's path i. */
 static const char *path_of(const struct run *run, uint32_t i, char *buf, size_t len)
@@ -75,16 +93,21 @@ void slots_refill_replay(struct wconn *wc, uint64_t t)
 		const struct replay_op *o = &rc->ops[wc->rp_next];
 		uint64_t start = t;
 
-		if (o->dep != REPLAY_NO_DEP && !wc->rp_done[o->dep])
+		if (o->dep != REPLAY_NO_DEP && !done(&wc->rp_done[o->dep]))
 			break;	/* its completion refills */
 		if (w->open_loop) {
 			start = run->measure_start_ns +
 				(uint64_t)((double)o->at_ns / run->cfg->replay_speed);
 			if (start > t) {
-				schedule_at(&w->sched, wc->idx, start);
-				schedule_wait(&w->sched, wc->idx);
+				again_at(wc, start);
 				break;
 			}
+		}
+		if (o->xconn != REPLAY_NO_DEP && !done(&run->replay_done[o->xconn][o->xop])) {
+			again_at(wc, t + REPLAY_POLL_NS);
+			break;
+		}
+		if (w->open_loop) {
 			if (t - start > w->max_lag_ns)
 				w->max_lag_ns = t - start;
 			if (t - start > LATE_NS)
@@ -106,7 +129,7 @@ int slots_replay_done(struct wconn *wc, const struct slot *s, int status)
 	const struct replay_op *o = &wc->rp->ops[s->rp_idx];
 	struct replay_counts *c = &wc->w->replay;
 
-	wc->rp_done[s->rp_idx] = 1;
+	__atomic_store_n(&wc->rp_done[s->rp_idx], 1, __ATOMIC_RELEASE);
 	if (o->trace_status == TRACE_NO_REPLY)
 		return status;
 	if (o->trace_status > 0 && status < 0 && status != -ETIMEDOUT &&

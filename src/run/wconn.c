@@ -19,6 +19,9 @@ void wconn_finish(struct wconn *wc)
 	if (wc->finished)
 		return;
 	wc->finished = true;
+	/* A replay's connection is done: nobody is to wait for what it did not do. */
+	for (uint32_t i = 0; wc->rp && i < wc->rp->nops; i++)
+		__atomic_store_n(&wc->rp_done[i], 1, __ATOMIC_RELEASE);
 	if (--w->active == 0) {
 		w->last_done_ns = now_ns();
 		w->cpu_ns = thread_cpu_ns() - w->cpu_start_ns;
@@ -42,9 +45,7 @@ void wconn_begin(struct wconn *wc, enum worker_phase phase, uint64_t t)
 	wc->ncommits_due = 0;
 	wc->nredo = 0;
 	wc->pass_next = 0;
-	wc->rp_next = 0;
-	if (wc->rp)
-		memset(wc->rp_done, 0, wc->rp->nops);
+	wc->rp_next = 0;	/* a replay has one phase: its completions stay as they are */
 	memset(wc->writes_since_commit, 0,
 	       wc->main_stream.nranges * sizeof(*wc->writes_since_commit));
 	memset(wc->commit_due, 0, wc->main_stream.nranges * sizeof(*wc->commit_due));
@@ -65,7 +66,6 @@ void wconn_destroy(struct worker *w, struct wconn *wc)
 	free(wc->writes_since_commit);
 	free(wc->commit_due);
 	free(wc->redo);
-	free(wc->rp_done);
 	meta_tree_destroy(&wc->tree);
 	if (wc->conn)
 		w->engine->free(wc->conn);
@@ -158,10 +158,10 @@ static int replay_init(struct worker *w, struct wconn *wc)
 	struct wl_stream *s = &wc->main_stream;
 
 	wc->rp = rc;
-	wc->rp_done = calloc(rc->nops + 1, 1);
+	wc->rp_done = w->run->replay_done[wc->id];
 	free(s->ranges);
 	s->ranges = calloc(rc->nfiles + 1, sizeof(*s->ranges));
-	if (!wc->rp_done || !s->ranges)
+	if (!s->ranges)
 		return -ENOMEM;
 	for (uint32_t r = 0; r < rc->nfiles; r++)
 		s->ranges[r] = (struct wl_range){ rc->files[r], 0, p->file_size[rc->files[r]] };

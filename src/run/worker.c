@@ -84,7 +84,7 @@ static void stop_phase(struct worker *w)
 {
 	w->stopping = true;
 	w->stop_ns = now_ns();
-	if (w->open_loop)
+	if (w->open_loop || w->run->replay)
 		schedule_clear(&w->sched);
 	for (unsigned i = 0; i < w->nconns; i++) {
 		outage_stop(&w->conns[i]);
@@ -192,8 +192,9 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	w->deferred = calloc(nconns, sizeof(*w->deferred));
 	if (!w->conns || !w->deferred)
 		goto fail_arrays;
-	/* A replay sets each start itself (schedule_at): the rate is a placeholder. */
-	if (config_open_loop(run->cfg) &&
+	/* A replay sets each start itself (schedule_at), and waits on it for another
+	 * connection's operation at any speed: the rate is a placeholder. */
+	if ((config_open_loop(run->cfg) || run->replay) &&
 	    (rc = schedule_init(&w->sched, nconns, run->replay ? 1 : run->rate,
 				run->cfg->connections,
 				run->cfg->arrival == CFG_ARRIVAL_POISSON, run->cfg->seed)))
@@ -261,7 +262,7 @@ int worker_start(struct worker *w)
 	ev_async_init(&w->cmd_async, cmd_cb);
 	w->cmd_async.data = w;
 	ev_async_start(w->loop, &w->cmd_async);
-	if (config_open_loop(w->run->cfg))
+	if (config_open_loop(w->run->cfg) || w->run->replay)
 		schedule_attach(&w->sched, w->loop, slots_due, w);
 	ev_timer_init(&w->tick, tick_cb, 1., 1.);
 	w->tick.data = w;

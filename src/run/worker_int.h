@@ -96,7 +96,8 @@ struct wconn {
 	struct redo_op *redo;
 	unsigned nredo;
 
-	/* --replay: its operations, the next to issue, and which have completed */
+	/* --replay: its operations, the next to issue, and which have completed (run->
+	 * replay_done's, atomic) */
 	const struct replay_conn *rp;
 	uint32_t rp_next;
 	uint8_t *rp_done;

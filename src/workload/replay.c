@@ -34,6 +34,10 @@ struct node {
 	uint32_t file;
 	uint64_t size;
 	uint32_t producer_conn, producer_op;	/* the last LOOKUP/CREATE/OPEN naming it */
+	/* The last operation that made, removed or renamed it, and the last one on it at all:
+	 * replay connection, op index, time (second pass) */
+	uint32_t change_ci, change_op, use_ci, use_op;
+	uint64_t change_at, use_at;
 };
 
 #define ORPHAN 0x80000000u
@@ -120,7 +124,7 @@ static uint32_t child(struct builder *b, uint32_t parent, uint32_t name)
 		b->cap = cap;
 	}
 	b->nodes[b->n] = (struct node){ .parent = parent, .name = name, .file = NONE,
-					.producer_conn = NONE };
+					.producer_conn = NONE, .change_ci = NONE, .use_ci = NONE };
 	b->nodes[parent].dir = true;
 	b->keys[j] = key;
 	b->vals[j] = b->n;
@@ -461,6 +465,55 @@ static int conn_range(struct replay_conn *rc, uint32_t file, uint32_t *range)
 	return 0;
 }
 
+/* o (on replay connection ci) waits for op xop of connection xci, if that is another
+ * connection's and later than what o waits for already. */
+static void consider(struct replay_op *o, uint32_t ci, uint32_t xci, uint32_t xop, uint64_t at,
+		    uint64_t *latest)
+{
+	if (xci == NONE || xci == ci || (o->xconn != REPLAY_NO_DEP && at <= *latest))
+		return;
+	o->xconn = xci;
+	o->xop = xop;
+	*latest = at;
+}
+
+/*
+ * Across connections, what the trace's order says: an operation on a name waits for
+ * the last one of another connection that made, removed or renamed it (or its
+ * directory); one that makes, removes or renames a name waits for the last operation
+ * of another connection on it. Operations that only use a name do not wait for each
+ * other (reads of one file stay side by side).
+ */
+static void cross(struct builder *b, struct replay_op *o, uint32_t ci,
+		  uint32_t node, bool changing, uint64_t *latest)
+{
+	struct node *nd = &b->nodes[node];
+
+	consider(o, ci, nd->change_ci, nd->change_op, nd->change_at, latest);
+	if (nd->parent != NONE) {
+		struct node *up = &b->nodes[nd->parent];
+
+		consider(o, ci, up->change_ci, up->change_op, up->change_at, latest);
+	}
+	if (changing)
+		consider(o, ci, nd->use_ci, nd->use_op, nd->use_at, latest);
+}
+
+static void mark(struct builder *b, uint32_t node, uint32_t ci, uint32_t idx, uint64_t at,
+		 bool changing)
+{
+	struct node *nd = &b->nodes[node];
+
+	nd->use_ci = ci;
+	nd->use_op = idx;
+	nd->use_at = at;
+	if (changing) {
+		nd->change_ci = ci;
+		nd->change_op = idx;
+		nd->change_at = at;
+	}
+}
+
 /* Most calls in flight at once on the connection, by the trace's times. */
 static unsigned depth_of(const struct replay_conn *rc)
 {
@@ -524,6 +577,8 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		struct replay_conn *rc;
 		struct replay_op *o;
 		struct node *nd;
+		uint64_t latest;
+		bool changing;
 		uint32_t ci;
 
 		if (c->type < 0)
@@ -543,6 +598,7 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		*o = (struct replay_op){
 			.at_ns = c->op->call_ns - t0, .path = c->node,
 			.path2 = c->node2 == NONE ? 0 : c->node2, .dep = REPLAY_NO_DEP,
+			.xconn = REPLAY_NO_DEP, .xop = REPLAY_NO_DEP,
 			.trace_status = status_of(c->op), .type = (uint8_t)c->type,
 		};
 		if (c->op->reply_ns > c->op->call_ns)
@@ -562,6 +618,15 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		o->unchecked = o->type == OP_CREATE && (c->mode == 1 || p->nodes[c->node].before);
 		if (nd->producer_conn == c->conn)
 			o->dep = nd->producer_op;
+		changing = o->type == OP_CREATE || o->type == OP_MKDIR || o->type == OP_REMOVE ||
+			   o->type == OP_RMDIR || o->type == OP_RENAME;
+		latest = 0;
+		cross(b, o, ci, c->node, changing, &latest);
+		if (c->node2 != NONE)
+			cross(b, o, ci, c->node2, true, &latest);
+		mark(b, c->node, ci, rc->nops, o->at_ns, changing);
+		if (c->node2 != NONE)
+			mark(b, c->node2, ci, rc->nops, o->at_ns, true);
 		if (c->type == OP_LOOKUP || c->type == OP_CREATE || c->type == OP_MKDIR ||
 		    c->type == OP_OPEN) {
 			nd->producer_conn = c->conn;
@@ -611,7 +676,7 @@ int replay_plan_build(const struct trace *t, uint32_t max_io, struct replay_plan
 		goto out;
 	memset(b.fhnode, 0xff, (t->fhs.n + 1) * sizeof(*b.fhnode));
 	b.nodes[0] = (struct node){ .parent = NONE, .dir = true, .file = NONE,
-				    .producer_conn = NONE };
+				    .producer_conn = NONE, .change_ci = NONE, .use_ci = NONE };
 	b.n = 1;
 	for (size_t i = 0; i < t->nops;) {
 		const struct trace_op *op = &t->ops[i];
