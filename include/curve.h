@@ -69,6 +69,10 @@ int curve_parse(const char *s, struct curve_spec *out, char *why, size_t len);
 int curve_target_parse(const char *s, struct curve_target *out, char *why, size_t len);
 /* "p99", "p99.9" into buf. */
 const char *curve_pct_name(double pct, char *buf, size_t len);
+/* "1000:1000:8000", "1000:1000 (to the knee)": a curve as given. */
+const char *curve_spec_format(const struct curve_spec *c, char *buf, size_t len);
+/* "p99 <= 2.00 ms", or "none". */
+const char *curve_target_format(const struct curve_target *t, char *buf, size_t len);
 
 /*
  * spec in operations per second: bytes per second divided by bs, rounded to

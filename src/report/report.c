@@ -268,9 +268,9 @@ unsigned report_settings(const struct report *r, struct setting *s)
 		snprintf(s[n - 1].own, sizeof(s[n - 1].own), "max");
 	add(s, &n, "rate", "rate (ops/s)", SETTING_RATE, cfg->rate > 0, false)->rate = cfg->rate;
 	text(s, &n, "load_curve", "load curve (ops/s)", NULL, cfg->curve.start > 0, false);
-	report_curve_spec(cfg, s[n - 1].own, sizeof(s[n - 1].own));
+	curve_spec_format(&cfg->curve, s[n - 1].own, sizeof(s[n - 1].own));
 	text(s, &n, "latency_target", "latency target", NULL, cfg->target.pct > 0, false);
-	report_curve_target(&cfg->target, s[n - 1].own, sizeof(s[n - 1].own));
+	curve_target_format(&cfg->target, s[n - 1].own, sizeof(s[n - 1].own));
 	text(s, &n, "mix", "mix", cfg->meta ? cfg->mix_str : "", cfg->meta, true);
 	count(s, &n, "dirs", "dirs", cfg->dirs, cfg->meta || cfg->small_files, true);
 	count(s, &n, "files_per_dir", "files per dir", cfg->files_per_dir, cfg->meta, true);

@@ -15,29 +15,6 @@
 #include "svg.h"
 #include "units.h"
 
-const char *report_curve_spec(const struct config *cfg, char *buf, size_t len)
-{
-	const struct curve_spec *c = &cfg->curve;
-
-	if (c->end > 0)
-		snprintf(buf, len, "%.0f:%.0f:%.0f", c->start, c->step, c->end);
-	else
-		snprintf(buf, len, "%.0f:%.0f (to the knee)", c->start, c->step);
-	return buf;
-}
-
-const char *report_curve_target(const struct curve_target *t, char *buf, size_t len)
-{
-	char p[16], d[32];
-
-	if (t->pct <= 0)
-		snprintf(buf, len, "none");
-	else
-		snprintf(buf, len, "%s <= %s", curve_pct_name(t->pct, p, sizeof(p)),
-			 units_format_duration(t->ns, d, sizeof(d)));
-	return buf;
-}
-
 /* The target's percentile gets a column of its own unless it is p50 or p99. */
 static bool own_column(const struct curve_target *t)
 {
@@ -72,9 +49,9 @@ void report_text_curve(FILE *out, const struct report *r)
 	char a[32], b[32], d[32], w[64], pn[16];
 
 	fprintf(out, "\nload curve: %s ops/s, %u point%s (%u refined); past the knee: achieved "
-		"< %d%% of offered, errors%s%s\n", report_curve_spec(r->cfg, w, sizeof(w)), c->n,
+		"< %d%% of offered, errors%s%s\n", curve_spec_format(&r->cfg->curve, w, sizeof(w)), c->n,
 		c->n == 1 ? "" : "s", c->refines, CURVE_KNEE_PCT, t->pct > 0 ? ", or not " : "",
-		t->pct > 0 ? report_curve_target(t, d, sizeof(d)) : "");
+		t->pct > 0 ? curve_target_format(t, d, sizeof(d)) : "");
 	fputs("   offered   achieved       p50       p99", out);
 	if (own_column(t))
 		fprintf(out, " %9s", curve_pct_name(t->pct, pn, sizeof(pn)));

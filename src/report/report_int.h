@@ -11,7 +11,6 @@
 #include "workload.h"
 
 struct config;
-struct curve_target;
 struct hist;
 struct op_stats;
 struct report;
@@ -63,10 +62,8 @@ void report_json_buckets(FILE *out, const char *key, const struct hist *h);
  * ([lo, hi, count], the non-empty ones); NULL for neither. */
 void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc);
 
-/* report_curve.c: a load curve's settings in words, its text table and JSON "load_curve"
+/* report_curve.c: a load curve's text table and JSON "load_curve"
  * (null without a curve). */
-const char *report_curve_spec(const struct config *cfg, char *buf, size_t len);
-const char *report_curve_target(const struct curve_target *t, char *buf, size_t len);
 void report_text_curve(FILE *out, const struct report *r);
 void report_json_curve(FILE *out, const struct report *r);
 

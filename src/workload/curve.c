@@ -209,3 +209,25 @@ const char *curve_miss_name(enum curve_miss m)
 
 	return m <= CURVE_SLOW ? names[m] : "?";
 }
+
+const char *curve_spec_format(const struct curve_spec *c, char *buf, size_t len)
+{
+
+	if (c->end > 0)
+		snprintf(buf, len, "%.0f:%.0f:%.0f", c->start, c->step, c->end);
+	else
+		snprintf(buf, len, "%.0f:%.0f (to the knee)", c->start, c->step);
+	return buf;
+}
+
+const char *curve_target_format(const struct curve_target *t, char *buf, size_t len)
+{
+	char p[16], d[32];
+
+	if (t->pct <= 0)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%s <= %s", curve_pct_name(t->pct, p, sizeof(p)),
+			 units_format_duration(t->ns, d, sizeof(d)));
+	return buf;
+}
