@@ -41,7 +41,8 @@ RPC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtirpc 2>/dev/null || echo -I/usr
 RPC_LIBS := $(shell $(PKG_CONFIG) --libs libtirpc 2>/dev/null || echo -ltirpc) -luring \
 	$(shell $(PKG_CONFIG) --libs krb5-gssapi 2>/dev/null || echo -lgssapi_krb5)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(RPC_CFLAGS) $(CFLAGS)
-LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson -lpcap
+LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson -lpcap \
+	$(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null || echo -lzstd)
 
 # Every .c under src/ (folders are the layers: docs/ARCHITECTURE.md).
 SRCS := $(sort $(shell find src -name '*.c'))
