@@ -107,6 +107,7 @@ struct config {
 	double rate;			/* open loop: ops/s over the whole run, 0 = closed loop */
 	enum cfg_arrival arrival;
 	char hdr_log[CFG_URL_MAX];	/* "" = none */
+	char op_log[CFG_URL_MAX];	/* --op-log: a row per operation, "" = none */
 	char html[CFG_URL_MAX];		/* --report, "" = none */
 	char servers_file[CFG_URL_MAX];	/* --servers, "" = none */
 };

@@ -241,6 +241,10 @@ static const struct opt core[] = {
 	{ .name = "hdr-log", .kind = OPT_FILE, .arg = "FILE",
 	  .help = "interval histograms in HdrHistogram log format 1.3",
 	  .off = F(hdr_log) },
+	{ .name = "op-log", .kind = OPT_FILE, .arg = "FILE",
+	  .help = "a CSV row per operation counted (zstd when FILE ends in\n.zst); "
+	  "nfsload --analyze FILE... makes a report of it",
+	  .off = F(op_log) },
 	{ .name = "report", .kind = OPT_FILE, .arg = "FILE",
 	  .help = "a self-contained HTML report with plots",
 	  .off = F(html) },
@@ -320,6 +324,10 @@ static const struct opt core[] = {
 	 },
 	{ .name = "merge", .kind = OPT_ELSEWHERE, .arg = "FILE...",
 	  .help = "several runs' JSON reports as one result (see nfsload(1))",
+	 },
+	{ .name = "analyze", .kind = OPT_ELSEWHERE, .arg = "LOG...",
+	  .help = "a report from --op-log files, cut by --from/--to SECONDS,\n--conn N, --op NAME "
+	  "(see nfsload(1))",
 	 },
 	{ .name = "trace-summary", .kind = OPT_ELSEWHERE, .arg = "CAPTURE",
 	  .help = "what an NFS capture (pcap, pcapng, gzip'd) holds: per\noperation "

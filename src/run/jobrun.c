@@ -106,7 +106,8 @@ static int parse_runs(struct job *job, struct config *cfgs, int *done_ok)
 					"same in every run of a job", job->runs[i].name);
 		if (job->nruns > 1 &&
 		    (number_path(cfgs[i].html, sizeof(cfgs[i].html), i + 1) ||
-		     number_path(cfgs[i].hdr_log, sizeof(cfgs[i].hdr_log), i + 1)))
+		     number_path(cfgs[i].hdr_log, sizeof(cfgs[i].hdr_log), i + 1) ||
+		     number_path(cfgs[i].op_log, sizeof(cfgs[i].op_log), i + 1)))
 			return EXIT_USAGE;
 	}
 	return 0;
