@@ -47,6 +47,7 @@ struct args {
 /* One connection of one log. */
 struct aconn {
 	unsigned input, conn, thread;
+	unsigned thread_base;		/* the threads of the logs before its own */
 	struct op_stats st;
 	uint64_t last_done_ns;
 };
@@ -225,6 +226,7 @@ static struct aconn *conn_of(struct analysis *an, unsigned input, const struct o
 	c->input = input;
 	c->conn = r->conn;
 	c->thread = r->thread;
+	c->thread_base = an->threads;
 	if (op_stats_init(&c->st, HIST_COARSE_BITS, false))
 		return NULL;
 	an->index[r->conn] = ++an->nconns;
@@ -400,9 +402,13 @@ static int render(struct analysis *an, const struct args *a, FILE *out, char *er
 	memcpy(r.ops, an->ops, sizeof(r.ops));	/* shared buckets: read only here */
 	r.nconns = an->nconns;
 	r.conns = calloc(an->nconns ? an->nconns : 1, sizeof(*r.conns));
-	r.nthreads = 0;
-	if (!r.conns)
+	r.nthreads = an->threads;
+	r.threads = calloc(an->threads ? an->threads : 1, sizeof(*r.threads));
+	if (!r.conns || !r.threads) {
+		free(r.conns);
+		free(r.threads);
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < an->nconns; i++) {
 		const struct aconn *c = &an->conns[i];
 
@@ -412,6 +418,10 @@ static int render(struct analysis *an, const struct args *a, FILE *out, char *er
 			.p99_ns = hist_percentile(&c->st.lat, 99), .last_done_ns = c->last_done_ns,
 			.done_issuing = true, .error = "",
 		};
+		/* Threads numbered per log: several logs' threads one after the other. */
+		if (c->thread_base + c->thread < an->threads)
+			r.threads[c->thread_base + c->thread].connections++;
+		r.conns[i].worker = c->thread_base + c->thread;
 	}
 	if ((rc = series_of(an, &s, wire, err, len)) == 0) {
 		r.series = s.rows;
@@ -426,6 +436,7 @@ static int render(struct analysis *an, const struct args *a, FILE *out, char *er
 	}
 	series_destroy(&s);
 	free(r.conns);
+	free(r.threads);
 	return rc;
 }
 
