@@ -41,6 +41,7 @@ RPC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtirpc 2>/dev/null || echo -I/usr
 RPC_LIBS := $(shell $(PKG_CONFIG) --libs libtirpc 2>/dev/null || echo -ltirpc) -luring \
 	$(shell $(PKG_CONFIG) --libs krb5-gssapi 2>/dev/null || echo -lgssapi_krb5)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(RPC_CFLAGS) $(CFLAGS)
+# libzstd: --op-log FILE.zst written and read back (src/measure/oplog_file.c only).
 LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson -lpcap \
 	$(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null || echo -lzstd)
 

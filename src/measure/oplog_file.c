@@ -12,7 +12,7 @@
 #include "oplog_file.h"
 
 #define BUF_SIZE (UINT64_C(1) << 20)
-/* Fast and still about 8:1 on these rows; the workers pay for it. */
+/* Fast, and still about 4:1 on these rows; the workers pay for it. */
 #define ZST_LEVEL 1
 
 struct oplog {
