@@ -280,7 +280,8 @@ static int read_log(struct analysis *an, const struct args *a, unsigned input, c
 	if ((rc = oplog_reader_open(file, &rd)) < 0)
 		return fail(err, len, "--analyze: cannot read '%s': %s", file, strerror(-rc));
 	an->input_threads = 0;
-	memset(an->index, 0, an->nindex * sizeof(*an->index));
+	if (an->index)
+		memset(an->index, 0, an->nindex * sizeof(*an->index));
 	while ((rc = oplog_reader_next(rd, &r, &line)) == 1) {
 		uint64_t done = r.start_ns + r.lat_ns;
 		struct op_stats *iv;
