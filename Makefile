@@ -185,13 +185,13 @@ clean:
 -include $(LIB_OBJS:.o=.d) $(BUILD)/main.d $(UNIT_BINS:=.d) $(HELPER_BINS:=.d) $(MPI_OBJS:.o=.d)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
-#   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job rpc merge) built
+#   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job rpc merge oplog) built
 #   with clang into build-fuzz/; each replays tests/fuzz/regress/<target>/, then
 #   fuzzes FUZZ_SECONDS from a copy of tests/fuzz/corpus/<target>/. Fails on a crash.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
-FUZZ_TARGETS := options url units job rpc merge
+FUZZ_TARGETS := options url units job rpc merge oplog
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(NFS_CFLAGS) $(RPC_CFLAGS) $(FUZZ_SAN)
 # all of src/ but main.c, as the unit tests link it (config.c's dependencies move)

@@ -55,7 +55,7 @@ size_t oplog_row_format(char *buf, const struct oplog_row *r);
 /*
  * One line (n bytes, without its newline; a '\r' before it is ignored) into r:
  * 0, or -EINVAL when it is not such a row (a field missing, extra or out of
- * range, an unknown op). r->status then points into r->status_buf.
+ * range, an unknown op, a status that is not printable ASCII). r->status then points into r->status_buf.
  */
 int oplog_row_parse(const char *line, size_t n, struct oplog_row *r);
 /* Whether line (n bytes) is OPLOG_HEADER without its newline. */

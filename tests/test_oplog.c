@@ -100,6 +100,8 @@ static void test_parse_bad(void **state)
 		"18446744073709551616,2,3,4,read,5,6,7,,ok",
 		"1,2,3,4,read,5,6,7,1x,ok",
 		"1 ,2,3,4,read,5,6,7,,ok",
+		"1,2,3,4,read,5,6,7,,o\rk",	/* a status is printable ASCII */
+		"1,2,3,4,read,5,6,7,,\x9d",
 		OPLOG_HEADER,
 	};
 	struct oplog_row r;

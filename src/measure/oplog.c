@@ -125,6 +125,9 @@ int oplog_row_parse(const char *line, size_t n, struct oplog_row *r)
 		return -EINVAL;
 	if (len[9] == 0 || len[9] >= OPLOG_STATUS_MAX)
 		return -EINVAL;
+	for (size_t i = 0; i < len[9]; i++)	/* a name: printable ASCII, as formatted */
+		if (f[9][i] < ' ' || f[9][i] > '~')
+			return -EINVAL;
 	r->start_ns = v[0];
 	r->thread = (uint32_t)v[1];
 	r->conn = (uint32_t)v[2];
