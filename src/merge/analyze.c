@@ -377,67 +377,69 @@ static void describe(const struct args *a, char *buf, size_t cap)
 /* The report model of the analysis, rendered. 0 or -errno. */
 static int render(struct analysis *an, const struct args *a, FILE *out, char *err, size_t len)
 {
-	static struct report r;	/* large; one at a time */
-	static struct config cfg;
+	struct report *r = calloc(1, sizeof(*r));	/* large: on the heap */
+	struct config *cfg = calloc(1, sizeof(*cfg));
 	struct series s;
 	char source[1024];
 	bool wire = false;
-	int rc;
+	int rc = -ENOMEM;
 
-	memset(&r, 0, sizeof(r));
-	memset(&cfg, 0, sizeof(cfg));
 	memset(&s, 0, sizeof(s));
+	if (!r || !cfg)
+		goto done;
 	for (int t = 0; t < OP_NTYPES; t++)
 		wire |= op_stats_has_wire(&an->ops[t]);
-	cfg.interval_ns = an->iv_ns;
-	cfg.connections = an->nconns;
-	cfg.threads = an->threads;
+	cfg->interval_ns = an->iv_ns;
+	cfg->connections = an->nconns;
+	cfg->threads = an->threads;
 	describe(a, source, sizeof(source));
-	r.source = source;
-	r.cfg = &cfg;
-	r.engine = "";
-	r.ports = "";
-	r.limits_note = "";
-	r.duration_ns = an->end_ns;
-	r.interval_ns = an->iv_ns;
-	memcpy(r.ops, an->ops, sizeof(r.ops));	/* shared buckets: read only here */
-	r.nconns = an->nconns;
-	r.conns = calloc(an->nconns ? an->nconns : 1, sizeof(*r.conns));
-	r.nthreads = an->threads;
-	r.threads = calloc(an->threads ? an->threads : 1, sizeof(*r.threads));
-	if (!r.conns || !r.threads) {
-		free(r.conns);
-		free(r.threads);
-		return -ENOMEM;
-	}
+	r->source = source;
+	r->cfg = cfg;
+	r->engine = "";
+	r->ports = "";
+	r->limits_note = "";
+	r->duration_ns = an->end_ns;
+	r->interval_ns = an->iv_ns;
+	memcpy(r->ops, an->ops, sizeof(r->ops));	/* shared buckets: read only here */
+	r->nconns = an->nconns;
+	r->conns = calloc(an->nconns ? an->nconns : 1, sizeof(*r->conns));
+	r->nthreads = an->threads;
+	r->threads = calloc(an->threads ? an->threads : 1, sizeof(*r->threads));
+	if (!r->conns || !r->threads)
+		goto done;
 	for (unsigned i = 0; i < an->nconns; i++) {
 		const struct aconn *c = &an->conns[i];
 
-		r.conns[i] = (struct conn_report){
-			.id = c->conn, .worker = c->thread, .ops = c->st.ops, .bytes = c->st.bytes,
+		r->conns[i] = (struct conn_report){
+			.id = c->conn, .ops = c->st.ops, .bytes = c->st.bytes,
 			.errors = c->st.errors, .p50_ns = hist_percentile(&c->st.lat, 50),
 			.p99_ns = hist_percentile(&c->st.lat, 99), .last_done_ns = c->last_done_ns,
 			.done_issuing = true, .error = "",
+			/* Threads numbered per log: several logs' threads one after the other. */
+			.worker = c->thread_base + c->thread,
 		};
-		/* Threads numbered per log: several logs' threads one after the other. */
 		if (c->thread_base + c->thread < an->threads)
-			r.threads[c->thread_base + c->thread].connections++;
-		r.conns[i].worker = c->thread_base + c->thread;
+			r->threads[c->thread_base + c->thread].connections++;
 	}
 	if ((rc = series_of(an, &s, wire, err, len)) == 0) {
-		r.series = s.rows;
-		r.nseries = s.nrows;
-		series_steady(&s, &r.steady);
+		r->series = s.rows;
+		r->nseries = s.nrows;
+		series_steady(&s, &r->steady);
 		if (a->fmt == OUT_JSON)
-			report_json(out, &r);
+			report_json(out, r);
 		else if (a->fmt == OUT_HTML)
-			report_html(out, &r);
+			report_html(out, r);
 		else
-			report_text(out, &r);
+			report_text(out, r);
 	}
+done:
 	series_destroy(&s);
-	free(r.conns);
-	free(r.threads);
+	if (r) {
+		free(r->conns);
+		free(r->threads);
+	}
+	free(r);
+	free(cfg);
 	return rc;
 }
 
