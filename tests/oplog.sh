@@ -112,6 +112,14 @@ check_eq "A and B: operations add" "$(jq -s '[.[].total.ops] | add' "$J" "$TMP/b
 check_eq "A and B: a row per connection of each" 6 "$(jq '.connections | length' "$TMP/an-ab.json")"
 check_eq "A and B: threads of both" 3 "$(jq '.threads | length' "$TMP/an-ab.json")"
 
+# A job's runs each write their own log, numbered as --report's are.
+nl --engine null -t 1 --sweep iodepth=1,2 --runtime 1s --op-log "$TMP/j.csv.zst"
+check_eq "a sweep with --op-log: exit 0" 0 "$RC"
+for k in 1 2; do
+	check_ge "a sweep: run $k's log, j-$k.csv.zst, holds rows" 1000 \
+		"$(zstd -dc "$TMP/j-$k.csv.zst" 2>/dev/null | awk 'NR > 1' | wc -l)"
+done
+
 # Bad values: one line naming the option, exit 2, nothing on the server or in --output.
 nl --dir oplog.bad --runtime 1s --op-log "$TMP/no/such/dir/x.csv" "$URL3"
 check_eq "--op-log in a missing directory: exit 2" 2 "$RC"
