@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "curve.h"
 #include "distrib.h"
 #include "engine_opts.h"
 #include "meta.h"
@@ -106,13 +107,26 @@ struct config {
 	uint64_t interval_ns;		/* interval series and live line */
 	double rate;			/* open loop: ops/s over the whole run, 0 = closed loop */
 	enum cfg_arrival arrival;
+	/* --load-curve (start 0: none; in ops/s once checked) and --latency-target (pct 0: none) */
+	struct curve_spec curve;
+	struct curve_target target;
 	char hdr_log[CFG_URL_MAX];	/* "" = none */
 	char op_log[CFG_URL_MAX];	/* --op-log: a row per operation, "" = none */
 	char html[CFG_URL_MAX];		/* --report, "" = none */
 	char servers_file[CFG_URL_MAX];	/* --servers, "" = none */
+	/* --replay: a capture's calls instead of a workload (the run decodes it: replay.h) */
+	char replay[CFG_URL_MAX];	/* "" = none */
+	double replay_speed;		/* --replay-speed: pace x this; 0 = max (default 1) */
 };
 
 enum cfg_result { CFG_RUN = 0, CFG_EXIT_OK = 1 };
+
+/* Issues follow a schedule, latency from the intended start: --rate, a load curve's
+ * points, or a paced --replay. */
+static inline bool config_open_loop(const struct config *cfg)
+{
+	return cfg->rate > 0 || cfg->curve.start > 0 || (cfg->replay[0] && cfg->replay_speed > 0);
+}
 
 /* The server (index) connection conn goes to: whole session groups, in the cycle's turn. */
 static inline unsigned config_server_of(const struct config *cfg, unsigned conn)

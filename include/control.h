@@ -51,6 +51,7 @@ struct control {
 	struct op_stats *srv_ival;		/* --series-by server: per server, else NULL */
 	struct hist live_hist;		/* reads and writes together, for the live line */
 	uint64_t end_ns;		/* a time-based phase's planned end, else 0 */
+	bool series_begun;		/* a measured phase set the series' origin */
 };
 
 /*

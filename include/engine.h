@@ -102,7 +102,8 @@ struct engine_req {
 	const void *buf;	/* data to write (stays valid until done) */
 	const char *path;	/* metadata: the name (valid during queue() only) */
 	const char *path2;	/* rename: the new name */
-	enum engine_setattr setattr;
+	enum engine_setattr setattr;	/* SETATTR: which; ENGINE_SETATTR_SIZE to offset */
+	bool unchecked;		/* CREATE: an existing file is no error (UNCHECKED, not GUARDED) */
 	const void *data;	/* in done(): what a READ returned, valid inside done() only */
 	void *priv[2];		/* the engine's, from queue() to done() */
 	uint64_t wire_ns;	/* in done(): the reply's wire time (--wire-time), 0: none */
@@ -146,6 +147,8 @@ struct engine_ctl_ops {
 	int (*mkdir)(struct engine_ctl *ctl, const char *path);
 	/* Creates a file and writes len bytes of data at offset 0. */
 	int (*create)(struct engine_ctl *ctl, const char *path, const void *data, uint64_t len);
+	/* Sets a file's size (SETATTR): a sparse extension writes nothing. */
+	int (*truncate)(struct engine_ctl *ctl, const char *path, uint64_t size);
 	int (*unlink)(struct engine_ctl *ctl, const char *path);
 	int (*rmdir)(struct engine_ctl *ctl, const char *path);
 	/* fn for every entry but "." and ".."; stops early when fn returns non-zero. */

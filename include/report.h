@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "curve.h"
 #include "hist.h"
 #include "series.h"
 #include "stats.h"
@@ -109,6 +110,28 @@ struct server_report {
  * 3x the other's). */
 void report_servers_flag(struct server_report *s, unsigned n);
 
+/* --replay: the capture beside its replay (replay_run.c fills it). */
+#define REPLAY_REASONS 3
+struct replay_report {
+	const char *file;		/* the capture */
+	uint64_t calls;			/* v3 calls and v4 COMPOUNDs decoded */
+	uint64_t ops;			/* operations replayed */
+	uint64_t skipped[REPLAY_REASONS];	/* not replayed, by reason */
+	const char *reasons[REPLAY_REASONS];
+	unsigned connections;		/* the trace's client connections replayed */
+	uint64_t names, made_before;	/* names the replay uses, made before it */
+	uint64_t trace_span_ns;		/* first to last replayed call, in the trace */
+	uint64_t span_ns;		/* first to last issue, on replay */
+	uint64_t late;			/* issued more than 1 ms after their time */
+	uint64_t both_failed;		/* failed in the trace and on replay: not errors */
+	uint64_t only_trace_failed;	/* failed in the trace, succeeded on replay */
+	uint64_t new_errors;		/* succeeded in the trace, failed on replay */
+	uint64_t not_issued;		/* left when the run stopped */
+	uint64_t calls_of[OP_NTYPES];	/* replayed operations by type (replies or not) */
+	struct op_stats trace[OP_NTYPES];	/* the trace's own latency and statuses (with replies) */
+	char left_out[240];		/* what the capture could not give, in words; "" */
+};
+
 struct report {
 	const struct config *cfg;
 	/* NULL for a run; else what the report was rebuilt from ("op logs a.csv, b.csv"):
@@ -147,10 +170,13 @@ struct report {
 	struct steady_state steady;
 
 	/* open loop (--rate); ops[].lat is then corrected for coordinated omission */
-	double rate;			/* requested ops/s, 0 = closed loop */
+	double rate;			/* requested ops/s, 0 = closed loop (a curve: its point's) */
 	double achieved_rate;
 	uint64_t backlog_ops;		/* due but not yet issued at the end */
 	uint64_t max_lag_ns;		/* worst lateness of an issue vs its schedule */
+	/* --load-curve: its points and verdicts (NULL: none); ops[] and the figures above are
+	 * then the best point's (none met: the first's), the connections the last point's */
+	const struct curve *curve;
 
 	/* connection set-up: each step the engine timed, one sample per connection and step */
 	struct setup_times setup;
@@ -161,6 +187,7 @@ struct report {
 	struct op_stats verify_pass;	/* its reads */
 	uint32_t verify_generation;
 	struct verify_counts verify;	/* kept: the first mismatches of all threads */
+	const struct replay_report *replay;	/* --replay, else NULL */
 };
 
 /*
@@ -182,7 +209,7 @@ struct setting {
 	bool header;		/* the text report's header lines already say it */
 };
 
-#define REPORT_SETTINGS_MAX 52
+#define REPORT_SETTINGS_MAX 58
 /* The run's settings, in order, into s[REPORT_SETTINGS_MAX]; returns how many. */
 unsigned report_settings(const struct report *r, struct setting *s);
 /* A TEXT setting's string. */

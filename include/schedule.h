@@ -45,6 +45,8 @@ struct schedule {
 int schedule_init(struct schedule *s, unsigned n, double rate, unsigned connections,
 		  bool poisson, uint64_t seed);
 void schedule_destroy(struct schedule *s);
+/* A new rate for the next schedule_start (a load curve's next point); between phases only. */
+void schedule_set_rate(struct schedule *s, double rate);
 /* Watches the timer on loop: due(arg, i, now) for each connection i whose start came. */
 void schedule_attach(struct schedule *s, struct ev_loop *loop,
 		     void (*due)(void *arg, unsigned i, uint64_t now), void *arg);
@@ -57,6 +59,11 @@ void schedule_start(struct schedule *s, unsigned i, unsigned id, uint64_t t);
 static inline uint64_t schedule_next(const struct schedule *s, unsigned i)
 {
 	return s->c[i].next_ns;
+}
+/* Connection i's next start is t (a replay's own times). */
+static inline void schedule_at(struct schedule *s, unsigned i, uint64_t t)
+{
+	s->c[i].next_ns = t;
 }
 /* Connection i issued its next start: the one after it. */
 void schedule_advance(struct schedule *s, unsigned i);

@@ -30,9 +30,10 @@ struct trace_op {
 	uint16_t proc;			/* v3/MOUNT: the procedure; v4: the operation number */
 	int32_t status;			/* nfsstat3/nfsstat4/mountstat3, or TRACE_* above */
 	uint32_t fh, dir, name, result_fh;	/* indexes in struct trace's tables; 0 = none */
+	uint32_t dir2, name2;		/* RENAME: where to (v4: dir2 0, the current dir) */
 	uint64_t offset;
 	uint32_t count;
-	uint8_t stable;
+	uint8_t stable;			/* WRITE: stable_how; CREATE (v3), OPEN: createmode + 1 */
 	uint8_t prog;			/* enum trace_prog */
 	uint32_t compound;		/* v4: 1.. the COMPOUND it belongs to; 0 otherwise */
 	int32_t compound_status;	/* v4: the COMPOUND's status (or TRACE_NO_REPLY) */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "replay.h"
 
 #define WORKDIR_MARKER ".nfsload-owner"
 
@@ -57,6 +58,15 @@ int workdir_trees_make(struct workdir *wd, const uint8_t *data, bool empty, char
 		       size_t len);
 /* Removes every connection's tree, whatever the run left in it. */
 int workdir_trees_remove(struct workdir *wd, char *err, size_t len);
+
+/*
+ * --replay: the names the plan needs, after workdir_prepare made its data files:
+ * directories and files made beforehand, data files at the size their reads need,
+ * and names the replay itself makes removed if an earlier replay (--keep) left them.
+ */
+int workdir_replay_make(struct workdir *wd, const struct replay_plan *p, char *err, size_t len);
+/* Removes every name of the plan but the data files (workdir_cleanup's), deepest first. */
+int workdir_replay_remove(struct workdir *wd, const struct replay_plan *p, char *err, size_t len);
 
 /* "/<dir>/file.<id>": file id's name below the export. */
 void workdir_file_path(const struct config *cfg, uint32_t id, char *buf, size_t len);

@@ -23,6 +23,7 @@
 #include "report.h"
 #include "config.h"
 #include "engine.h"
+#include "replay.h"
 #include "stats.h"
 #include "verify.h"
 #include "workload.h"
@@ -52,6 +53,7 @@ struct run {
 	const uint8_t *pattern;		/* write data, see pattern.h */
 	unsigned dedupe_pct;		/* --dedupe-percentage: writes made by pattern_fill */
 	enum worker_phase phase;
+	double rate;			/* open loop: this phase's ops/s (--rate or a curve's point) */
 	enum op_type pass_op;		/* small-file test: this pass's op; OP_NTYPES: none */
 	uint64_t layout_bs;
 	unsigned layout_depth;		/* layout and read-back requests in flight per connection */
@@ -69,6 +71,19 @@ struct run {
 	struct verify_map *written_ns[CFG_SERVERS_MAX];	/* ns_each: one per server */
 	uint64_t verify_bs;		/* reads of the verify pass: whole blocks */
 	atomic_bool verify_failed;	/* a mismatch, without --verify-continue */
+	/* --replay (else NULL): connection id replays replay->conns[id], each op at
+	 * measure_start_ns + its time / cfg->replay_speed */
+	const struct replay_plan *replay;
+};
+
+/* --replay: how the replay's statuses compare with the trace's, and its pace. */
+struct replay_counts {
+	uint64_t late;			/* issued more than 1 ms after their time */
+	uint64_t both_failed;		/* failed in the trace too: not an error */
+	uint64_t only_trace_failed;	/* failed in the trace, succeeded on replay */
+	uint64_t new_errors;		/* succeeded in the trace, failed on replay */
+	uint64_t not_issued;		/* left when the run stopped */
+	uint64_t first_issue_ns, last_issue_ns;
 };
 
 /* What a worker did in the phase just ended. */
@@ -111,6 +126,8 @@ void worker_add_totals(const struct worker *w, struct op_stats *ops);
 void worker_add_server_total(const struct worker *w, unsigned k, struct op_stats *dst);
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r);
 const struct verify_counts *worker_verify(const struct worker *w);
+/* --replay: c += the worker's counts. */
+void worker_add_replay(const struct worker *w, struct replay_counts *c);
 
 /*
  * Joins the thread if needed and frees everything; with close_files, closes

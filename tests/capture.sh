@@ -9,6 +9,10 @@
 #   capture_stop           returns once every packet sent before it is in $CAP and tshark
 #                          has ended; false (and a failed check) if not, or if the capture
 #                          dropped packets
+#   capture_read ARGS...   tshark reading $CAP with ARGS (decode-as, -Y, -T ...), with TCP
+#                          segments put back in sequence order before RPC reassembly
+#   capture_explain        after a capture's checks: if any failed since its capture_stop,
+#                          prints (as "# " lines) what the capture holds per TCP stream
 #
 # Neither waits a fixed time. dumpcap sees a packet only when the kernel hands over the
 # ring block that holds it (at the latest after its 250 ms read timeout), writes it out
@@ -20,6 +24,22 @@
 # filter) carrying a token found nowhere else. dumpcap keeps the packets' order, so once
 # the file holds the end mark it holds everything sent before it: nfsload has exited by
 # then, so every call it made and every reply it read is in.
+#
+# The order in the file is not always TCP's order, though. On lo a packet is captured as
+# it is received (libpcap leaves out the sending side's copy), by the CPU whose backlog it
+# was queued to, and the segments of one connection may be queued on both CPUs (the
+# sender's thread, and softirq sending more as ACKs open the window): on a loaded machine
+# one CPU then hands over a later segment before the other hands over the earlier one
+# (seen under the sanitizer build on 2 busy cores, in about 1 run in 20 of wire.sh's 1 MiB
+# WRITEs: bytes 634753..700236 of a stream, then 605004..634753, the earlier one stamped
+# first, the file not in time order; sometimes the server's TCP saw the reordering too:
+# duplicate ACKs, D-SACK, spurious retransmissions). No packet is lost. By default
+# tshark (4.0, tcp.reassemble_out_of_order FALSE) takes such an earlier segment for a
+# retransmission and leaves it out of the reassembly: the record it belongs to is never
+# completed and its call is not decoded at all (one 1 MiB WRITE of two, with all its bytes
+# in the file) or is decoded as malformed. capture_read has tshark hold segments that come
+# ahead of a gap and reassemble in sequence order, as nfsload's own reader does
+# (src/trace/trace_tcp.c). Every reading of a capture goes through it.
 
 CAP=$TMP/cap.pcap
 TSHARK_PID=
@@ -27,6 +47,7 @@ CAP_MARK_PORT=7
 CAP_MARKS=0
 CAP_TOKEN=
 CAP_WAIT_S=60	# a bound for a broken capture, not a timing assumption
+CAP_FAILS=0	# failed checks so far when the last capture stopped (capture_explain)
 
 # capture_mark WHAT: sends one mark; its token in CAP_TOKEN.
 capture_mark() {
@@ -72,6 +93,7 @@ capture_kill() {
 
 capture_stop() {
 	local i token
+	CAP_FAILS=$(grep -c '^fail' "$T_RESULTS")
 	capture_mark end
 	token=$CAP_TOKEN
 	for ((i = 0; i < CAP_WAIT_S * 10; i++)); do
@@ -90,4 +112,35 @@ capture_stop() {
 		t_fail "capture: no packet dropped" "$(grep -i "dropped" "$TMP/tshark.err")"
 		return 1
 	fi
+}
+
+capture_read() {
+	tshark -r "$CAP" -o tcp.reassemble_out_of_order:TRUE "$@" 2>/dev/null
+}
+
+# capture_explain: when a check since the last capture_stop failed, what tshark makes of
+# $CAP, per TCP stream: the client's port, frames and payload bytes each way, the RPC
+# records decoded (calls, replies), and each expert message tshark raised, counted (the
+# TCP analysis: segments out of order or not captured, retransmissions, duplicate ACKs,
+# full or zero windows; malformed records). The capture file is kept with T_KEEP=1.
+capture_explain() {
+	local decode=(-d "tcp.port==$NFS_PORT,rpc") order=
+	(($(grep -c '^fail' "$T_RESULTS") > CAP_FAILS)) || return 0
+	[[ -n ${MNT_PORT:-} ]] && decode+=(-d "tcp.port==$MNT_PORT,rpc")
+	command -v capinfos >/dev/null &&
+		order="; in time order: $(capinfos -o "$CAP" 2>/dev/null | sed -n 's/^Strict time order: *//p')"
+	echo "# capture $CAP: $(capture_read -T fields -e frame.number | wc -l) frames$order;" \
+		"tshark: $(grep -i 'captured\|dropped' "$TMP/tshark.err" | tr '\n' ' ')"
+	capture_read "${decode[@]}" -Y tcp -T fields -E occurrence=a -E 'aggregator=|' -e tcp.stream \
+		-e tcp.srcport -e tcp.dstport -e tcp.len -e rpc.msgtyp -e _ws.expert.message |
+		awk -F'\t' -v nfs="$NFS_PORT" -v mnt="${MNT_PORT:-}" '
+		{ s = $1; up = $3 == nfs || $3 == mnt; port[s] = up ? $2 : $3
+		  f[s, up]++; b[s, up] += $4
+		  n = split($5, m, "|"); for (i = 1; i <= n; i++) r[s, m[i]]++
+		  k = split($6, e, "|")
+		  for (i = 1; i <= k; i++) if (e[i] !~ /^Connection |connection closing/) { sub(/ \(#[0-9]+\)$/, "", e[i]); x[s "\t" e[i]]++ } }
+		END { for (s in port)
+			printf "# stream %s, client port %s: %d frames, %d bytes to the server, %d frames, %d bytes back; RPC calls %d, replies %d\n", s, port[s], f[s, 1], b[s, 1], f[s, 0], b[s, 0], r[s, 0], r[s, 1]
+		      for (k in x) { split(k, a, "\t"); printf "# stream %s: %s (x%d)\n", a[1], a[2], x[k] } }' |
+		sort -V
 }

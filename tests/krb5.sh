@@ -82,7 +82,7 @@ nl -c 1 --rw read --bs 4k --size 1m --runtime 1s --dir text --sec krb5i "$URL3"
 check_match "text report: first line names NFSv3 krb5i" "NFSv3 krb5i, read" "$(head -1 "$OUT")"
 
 # --- on the wire ---------------------------------------------------------------------
-tsh() { tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" "$@" 2>/dev/null; }
+tsh() { capture_read -d "tcp.port==$NFS_PORT,rpc" "$@"; }
 # The NFS calls, one line each in capture order: "stream flavor gss-procedure service seqnum
 # procedure"; then "decoded N": the WRITE calls whose arguments tshark could read.
 calls() {
@@ -154,6 +154,7 @@ for sec in krb5i krb5p; do
 		check_eq "$name: the file on the server holds the 256 KiB written" 262144 \
 			"$(stat -c %s "$f" 2>/dev/null)"
 	fi
+	capture_explain
 done
 
 # --- wire time under each flavour ---------------------------------------------------------

@@ -763,6 +763,59 @@ static void test_servers(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A load curve: its section, the chart's lines (the refined point in rate order), the
+ * table; none without a curve. */
+static void test_curve(void **state)
+{
+	struct curve_spec rates = { 1000, 1000, 0, false };
+	struct curve_target t = { 99.9, 2000000 };
+	struct curve_point p[] = {
+		{ .offered = 1000, .achieved = 1000, .p50_ns = 500000, .p99_ns = 900000,
+		  .target_ns = 1000000 },
+		{ .offered = 2000, .achieved = 1500, .p50_ns = 9000000, .p99_ns = 20000000,
+		  .target_ns = 30000000 },
+		{ .offered = 1500, .achieved = 1490, .p50_ns = 700000, .p99_ns = 1500000,
+		  .target_ns = 1900000 },
+	};
+	struct curve *c = calloc(1, sizeof(*c));
+	struct fixture f;
+	char *html, *s;
+	int bad;
+
+	(void)state;
+	assert_non_null(c);
+	curve_init(c, &rates, &t);
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		assert_int_equal(curve_add(c, &p[i]), (int)i);
+	fixture_init(&f, NCONNS, NIVALS, true);
+	f.r.curve = c;
+	html = render(&f.r, "curve.html");
+	bad = check_structure(html) + check_escaped(html);
+	s = section(html, "load-curve");
+	/* p50, p99, p99.9 over 3 points each; the target's level over 2. */
+	if (!s || count(s, "<svg") != 1 || polyline_points(s) != 3 * 3 + 2 ||
+	    !strstr(s, "achieved IOPS") || !strstr(s, "target p99.9 2.00 ms") ||
+	    !strstr(s, "Best: 1500 ops/s offered, 1490 achieved") ||
+	    count(s, "<tr><td>") != 3 || !strstr(s, "met (refined), best") || !strstr(s, "achieved &lt; 90% of offered") ||
+	    !strstr(s, "<td>1500</td><td>1490</td>")) {
+		print_error("load-curve section (%u points):\n%s\n", s ? polyline_points(s) : 0,
+			    s ? s : "(none)");
+		bad++;
+	}
+	free(s);
+	free(html);
+	f.r.curve = NULL;
+	html = render(&f.r, "no-curve.html");
+	if (strstr(html, "id=\"load-curve\"")) {
+		print_error("a load-curve section without a curve\n");
+		bad++;
+	}
+	free(html);
+	fixture_destroy(&f);
+	free(c);
+	assert_int_equal(bad, 0);
+}
+
 static void test_many(void **state)
 {
 	struct fixture f;
@@ -818,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_run_block),
 		cmocka_unit_test(test_wire),
 		cmocka_unit_test(test_servers),
+		cmocka_unit_test(test_curve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -513,6 +513,83 @@ static void test_text(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A load curve of three points (one refined) with a p99.9 target: JSON and text. */
+static void curve_fixture(struct curve *c)
+{
+	struct curve_spec rates = { 1000, 1000, 3000, false };
+	struct curve_target t = { 99.9, 2000000 };
+	struct curve_point p[] = {
+		{ .offered = 1000, .achieved = 999.5, .ops = 1000, .p50_ns = 500000, .p99_ns = 900000,
+		  .target_ns = 1000000, .duration_ns = NS_S },
+		{ .offered = 2000, .achieved = 1500, .ops = 1500, .p50_ns = 9000000, .p99_ns = 20000000,
+		  .target_ns = 30000000, .duration_ns = NS_S },
+		{ .offered = 1500, .achieved = 1498, .ops = 1498, .errors = 0, .p50_ns = 700000,
+		  .p99_ns = 1500000, .target_ns = 1900000, .duration_ns = NS_S },
+	};
+
+	curve_init(c, &rates, &t);
+	for (size_t i = 0; i < N(p); i++) {
+		assert_true(curve_next(c) == p[i].offered);
+		assert_int_equal(curve_add(c, &p[i]), (int)i);
+	}
+}
+
+static void test_json_curve(void **state)
+{
+	static const struct jq_case cases[] = {
+		{ ".load_curve.start", "1000" },
+		{ ".load_curve.end", "3000" },
+		{ ".load_curve.knee_pct", "90" },
+		{ ".load_curve.target | \"\\(.name) \\(.ns)\"", "p99.9 2000000" },
+		{ ".load_curve.points | length", "3" },
+		{ "[.load_curve.points[] | .offered] | map(tostring) | join(\" \")", "1000 2000 1500" },
+		{ "[.load_curve.points[] | .verdict] | join(\" \")", "met short met" },
+		{ "[.load_curve.points[] | .refined] | map(tostring) | join(\" \")", "false false true" },
+		{ ".load_curve.points[1].achieved", "1500" },
+		{ ".load_curve.points[2].target_ns", "1900000" },
+		{ ".load_curve.best.offered", "1500" },
+		{ ".load_curve.best.met", "true" },
+		{ ".load_curve.best.p99_ns", "1500000" },
+	};
+	struct fixture f;
+	struct curve *c = calloc(1, sizeof(*c));
+	struct json_doc d;
+	char out[256], *json, *text, line[256];
+	int bad;
+
+	(void)state;
+	assert_non_null(c);
+	fixture_init(&f);
+	curve_fixture(c);
+	f.r.curve = c;
+	text = render(report_text, &f.r);
+	assert_non_null(find_line(text, "load curve: ", line, sizeof(line)));
+	assert_non_null(strstr(line, "3 points (1 refined)"));
+	assert_non_null(strstr(line, "p99.9 <= 2.00 ms"));
+	assert_non_null(find_line(text, "   offered   achieved       p50       p99     p99.9", line,
+				  sizeof(line)));
+	assert_non_null(find_line(text, "      2000       1500", line, sizeof(line)));
+	assert_non_null(strstr(line, "achieved < 90% of offered"));
+	assert_non_null(find_line(text, "      1500       1498", line, sizeof(line)));
+	assert_non_null(strstr(line, "met (refined)  <- best"));
+	assert_non_null(find_line(text, "best: 1500 ops/s offered", line, sizeof(line)));
+	free(text);
+	if (have_jq) {
+		json = render(report_json, &f.r);
+		json_open(&d, json);
+		if (jq(&d, ".", out, sizeof(out)) != 0) {
+			print_error("not JSON (%s):\n%s\n", out, json);
+			fail();
+		}
+		bad = jq_check(&d, cases, N(cases));
+		json_close(&d);
+		free(json);
+		assert_int_equal(bad, 0);
+	}
+	fixture_destroy(&f);
+	free(c);
+}
+
 /*
  * The version line says what the engine spoke, as the engine said it (4.1
  * for a native NFSv4 run, 4.0 for libnfs's), in text and JSON alike.
@@ -998,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_outages_verify),
 		cmocka_unit_test(test_json_ops_alias),
 		cmocka_unit_test(test_job_summary),
+		cmocka_unit_test(test_json_curve),
 	};
 
 	have_jq = system("jq --version >/dev/null 2>&1") == 0;

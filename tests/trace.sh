@@ -22,8 +22,8 @@ trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EX
 # tshark_counts: "PROGRAM VERSION PROC CALLS" lines, sorted, for the calls in $CAP
 # (NFSv4: PROC is the COMPOUND's operation; a COMPOUND's calls are its operations').
 tshark_counts() {
-	tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" -d "tcp.port==$MNT_PORT,rpc" \
-		-Y 'rpc.msgtyp == 0' -T json --no-duplicate-keys 2>/dev/null | python3 -c '
+	capture_read -d "tcp.port==$NFS_PORT,rpc" -d "tcp.port==$MNT_PORT,rpc" \
+		-Y 'rpc.msgtyp == 0' -T json --no-duplicate-keys | python3 -c '
 import collections, json, sys
 def aslist(x):
     return x if isinstance(x, list) else [x]
@@ -68,6 +68,7 @@ check_capture() {
 		"$(jq '[.left_out[]] | add' "$TMP/sum.json" 2>/dev/null || echo err)"
 	gzip -c "$CAP" >"$TMP/cap.gz"
 	check_eq "$name: the gzip'd capture gives the same" "$mine" "$(ours "$TMP/cap.gz")"
+	capture_explain
 }
 
 if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then

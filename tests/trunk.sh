@@ -26,7 +26,7 @@ URL41=${URL4/version=4/version=4.1}
 . "$(dirname "$0")/capture.sh"
 trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
-tsh() { tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" "$@" 2>/dev/null; }
+tsh() { capture_read -d "tcp.port==$NFS_PORT,rpc" "$@"; }
 # The COMPOUND calls, one line each in capture order:
 # "tcp-stream sessionid slot seqid op,op,..." (sessionid/slot/seqid "-" without SEQUENCE).
 compounds() {
@@ -105,6 +105,7 @@ if capture_start "tcp port $NFS_PORT"; then
 	check_ge "$name: the READs and WRITEs on the wire" "$(jqv '.ops.read.count + .ops.write.count')" \
 		"$(( $(op_count 25) + $(op_count 38) ))"
 	check_eq "$name: nothing malformed" 0 "$(tsh -Y _ws.malformed | wc -l)"
+	capture_explain
 fi
 
 t_summary

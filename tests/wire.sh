@@ -25,9 +25,10 @@ URL41=${URL4/version=4/version=4.1}
 . "$(dirname "$0")/capture.sh"
 trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
-# tsh ARGS...: tshark reading the capture, RPC decoded on both ports.
+# tsh ARGS...: tshark reading the capture (capture_read: segments reassembled in sequence
+# order, as loopback may hand them over out of it), RPC decoded on both ports.
 tsh() {
-	tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" -d "tcp.port==$MNT_PORT,rpc" "$@" 2>/dev/null
+	capture_read -d "tcp.port==$NFS_PORT,rpc" -d "tcp.port==$MNT_PORT,rpc" "$@"
 }
 # count_rpc PROG PROC MSGTYP [STATUS_FIELD]: records on the wire (several may share a
 # frame) of program PROG, procedure PROC, calls (0) or replies (1); with STATUS_FIELD,
@@ -66,6 +67,7 @@ if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 		"$(tsh -Y 'rpc.msgtyp == 0 && nfs.procedure_v3 == 3' -T fields -e nfs.name |
 			grep '^file\.' | sort | tr '\n' ' ' | sed 's/ $//')"
 	check_eq "v3 native set-up of 8: 2 MNT calls" 2 "$(count_rpc 100005 1 0)"
+	capture_explain
 fi
 
 # --- NFSv3 -------------------------------------------------------------------------
@@ -96,6 +98,7 @@ for engine in native libnfs; do
 		check_eq "$name: one UMNT for the run" 1 "$(count_rpc 100005 3 0)"
 		check_eq "$name: the UMNT answered" 1 "$(count_rpc 100005 3 1)"
 	fi
+	capture_explain
 done
 
 # --- Two independent clients as each other's oracle ---------------------------------
@@ -128,6 +131,7 @@ for engine in libnfs native; do
 		"$(cat "$TMP/agree-wire-$engine")"
 	jqv '"reads \(.ops.read.count) \(.ops.read.bytes) writes \(.ops.write.count) \(.ops.write.bytes) conns \([.connections[].ops] | map(tostring) | join(","))"' \
 		>"$TMP/agree-$engine"
+	capture_explain
 done
 echo "# agree: libnfs: $(cat "$TMP/agree-libnfs"); native: $(cat "$TMP/agree-native")"
 check_eq "agree: both engines count the same reads, writes, bytes per connection" \
@@ -188,6 +192,7 @@ if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 	check_eq "$name: RECLAIM_COMPLETE before any OPEN on each session" "" \
 		"$(awk '$2 != "-" { if ($5 ~ /(^|,)58(,|$)/) r[$2] = 1; if ($5 ~ /(^|,)18(,|$)/ && !r[$2]) print $2 }' "$TMP/compounds")"
 	check_eq "$name: nothing malformed" 0 "$(malformed)"
+	capture_explain
 fi
 
 name="v4.1 1 MiB writes"
@@ -202,6 +207,7 @@ if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 		"$(tsh -Y 'rpc.msgtyp == 0 && nfs.opcode == 38' -T fields -E occurrence=a \
 			-E aggregator=, -e nfs.write.data_length | tr ',' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"
 	check_eq "$name: nothing malformed" 0 "$(malformed)"
+	capture_explain
 fi
 
 t_summary

@@ -30,8 +30,8 @@ trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null
 
 # rpc_times PROC: tshark's rpc.time (seconds) of every NFSv3 reply to PROC, one a line.
 rpc_times() {
-	tshark -r "$CAP" -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 1 && nfs.procedure_v3 == $1" \
-		-T fields -E occurrence=a -E aggregator=, -e rpc.time 2>/dev/null | tr ',' '\n' |
+	capture_read -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 1 && nfs.procedure_v3 == $1" \
+		-T fields -E occurrence=a -E aggregator=, -e rpc.time | tr ',' '\n' |
 		grep -v '^$'
 }
 # pct P: the P-th percentile (nearest rank) of the numbers on stdin, in ns.
@@ -88,6 +88,7 @@ for case in "tap uring 1 1 1" "tap uring 16 1 1" "tap epoll 16 1 1" "tap uring 8
 	done
 	check_le "$name: wire p50 <= total p50" "$(jqv .ops.read.lat_ns.p50)" \
 		"$(jqv .ops.read.wire_lat_ns.p50)"
+	capture_explain
 done
 
 # --- where wire time comes from without CAP_NET_RAW ----------------------------------

@@ -36,6 +36,7 @@ void config_defaults(struct config *cfg)
 	cfg->files_per_dir = 16;
 	cfg->file_size = 4096;
 	cfg->seed = 1;
+	cfg->replay_speed = 1;
 }
 
 /* --verify: whole blocks of --bs, each with its header, at block offsets. */
@@ -99,6 +100,37 @@ static int check_bssplit(struct config *cfg, unsigned read_pct, char *err, size_
 	return 0;
 }
 
+/* --replay: the trace says what runs; what would say otherwise is refused. */
+static int check_replay(struct config *cfg, const struct check_given *given, char *err,
+			size_t len)
+{
+	const char *other = cfg->meta ? "--mix" : cfg->small_files ? "--small-files" :
+			    cfg->rate > 0 ? "--rate" : cfg->verify || cfg->verify_only ? "--verify" :
+			    cfg->commit_every ? "--commit-every" : cfg->io_size ? "--io-size" :
+			    cfg->bssplit_set ? "--bssplit" : cfg->nservers > 1 ? "several servers" :
+			    cfg->curve.start > 0 ? "--load-curve" : NULL;
+
+	if (!cfg->replay[0]) {
+		if (given->replay_speed)
+			return config_fail(err, len, "--replay-speed: only with --replay CAPTURE");
+		return 0;
+	}
+	if (other)
+		return config_fail(err, len, "--replay: not with %s (the capture says what runs)",
+				   other);
+	if (!cfg->engine->proto)
+		return config_fail(err, len, "--replay: needs an engine that speaks NFS (native or "
+				   "libnfs), not %s", cfg->engine->name);
+	if (given->shape)
+		return config_fail(err, len, "--replay: not with --%s (the capture's connections, "
+				   "their concurrency and files are replayed as they were)",
+				   given->shape);
+	if (cfg->ramp_ns)
+		return config_fail(err, len, "--replay: not with --ramp-time (every call of the "
+				   "capture is measured)");
+	return 0;
+}
+
 static bool declares(const struct engine_ops *e, const char *name)
 {
 	for (const struct opt *o = e->options; o && o->name; o++)
@@ -124,6 +156,39 @@ static int check_foreign(struct config *cfg, char *err, size_t len)
 		if (o->kind == OPT_FLAG && !o->set_int ? *(const bool *)v : *(const unsigned *)v != 0)
 			return config_fail(err, len, "--%s: %s", o->name, o->foreign);
 	}
+	return 0;
+}
+
+/* --load-curve and --latency-target; the curve's rates in operations per second. */
+static int check_curve(struct config *cfg, char *err, size_t len)
+{
+	struct curve_spec ops;
+
+	if (cfg->target.pct > 0 && cfg->curve.start <= 0)
+		return config_fail(err, len, "--latency-target: only with --load-curve");
+	if (cfg->curve.start <= 0)
+		return 0;
+	if (cfg->rate > 0)
+		return config_fail(err, len, "--load-curve: sets the rate of each point itself "
+			    "(not with --rate)");
+	if (cfg->op_log[0])
+		return config_fail(err, len, "--op-log: not with --load-curve (the report's "
+			    "operations are one point's; log a point with --rate)");
+	if (cfg->meta || cfg->small_files || cfg->verify_only)
+		return config_fail(err, len, "--load-curve: an open-loop read/write workload "
+			    "(not with --mix, --small-files or --verify-only)");
+	if (!cfg->runtime_ns)
+		return config_fail(err, len, "--load-curve: needs --runtime (each point runs for it)");
+	if (cfg->io_size)
+		return config_fail(err, len, "--load-curve: each point runs for --runtime "
+			    "(not with --io-size)");
+	if (cfg->curve.bytes && cfg->bssplit_set)
+		return config_fail(err, len, "--load-curve: a rate in bytes per second needs one "
+			    "block size (not with --bssplit; give operations per second)");
+	if (curve_rates(&cfg->curve, cfg->bs, &ops))
+		return config_fail(err, len, "--load-curve: every rate must come to 1 to %.0f "
+			    "operations per second of --bs", CURVE_RATE_MAX);
+	cfg->curve = ops;
 	return 0;
 }
 
@@ -194,8 +259,12 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 		return config_fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
 	if (cfg->meta && (cfg->rate > 0 || cfg->commit_every))
 		return config_fail(err, len, "--mix: not with --rate or --commit-every (not yet)");
-	if (given->arrival && cfg->rate == 0)
-		return config_fail(err, len, "--arrival: only with --rate (open loop)");
+	if (given->arrival && !config_open_loop(cfg))
+		return config_fail(err, len, "--arrival: only with --rate or --load-curve (open loop)");
+	if ((rc = check_curve(cfg, err, len)))
+		return rc;
+	if ((rc = check_replay(cfg, given, err, len)))
+		return rc;
 	rc = check_verify(cfg, err, len);
 	if (rc)
 		return rc;

@@ -12,7 +12,8 @@
 
 /* Options whose defaults depend on others: were they given? */
 struct check_given {
-	bool threads, arrival, on_error;
+	bool threads, arrival, on_error, replay_speed;
+	const char *shape;	/* the first of -c, -q, --bs, --rw, --size, --nrfiles given */
 };
 
 /* Every option's default (no URL, no server). */

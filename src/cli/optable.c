@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -98,6 +99,49 @@ static int set_rate(void *base, const struct opt *o, const char *arg, char *err,
 		return config_fail(err, len, "--rate: '%s' is not an operation rate "
 				   "(whole operations per second, 1 to 100000000)", arg);
 	cfg_of(base)->rate = (double)v;
+	return 0;
+}
+
+static int set_replay_speed(void *base, const struct opt *o, const char *arg, char *err,
+			    size_t len)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	(void)o;
+	if (!strcmp(arg, "max")) {
+		cfg_of(base)->replay_speed = 0;
+		return 0;
+	}
+	if (end == arg || *end || !(v >= 0.01 && v <= 1000))
+		return config_fail(err, len, "--replay-speed: '%s' is not a speed (a factor from "
+				   "0.01 to 1000, e.g. 2 for twice the trace's pace, or max)", arg);
+	cfg_of(base)->replay_speed = v;
+	return 0;
+}
+
+static int set_load_curve(void *base, const struct opt *o, const char *arg, char *err,
+			  size_t len)
+{
+	char why[160];
+
+	(void)o;
+	if (curve_parse(arg, &cfg_of(base)->curve, why, sizeof(why)))
+		return config_fail(err, len, "--load-curve: '%s' %s (START:STEP[:END], e.g. "
+				   "1000:1000:8000 operations per second, or 10m/s:10m/s:80m/s)",
+				   arg, why);
+	return 0;
+}
+
+static int set_latency_target(void *base, const struct opt *o, const char *arg, char *err,
+			      size_t len)
+{
+	char why[160];
+
+	(void)o;
+	if (curve_target_parse(arg, &cfg_of(base)->target, why, sizeof(why)))
+		return config_fail(err, len, "--latency-target: '%s' %s (pNN=TIME, e.g. p99=2ms, "
+				   "p99.9=500us)", arg, why);
 	return 0;
 }
 
@@ -234,6 +278,14 @@ static const struct opt core[] = {
 	  .help = "open loop: N operations per second in all, scheduled\nahead of "
 	  "completions; latency from the intended start",
 	  .set = set_rate },
+	{ .name = "load-curve", .kind = OPT_CUSTOM, .arg = "START:STEP[:END]",
+	  .help = "open loop at rising rates, each point for --runtime after\n--ramp-time, "
+	  "until END or the knee (ops/s, or 10m/s)",
+	  .set = set_load_curve },
+	{ .name = "latency-target", .kind = OPT_CUSTOM, .arg = "pNN=TIME",
+	  .help = "--load-curve: the highest rate with pNN at most TIME\n(bisected past the "
+	  "knee), e.g. p99=2ms",
+	  .set = set_latency_target },
 	{ .name = "arrival", .kind = OPT_WORD, .arg = "A",
 	  .help = "uniform or poisson gaps for --rate (default uniform)",
 	  .off = F(arrival), .words = (const char *const[]){ "uniform", "poisson", NULL },
@@ -329,6 +381,14 @@ static const struct opt core[] = {
 	  .help = "a report from --op-log files, cut by --from/--to SECONDS,\n--conn N, --op NAME "
 	  "(see nfsload(1))",
 	 },
+	{ .name = "replay", .kind = OPT_FILE, .arg = "CAPTURE",
+	  .help = "replay an NFS capture's calls (pcap, pcapng, gzip'd), each\nclient "
+	  "connection on one of its own, at the trace's pace",
+	  .off = F(replay) },
+	{ .name = "replay-speed", .kind = OPT_CUSTOM, .arg = "X",
+	  .help = "--replay at X times the trace's pace, or max (as fast as\neach "
+	  "connection's concurrency in the trace allows) (default 1)",
+	  .set = set_replay_speed },
 	{ .name = "trace-summary", .kind = OPT_ELSEWHERE, .arg = "CAPTURE",
 	  .help = "what an NFS capture (pcap, pcapng, gzip'd) holds: per\noperation "
 	  "calls, replies, errors, latency (see nfsload(1))",

@@ -263,6 +263,11 @@ static int parse_args(struct config *cfg, int argc, char **argv, char *err, size
 		given.threads |= strcmp(o->name, "threads") == 0;
 		given.arrival |= strcmp(o->name, "arrival") == 0;
 		given.on_error |= strcmp(o->name, "on-error") == 0;
+		given.replay_speed |= strcmp(o->name, "replay-speed") == 0;
+		if (!given.shape && (!strcmp(o->name, "connections") || !strcmp(o->name, "iodepth") ||
+				     !strcmp(o->name, "bs") || !strcmp(o->name, "rw") ||
+				     !strcmp(o->name, "size") || !strcmp(o->name, "nrfiles")))
+			given.shape = o->name;
 	}
 	return rc ? rc : parse_target(cfg, &given, argc - optind, argv + optind, err, len);
 }

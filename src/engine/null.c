@@ -335,6 +335,14 @@ static int ctl_readdir(struct engine_ctl *ctl, const char *path,
 	return 0;
 }
 
+static int ctl_truncate(struct engine_ctl *ctl, const char *path, uint64_t size)
+{
+	(void)ctl;
+	(void)path;
+	(void)size;
+	return 0;
+}
+
 static const char *ctl_error(struct engine_ctl *ctl)
 {
 	(void)ctl;
@@ -353,6 +361,7 @@ static const struct engine_ctl_ops null_ctl = {
 	.stat = ctl_stat,
 	.mkdir = ctl_path,
 	.create = ctl_create,
+	.truncate = ctl_truncate,
 	.unlink = ctl_path,
 	.rmdir = ctl_path,
 	.readdir = ctl_readdir,

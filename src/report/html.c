@@ -455,6 +455,7 @@ void report_html(FILE *out, const struct report *r)
 		units_format_duration(r->duration_ns, dur, sizeof(dur)),
 		r->interrupted ? " (interrupted)" : "", NFSLOAD_VERSION);
 	html_summary(out, r);
+	html_curve(out, r);
 	time_charts(out, r);
 	spectrum(out, r);
 	connections(out, r);

@@ -1,7 +1,8 @@
 /*
  * The HTML report's private header, shared by its files and nothing else:
  * html.c (the page, its style sheet, the charts and the later sections),
- * html_summary.c (the summary section) and html_servers.c (per server). Other modules use report_html()
+ * html_summary.c (the summary section), html_servers.c (per server) and report_curve.c
+ * (a load curve). Other modules use report_html()
  * from include/report.h.
  */
 #ifndef NFSLOAD_HTML_INT_H
@@ -22,5 +23,7 @@ static inline bool html_op_seen(const struct report *r, int t)
 void html_summary(FILE *out, const struct report *r);
 /* html_servers.c: several servers only: their bars and table, in a <section>. */
 void html_servers(FILE *out, const struct report *r);
+/* report_curve.c: a load curve's chart and table, in a <section> (nothing without one). */
+void html_curve(FILE *out, const struct report *r);
 
 #endif

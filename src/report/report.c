@@ -260,13 +260,23 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	duration(s, &n, "timeout_ns", "timeout", cfg->timeout_ns, true, false);
 	count(s, &n, "seed", "seed", cfg->seed, true, false);
 	duration(s, &n, "interval_ns", "interval", cfg->interval_ns, true, false);
+	text(s, &n, "replay", "replay", cfg->replay, cfg->replay[0], true);
+	text(s, &n, "replay_speed", "replay speed", NULL, cfg->replay[0], true);
+	if (cfg->replay_speed > 0)
+		snprintf(s[n - 1].own, sizeof(s[n - 1].own), "%g", cfg->replay_speed);
+	else
+		snprintf(s[n - 1].own, sizeof(s[n - 1].own), "max");
 	add(s, &n, "rate", "rate (ops/s)", SETTING_RATE, cfg->rate > 0, false)->rate = cfg->rate;
+	text(s, &n, "load_curve", "load curve (ops/s)", NULL, cfg->curve.start > 0, false);
+	report_curve_spec(cfg, s[n - 1].own, sizeof(s[n - 1].own));
+	text(s, &n, "latency_target", "latency target", NULL, cfg->target.pct > 0, false);
+	report_curve_target(&cfg->target, s[n - 1].own, sizeof(s[n - 1].own));
 	text(s, &n, "mix", "mix", cfg->meta ? cfg->mix_str : "", cfg->meta, true);
 	count(s, &n, "dirs", "dirs", cfg->dirs, cfg->meta || cfg->small_files, true);
 	count(s, &n, "files_per_dir", "files per dir", cfg->files_per_dir, cfg->meta, true);
 	size(s, &n, "file_size", "file size", cfg->file_size, !files, true);
 	text(s, &n, "arrival", "arrival", cfg->arrival == CFG_ARRIVAL_POISSON ? "poisson" :
-	     "uniform", cfg->rate > 0, false);
+	     "uniform", config_open_loop(cfg), false);
 	flag(s, &n, "sync", "sync", cfg->sync, true);
 	flag(s, &n, "direct", "direct", cfg->opt.direct, true);
 	count(s, &n, "commit_every", "commit every", cfg->commit_every, cfg->commit_every > 0, true);

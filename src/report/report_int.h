@@ -4,12 +4,14 @@
 #ifndef NFSLOAD_REPORT_INT_H
 #define NFSLOAD_REPORT_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "workload.h"
 
 struct config;
+struct curve_target;
 struct hist;
 struct op_stats;
 struct report;
@@ -46,6 +48,9 @@ void report_text_servers(FILE *out, const struct report *r);
 /* The header's line: how the connections went over the servers. */
 void report_text_server_shares(FILE *out, const struct report *r);
 void report_json_servers(FILE *out, const struct report *r);
+/* report_replay.c: --replay's section (nothing without one). */
+void report_text_replay(FILE *out, const struct report *r);
+void report_json_replay(FILE *out, const struct report *r);
 
 /* json_write.c: a JSON string (quoted, escaped) and number (finite, 3 decimals). */
 void report_json_str(FILE *out, const char *s);
@@ -57,5 +62,12 @@ void report_json_buckets(FILE *out, const char *key, const struct hist *h);
 /* One operation as JSON; proc: its NFS procedure name, with the histogram buckets
  * ([lo, hi, count], the non-empty ones); NULL for neither. */
 void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char *proc);
+
+/* report_curve.c: a load curve's settings in words, its text table and JSON "load_curve"
+ * (null without a curve). */
+const char *report_curve_spec(const struct config *cfg, char *buf, size_t len);
+const char *report_curve_target(const struct curve_target *t, char *buf, size_t len);
+void report_text_curve(FILE *out, const struct report *r);
+void report_json_curve(FILE *out, const struct report *r);
 
 #endif

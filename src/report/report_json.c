@@ -299,6 +299,8 @@ void report_json(FILE *out, const struct report *r)
 	json_series(out, r);
 	json_verify(out, r);
 	json_open_loop(out, r);
+	report_json_replay(out, r);
+	report_json_curve(out, r);
 	json_small_files(out, r);
 	fputs("\"cpu\": {\"user_s\": ", out);
 	report_json_num(out, r->user_s);

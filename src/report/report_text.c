@@ -374,7 +374,12 @@ static void text_header(FILE *out, const struct report *r)
 		fprintf(out, "note: --max-load %u: each connection wakes once per %u replies, so a "
 			"reply may wait for the others of its batch: latencies are upper bounds\n",
 			r->cfg->opt.max_load, r->cfg->opt.max_load);
-	if (cfg->meta) {
+	if (r->replay) {
+		fprintf(out, "workload: replay of %s: %" PRIu64 " operations on %u connections "
+			"(iodepth up to %u), %u data file%s in /%s\n", r->replay->file,
+			r->replay->ops, cfg->connections, cfg->iodepth, cfg->nrfiles,
+			cfg->nrfiles == 1 ? "" : "s", cfg->dir);
+	} else if (cfg->meta) {
 		fprintf(out, "workload: metadata mix %s, iodepth %u, per connection %u dirs x %u "
 			"files of %s in /%s\n", cfg->mix_str, cfg->iodepth, cfg->dirs,
 			cfg->files_per_dir, units_format_size(cfg->file_size, a, sizeof(a)), cfg->dir);
@@ -450,6 +455,9 @@ void report_text(FILE *out, const struct report *r)
 		text_small_files(out, r);
 	if (r->rate > 0)
 		text_open_loop(out, r);
+	report_text_replay(out, r);
+	if (r->curve)
+		report_text_curve(out, r);
 	fputc('\n', out);
 	text_intervals(out, r);
 	if (r->steady.verdict)

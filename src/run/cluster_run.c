@@ -125,6 +125,9 @@ int cluster_run(int argc, char **argv)
 			fprintf(stderr, "nfsload: %s\n", err);
 		return EXIT_USAGE;
 	}
+	/* Each rank would judge its own points and step on alone: no one curve of them all. */
+	if (cfg.curve.start > 0)
+		return refuse("--load-curve: one host's curve (the ranks do not step together yet)");
 	n = strlen(cfg.dir);
 	if (snprintf(cfg.dir + n, sizeof(cfg.dir) - n, "-rank%u", cluster_rank()) >=
 	    (int)(sizeof(cfg.dir) - n))

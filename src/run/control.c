@@ -290,8 +290,10 @@ uint64_t control_run_phase(struct control *c, enum worker_phase phase)
 		ev_timer_set(&c->end_timer, ramp + (double)cfg->runtime_ns / 1e9, 0.);
 		ev_timer_start(c->loop, &c->end_timer);
 	}
-	if (phase == PHASE_MAIN)
+	/* A load curve's points follow one another in one series, from the first one's start. */
+	if (phase == PHASE_MAIN && !(cfg->curve.start > 0 && c->series_begun))
 		series_begin(c->series, c->run->measure_start_ns);
+	c->series_begun |= phase == PHASE_MAIN;
 	if (c->live || phase == PHASE_MAIN) {
 		ev_timer_set(&c->tick_timer, (double)(ramp > 0 && cfg->ramp_ns < cfg->interval_ns ?
 						      cfg->ramp_ns : cfg->interval_ns) / 1e9, 0.);

@@ -85,6 +85,8 @@ static int prepare(struct app *a)
 	a->run.cfg = cfg;
 	a->run.files = a->fs;
 	a->run.pass_op = OP_NTYPES;
+	/* A load curve's first point; run_curve sets each next one. */
+	a->run.rate = cfg->rate > 0 ? cfg->rate : cfg->curve.start;
 	a->run.layout_bs = layout_block_size(cfg, &a->params);
 	/* Many connections: fewer layout writes in flight each, not smaller ones. */
 	per_conn = (UINT64_C(64) << 20) / (a->run.layout_bs * cfg->connections);
@@ -113,7 +115,7 @@ static int prepare(struct app *a)
 	a->run.dedupe_pct = cfg->dedupe_percentage;
 	if (cfg->buffer_compress_percentage)
 		a->verify.pattern = a->run.pattern;
-	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, cfg->rate > 0) ||
+	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, config_open_loop(cfg)) ||
 	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
 	    op_stats_init(&r->verify_pass, HIST_PRECISE_BITS, false) ||
 	    setup_times_init(&r->setup, cfg))
@@ -180,16 +182,21 @@ static int fill_report(struct app *a)
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
-	r->rate = a->cfg->rate;
+	if (!r->curve)
+		r->rate = a->run.rate;	/* a curve's: its reported point's (run_curve) */
 	if (aggregate_conns(a->workers, a->nworkers, r) || a->servers_rc)
 		return run_complain(EXIT_RUNTIME, "out of memory");
+	if (a->run.replay)
+		replay_fill_report(a);
 	aggregate_servers_end(r);
 	r->series = a->series.rows;
 	r->nseries = a->series.nrows;
 	r->series_buckets = a->series.buckets;
 	r->srv_series = a->series.srv_rows;
 	r->nsrv_series = a->series.nsrv_rows;
-	series_steady(&a->series, &r->steady);
+	/* A load curve's series is a staircase by design: no steady-state verdict on it. */
+	if (!r->curve)
+		series_steady(&a->series, &r->steady);
 	if (r->rate > 0)
 		r->achieved_rate = (double)report_total_ops(r) * 1e9 /
 				   (double)(r->duration_ns ? r->duration_ns : 1);
@@ -284,6 +291,8 @@ static int open_workdirs(struct app *a)
 		} else {
 			rc = workdir_prepare(a->wd[k], &a->fs[k], a->err, sizeof(a->err));
 		}
+		if (rc == 0 && a->run.replay)
+			rc = workdir_replay_make(a->wd[k], a->run.replay, a->err, sizeof(a->err));
 		if (rc && a->nns > 1)
 			return run_complain(EXIT_RUNTIME, "%.200s: %.380s", cfg->server[k].url,
 					    a->err);
@@ -304,6 +313,9 @@ static void cleanup(struct app *a)
 	for (unsigned k = 0; k < a->nns && a->wd[k]; k++) {
 		if ((cfg->meta || cfg->small_files) &&
 		    workdir_trees_remove(a->wd[k], a->err, sizeof(a->err)))
+			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+		if (a->run.replay && workdir_replay_remove(a->wd[k], a->run.replay, a->err,
+							   sizeof(a->err)))
 			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
 		if (workdir_cleanup(a->wd[k], &a->fs[k], a->err, sizeof(a->err)))
 			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
@@ -351,6 +363,7 @@ static void app_destroy(struct app *a)
 	free(r->conns);
 	aggregate_servers_free(r);
 	free((void *)a->run.pattern);
+	replay_close(a);
 }
 
 /* The op types with a row in the series. */
@@ -376,6 +389,9 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if (!a)
 		return run_complain(EXIT_RUNTIME, "out of memory");
 	a->cfg = cfg;
+	if (cfg->replay[0] && (status = replay_open(a, &cfg)))
+		goto out;
+	a->cfg = cfg;
 	engine_params_init(&a->params, cfg);
 	a->run.params = &a->params;
 	a->out = out;
@@ -386,6 +402,9 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	a->rep.ports = "";
 	a->rep.limits_note = cfg->engine->limits_note(NULL, &a->params);
 	used_ops(cfg, used);
+	for (uint32_t i = 0; i < a->plan.nconns; i++)
+		for (uint32_t k = 0; k < a->plan.conns[i].nops; k++)
+			used[a->plan.conns[i].ops[k].type] = true;
 	if (cfg->html[0] && !(a->html = fopen(cfg->html, "w"))) {
 		status = run_complain(EXIT_USAGE, "--report: cannot write '%s': %s", cfg->html,
 				  strerror(errno));

@@ -32,12 +32,25 @@ struct app {
 	struct verify_params verify;
 	struct worker **workers;
 	unsigned nworkers;
-	int servers_rc;			/* aggregate_servers failed (no memory) */
+	int servers_rc;			/* aggregate_servers or a load curve's figures: no memory */
 	struct control ctl;
 	struct report rep;
+	struct curve curve;		/* --load-curve: its points so far */
 	bool start_refused;		/* under mpirun: another rank failed before the start */
 	char err[600];
+	/* --replay: the settings made from the capture (cfg points here), its plan, and
+	 * what the report shows of it */
+	struct config rcfg;
+	struct replay_plan plan;
+	struct replay_report rrep;
 };
+
+/* replay_run.c: --replay's capture read and its plan made, *cfg then the settings made
+ * from it; 0 or the exit status (2: not a capture, nothing to replay). */
+int replay_open(struct app *a, const struct config **cfg);
+/* The workers' counts into the report (after the phase). */
+void replay_fill_report(struct app *a);
+void replay_close(struct app *a);
 
 /* --mix and the small-file test: the trees are the layout of a --mix run. */
 int run_make_trees(struct app *a);

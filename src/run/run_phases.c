@@ -3,8 +3,10 @@
  * into the report: the --mix trees, the layout, the measured phase (or the
  * small-file test's passes) and the --verify read-back.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "aggregate.h"
 #include "cluster.h"
@@ -79,6 +81,100 @@ int run_layout(struct app *a)
 	return rc;
 }
 
+/* The point just measured: every op type's figures together, over ns. 0 or -ENOMEM. */
+static int curve_point_of(const struct app *a, const struct op_stats *ops, uint64_t ns,
+			  struct curve_point *p)
+{
+	const struct curve_target *t = &a->cfg->target;
+	struct hist all;
+
+	if (hist_init(&all, HIST_PRECISE_BITS))
+		return -ENOMEM;
+	*p = (struct curve_point){ .offered = a->run.rate, .duration_ns = ns };
+	for (int k = 0; k < OP_NTYPES; k++) {
+		/* From each operation's intended start: the open loop's own latency. */
+		hist_add(&all, &ops[k].lat);
+		p->ops += ops[k].ops;
+		p->errors += ops[k].errors;
+	}
+	p->achieved = ns ? (double)p->ops * 1e9 / (double)ns : 0;
+	p->p50_ns = hist_percentile(&all, 50);
+	p->p99_ns = hist_percentile(&all, 99);
+	p->target_ns = t->pct > 0 ? hist_percentile(&all, t->pct) : 0;
+	hist_destroy(&all);
+	return 0;
+}
+
+/* The report's figures become those of the point just measured (ops, ns, rate). */
+static void curve_keep(struct app *a, const struct op_stats *ops, uint64_t ns,
+		       struct rusage ru[2], int64_t *start_unix_ns)
+{
+	struct report *r = &a->rep;
+
+	op_stats_reset_all(r->ops);
+	op_stats_add_all(r->ops, ops);
+	r->duration_ns = ns;
+	r->rate = a->run.rate;
+	ru[0] = a->ctl.ru_start;
+	ru[1] = a->ctl.ru_end;
+	*start_unix_ns = a->ctl.start_unix_ns;
+	for (unsigned k = 0; r->servers && k < r->nservers; k++)
+		op_stats_reset(&r->servers[k].st);
+	a->servers_rc |= aggregate_servers(a->workers, a->nworkers, r);
+}
+
+/*
+ * --load-curve: the measured phase again at each rate the curve asks for, on the same
+ * connections and files. The report's figures are the best point's (the first's until
+ * one is met), its CPU and start time too; a point cut short (a signal) is left out.
+ */
+static void run_curve(struct app *a)
+{
+	struct op_stats ops[OP_NTYPES];
+	struct rusage ru[2];
+	int64_t start_unix_ns = 0;
+	bool kept = false;
+	double rate;
+
+	memset(ru, 0, sizeof(ru));
+	curve_init(&a->curve, &a->cfg->curve, &a->cfg->target);
+	a->rep.curve = &a->curve;
+	if (op_stats_init_all(ops, HIST_PRECISE_BITS, true)) {
+		a->servers_rc = -ENOMEM;
+		return;
+	}
+	while ((rate = curve_next(&a->curve)) > 0 && !control_cut_short(&a->ctl)) {
+		struct curve_point p;
+		uint64_t ns;
+		int i;
+
+		a->run.rate = rate;
+		if (a->ctl.live)
+			fprintf(stderr, "nfsload: load curve: %.0f ops/s offered\n", rate);
+		ns = control_run_phase(&a->ctl, PHASE_MAIN);
+		control_settle(&a->ctl);
+		if (control_cut_short(&a->ctl))
+			break;
+		op_stats_reset_all(ops);
+		aggregate_ops(a->workers, a->nworkers, ops);
+		if (curve_point_of(a, ops, ns, &p)) {
+			a->servers_rc = -ENOMEM;
+			break;
+		}
+		i = curve_add(&a->curve, &p);
+		if (i >= 0 && (i == a->curve.best || !kept)) {
+			curve_keep(a, ops, ns, ru, &start_unix_ns);
+			kept = true;
+		}
+	}
+	if (kept) {
+		a->ctl.ru_start = ru[0];
+		a->ctl.ru_end = ru[1];
+		a->ctl.start_unix_ns = start_unix_ns;
+	}
+	op_stats_destroy_all(ops);
+}
+
 /* The measured phase, or the small-file test's four passes, each timed on its own. */
 void run_measure(struct app *a)
 {
@@ -88,6 +184,10 @@ void run_measure(struct app *a)
 	/* Under mpirun, every rank's measured phase starts together (cluster.h). */
 	if (!cluster_start(true)) {
 		a->start_refused = true;
+		return;
+	}
+	if (a->cfg->curve.start > 0) {
+		run_curve(a);
 		return;
 	}
 	if (!a->cfg->small_files) {

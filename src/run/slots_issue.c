@@ -79,7 +79,9 @@ void slots_refill(struct wconn *wc, uint64_t t)
 			wconn_finish(wc);
 		return;
 	}
-	if (w->meta) {
+	if (wc->rp && run->phase == PHASE_MAIN) {
+		slots_refill_replay(wc, t);
+	} else if (w->meta) {
 		slots_refill_meta(wc, t);
 	} else {
 		while (!w->stopping && wc->nfree > 0 &&

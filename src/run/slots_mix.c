@@ -41,8 +41,10 @@ static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t 
 		.buf = tg->op == OP_WRITE || filled ? wc->w->run->pattern : NULL,
 	};
 	/* SETATTR in turn: mode, size (to --file-size), times. */
-	if (tg->op == OP_SETATTR)
+	if (tg->op == OP_SETATTR) {
 		s->req.setattr = (enum engine_setattr)(wc->setattrs++ % 3);
+		s->req.offset = cfg->file_size;	/* the size a SIZE one sets */
+	}
 	rc = wc->w->engine->queue(wc->conn, &s->req);
 	if (rc < 0) {
 		meta_done(&wc->tree, tg, false);

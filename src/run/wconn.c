@@ -42,6 +42,9 @@ void wconn_begin(struct wconn *wc, enum worker_phase phase, uint64_t t)
 	wc->ncommits_due = 0;
 	wc->nredo = 0;
 	wc->pass_next = 0;
+	wc->rp_next = 0;
+	if (wc->rp)
+		memset(wc->rp_done, 0, wc->rp->nops);
 	memset(wc->writes_since_commit, 0,
 	       wc->main_stream.nranges * sizeof(*wc->writes_since_commit));
 	memset(wc->commit_due, 0, wc->main_stream.nranges * sizeof(*wc->commit_due));
@@ -62,6 +65,7 @@ void wconn_destroy(struct worker *w, struct wconn *wc)
 	free(wc->writes_since_commit);
 	free(wc->commit_due);
 	free(wc->redo);
+	free(wc->rp_done);
 	meta_tree_destroy(&wc->tree);
 	if (wc->conn)
 		w->engine->free(wc->conn);
@@ -146,6 +150,25 @@ static int streams_init(struct worker *w, struct wconn *wc)
 	return 0;
 }
 
+/* --replay: the connection opens the data files its trace connection used, whole. */
+static int replay_init(struct worker *w, struct wconn *wc)
+{
+	const struct replay_plan *p = w->run->replay;
+	const struct replay_conn *rc = &p->conns[wc->id];
+	struct wl_stream *s = &wc->main_stream;
+
+	wc->rp = rc;
+	wc->rp_done = calloc(rc->nops + 1, 1);
+	free(s->ranges);
+	s->ranges = calloc(rc->nfiles + 1, sizeof(*s->ranges));
+	if (!wc->rp_done || !s->ranges)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < rc->nfiles; r++)
+		s->ranges[r] = (struct wl_range){ rc->files[r], 0, p->file_size[rc->files[r]] };
+	s->nranges = rc->nfiles;
+	return 0;
+}
+
 static int slots_init(struct worker *w, struct wconn *wc)
 {
 	const struct config *cfg = w->run->cfg;
@@ -181,6 +204,8 @@ int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned id)
 	wc->srv = config_server_of(cfg, id);
 	wc->link = LINK_UP;
 	rc = streams_init(w, wc);
+	if (rc == 0 && w->run->replay)
+		rc = replay_init(w, wc);
 	if (rc == 0)
 		rc = slots_init(w, wc);
 	if (rc == 0)
@@ -240,9 +265,11 @@ static void conn_view(struct worker *w, unsigned i)
 		wc->last_done_ns - w->run->measure_start_ns : 0;
 	r->done_issuing = wc->done_issuing;
 	r->backlog_ops = 0;
-	if (w->open_loop && !wc->done_issuing && w->stop_ns > schedule_next(&w->sched, i))
+	if (wc->rp)
+		r->backlog_ops = wc->rp->nops - wc->rp_next;
+	else if (w->open_loop && !wc->done_issuing && w->stop_ns > schedule_next(&w->sched, i))
 		r->backlog_ops = (uint64_t)((double)(w->stop_ns - schedule_next(&w->sched, i)) *
-					    cfg->rate / cfg->connections / 1e9) + 1;
+					    w->run->rate / cfg->connections / 1e9) + 1;
 	r->outlier = r->stuck = false;
 	r->error = wc->down_error[0] ? wc->down_error : r->down ? w->engine->error(wc->conn) : "";
 	if (r->down && !r->error[0])

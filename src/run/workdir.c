@@ -354,3 +354,76 @@ int workdir_trees_remove(struct workdir *wd, char *err, size_t len)
 	}
 	return rc ? fail(wd, err, len, "cannot remove a --mix tree", -EIO) : 0;
 }
+
+/* "/<dir>/<path>": a replay name below the export. */
+static void replay_path(const struct config *cfg, const struct replay_plan *p, uint32_t i,
+			char *buf, size_t len)
+{
+	snprintf(buf, len, "/%s/%s", cfg->dir, p->paths[i]);
+}
+
+/* Removes path, whatever it is (a directory with what the replay left in it). */
+static int remove_any(struct workdir *wd, const char *path, const struct engine_stat *st)
+{
+	return st->is_dir ? remove_tree(wd, path, 8) : wd->ops->unlink(wd->ctl, path);
+}
+
+int workdir_replay_make(struct workdir *wd, const struct replay_plan *p, char *err, size_t len)
+{
+	char path[400], what[460];
+	int rc;
+
+	for (uint32_t i = 1; i < p->nnodes; i++) {
+		const struct replay_node *n = &p->nodes[i];
+		struct engine_stat st;
+		bool exists;
+
+		if (!p->paths[i])
+			continue;
+		replay_path(wd->cfg, p, i, path, sizeof(path));
+		if ((rc = wd->ops->stat(wd->ctl, path, &st)) < 0 && rc != -ENOENT)
+			return fail(wd, err, len, "--replay: cannot look at a name", rc);
+		exists = rc == 0;
+		rc = 0;
+		if (n->file != UINT32_MAX) {
+			/* Made by workdir_prepare; sparse to the size its reads need. */
+			if (exists && st.size == p->file_size[n->file])
+				continue;
+			rc = wd->ops->truncate(wd->ctl, path, p->file_size[n->file]);
+			snprintf(what, sizeof(what), "--replay: cannot size %s", path);
+		} else if (exists && (!n->before || st.is_dir != n->dir)) {
+			/* Left by an earlier replay: the replay makes it itself, or it is of the
+			 * wrong kind. */
+			rc = remove_any(wd, path, &st);
+			snprintf(what, sizeof(what), "--replay: cannot remove %s", path);
+			if (rc == 0 && n->before)
+				i--;	/* made afresh below, on the next turn */
+		} else if (!exists && n->before) {
+			rc = n->dir ? wd->ops->mkdir(wd->ctl, path) :
+				      wd->ops->create(wd->ctl, path, NULL, 0);
+			snprintf(what, sizeof(what), "--replay: cannot make %s", path);
+		}
+		if (rc < 0)
+			return fail(wd, err, len, what, rc);
+	}
+	return 0;
+}
+
+int workdir_replay_remove(struct workdir *wd, const struct replay_plan *p, char *err, size_t len)
+{
+	char path[400];
+	int bad = 0;
+
+	for (uint32_t i = p->nnodes; i-- > 1;) {
+		struct engine_stat st;
+
+		if (!p->paths[i] || p->nodes[i].file != UINT32_MAX)
+			continue;
+		replay_path(wd->cfg, p, i, path, sizeof(path));
+		if (wd->ops->stat(wd->ctl, path, &st) == 0 && remove_any(wd, path, &st) < 0)
+			bad = -EIO;
+	}
+	if (bad)
+		snprintf(err, len, "--replay: some names the replay made could not be removed");
+	return bad;
+}

@@ -29,7 +29,10 @@ static void start_phase(struct worker *w)
 	uint64_t t = now_ns();
 
 	w->stopping = false;
-	w->open_loop = phase == PHASE_MAIN && cfg->rate > 0;
+	w->open_loop = phase == PHASE_MAIN &&
+		       (w->run->rate > 0 || (w->run->replay && cfg->replay_speed > 0));
+	if (w->open_loop && w->run->rate > 0)
+		schedule_set_rate(&w->sched, w->run->rate);
 	w->commit_every = phase == PHASE_MAIN ? cfg->commit_every : 0;
 	w->meta = phase == PHASE_MAIN && (cfg->meta || cfg->small_files);
 	/* Reads are checked where no write of this run can race them. */
@@ -190,12 +193,14 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	w->deferred = calloc(nconns, sizeof(*w->deferred));
 	if (!w->conns || !w->deferred)
 		goto fail_arrays;
-	if (run->cfg->rate > 0 &&
-	    (rc = schedule_init(&w->sched, nconns, run->cfg->rate, run->cfg->connections,
+	/* A replay sets each start itself (schedule_at): the rate is a placeholder. */
+	if (config_open_loop(run->cfg) &&
+	    (rc = schedule_init(&w->sched, nconns, run->replay ? 1 : run->rate,
+				run->cfg->connections,
 				run->cfg->arrival == CFG_ARRIVAL_POISSON, run->cfg->seed)))
 		goto fail_sched;
 	rc = -ENOMEM;
-	if (op_stats_init_all(w->total, HIST_PRECISE_BITS, run->cfg->rate > 0) ||
+	if (op_stats_init_all(w->total, HIST_PRECISE_BITS, config_open_loop(run->cfg)) ||
 	    op_stats_init_all(w->ival, HIST_PRECISE_BITS, false) || servers_init(w) ||
 	    (w->wire && (op_stats_wire_init_all(w->total) || op_stats_wire_init_all(w->ival))))
 		goto fail_stats;
@@ -240,7 +245,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 
 	/* Default timer slack (50 us) would blur an open-loop schedule. */
-	if (w->run->cfg->rate > 0)
+	if (config_open_loop(w->run->cfg))
 		prctl(PR_SET_TIMERSLACK, 1UL);
 	ev_run(w->loop, 0);
 	return NULL;
@@ -260,7 +265,7 @@ int worker_start(struct worker *w)
 	ev_async_init(&w->cmd_async, cmd_cb);
 	w->cmd_async.data = w;
 	ev_async_start(w->loop, &w->cmd_async);
-	if (w->run->cfg->rate > 0)
+	if (config_open_loop(w->run->cfg))
 		schedule_attach(&w->sched, w->loop, slots_due, w);
 	ev_timer_init(&w->tick, tick_cb, 1., 1.);
 	w->tick.data = w;
@@ -338,6 +343,23 @@ void worker_add_server_total(const struct worker *w, unsigned k, struct op_stats
 const struct verify_counts *worker_verify(const struct worker *w)
 {
 	return &w->verify;
+}
+
+void worker_add_replay(const struct worker *w, struct replay_counts *c)
+{
+	const struct replay_counts *m = &w->replay;
+
+	c->late += m->late;
+	c->both_failed += m->both_failed;
+	c->only_trace_failed += m->only_trace_failed;
+	c->new_errors += m->new_errors;
+	for (unsigned i = 0; i < w->nconns; i++)
+		if (w->conns[i].rp)
+			c->not_issued += w->conns[i].rp->nops - w->conns[i].rp_next;
+	if (m->first_issue_ns && (!c->first_issue_ns || m->first_issue_ns < c->first_issue_ns))
+		c->first_issue_ns = m->first_issue_ns;
+	if (m->last_issue_ns > c->last_issue_ns)
+		c->last_issue_ns = m->last_issue_ns;
 }
 
 void worker_conn_report(const struct worker *w, unsigned i, struct conn_report *r)

@@ -38,6 +38,7 @@ struct slot {
 	struct meta_target tg;	/* --mix: what and where */
 	uint32_t len;
 	uint8_t tries;		/* a layout write: times issued (see redo_later) */
+	uint32_t rp_idx;	/* --replay: which of the connection's operations */
 	bool busy;
 };
 
@@ -95,6 +96,11 @@ struct wconn {
 	/* Layout writes lost with the link, sent again before anything new (iodepth of room). */
 	struct redo_op *redo;
 	unsigned nredo;
+
+	/* --replay: its operations, the next to issue, and which have completed */
+	const struct replay_conn *rp;
+	uint32_t rp_next;
+	uint8_t *rp_done;
 };
 
 struct worker {
@@ -137,6 +143,7 @@ struct worker {
 
 	uint64_t rewrites;	/* this phase: writes re-issued after their link was lost */
 	bool checking;		/* this phase's reads are verified */
+	struct replay_counts replay;	/* --replay: over the run */
 	struct verify_counts verify;	/* over the run */
 
 	uint64_t phase_start_ns, last_done_ns;
@@ -186,6 +193,12 @@ void slots_due(void *arg, unsigned i, uint64_t t);
 /* slots_mix.c */
 /* --mix or a small-file pass: slots_refill's requests in such a phase. */
 void slots_refill_meta(struct wconn *wc, uint64_t t);
+
+/* slots_replay.c */
+/* --replay: slots_refill's requests: the connection's next operations as they come due. */
+void slots_refill_replay(struct wconn *wc, uint64_t t);
+/* A replayed operation ended with status: compared with the trace's; the status to record. */
+int slots_replay_done(struct wconn *wc, const struct slot *s, int status);
 
 /* slots_fail.c */
 /* Counts an error of kind status (-errno) against the connection. */

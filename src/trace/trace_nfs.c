@@ -49,8 +49,13 @@ static void nfs3_call(struct trace_ctx *c, struct trace_op *op, XDR *x)
 
 	switch (op->proc) {
 	case 3: case 8: case 9: case 10: case 11: case 12: case 13: case 14:	/* dir, name */
-		if (trace_get_blob(c, x, &t->fhs, FH3_MAX, &op->dir))
-			trace_get_blob(c, x, &t->names, NAME_MAX_, &op->name);
+		if (!trace_get_blob(c, x, &t->fhs, FH3_MAX, &op->dir) ||
+		    !trace_get_blob(c, x, &t->names, NAME_MAX_, &op->name))
+			return;
+		if (op->proc == 8 && xdrx_get32(x, &v) && v <= 2)	/* createhow3's mode */
+			op->stable = (uint8_t)(v + 1);
+		if (op->proc == 14 && trace_get_blob(c, x, &t->fhs, FH3_MAX, &op->dir2))
+			trace_get_blob(c, x, &t->names, NAME_MAX_, &op->name2);
 		return;
 	case 15:	/* LINK: the file, then where its new name goes */
 		if (trace_get_blob(c, x, &t->fhs, FH3_MAX, &op->fh) &&

@@ -106,6 +106,7 @@ static bool open_args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t
 	if (how == 1) {	/* OPEN4_CREATE */
 		if (!xdrx_get32(x, &mode))
 			return false;
+		op->stable = (uint8_t)(mode + 1);
 		if ((mode <= 1 && !fattr(x)) || (mode == 2 && !xdrx_skip32(x, 2)) ||
 		    (mode == 3 && (!xdrx_skip32(x, 2) || !fattr(x))) || mode > 3)
 			return false;
@@ -203,7 +204,8 @@ static bool args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t *cur
 	case 26: op->dir = *cur; return xdrx_skip32(x, 6) && bitmap(x);
 	case 29:	/* RENAME: from the saved dir to the current one */
 		op->dir = *saved;
-		return trace_get_blob(c, x, nm, NAME4_MAX, &op->name) && xdrx_skip_opaque(x, NAME4_MAX);
+		return trace_get_blob(c, x, nm, NAME4_MAX, &op->name) &&
+		       trace_get_blob(c, x, nm, NAME4_MAX, &op->name2);
 	case 34: op->fh = *cur; return xdrx_skip32(x, 4) && fattr(x);
 	case 35:
 		return xdrx_skip32(x, 3) && xdrx_skip_opaque(x, 1024) &&

@@ -29,6 +29,12 @@ int schedule_init(struct schedule *s, unsigned n, double rate, unsigned connecti
 	return s->fd < 0 ? -errno : 0;
 }
 
+void schedule_set_rate(struct schedule *s, double rate)
+{
+	s->gap_ns = s->gap_ns * s->rate / rate;
+	s->rate = rate;
+}
+
 void schedule_destroy(struct schedule *s)
 {
 	if (s->loop)

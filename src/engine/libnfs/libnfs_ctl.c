@@ -285,6 +285,11 @@ static int ctl_create(struct engine_ctl *ctl, const char *path, const void *data
 	return rc < 0 ? rc : 0;
 }
 
+static int ctl_truncate(struct engine_ctl *ctl, const char *path, uint64_t size)
+{
+	return done(ctl, nfs_truncate(ctl->nfs, path, size));
+}
+
 static int ctl_unlink(struct engine_ctl *ctl, const char *path)
 {
 	return done(ctl, nfs_unlink(ctl->nfs, path));
@@ -329,6 +334,7 @@ const struct engine_ctl_ops libnfs_ctl_ops = {
 	.stat = ctl_stat,
 	.mkdir = ctl_mkdir,
 	.create = ctl_create,
+	.truncate = ctl_truncate,
 	.unlink = ctl_unlink,
 	.rmdir = ctl_rmdir,
 	.readdir = ctl_readdir,

@@ -145,7 +145,7 @@ static int setattr(struct engine_conn *c, struct engine_req *req)
 	case ENGINE_SETATTR_MODE:
 		return nfs_chmod_async(nfs, req->path, 0644, rw_cb, req);
 	case ENGINE_SETATTR_SIZE:
-		return nfs_truncate_async(nfs, req->path, c->cfg->file_size, rw_cb, req);
+		return nfs_truncate_async(nfs, req->path, req->offset, rw_cb, req);
 	default:
 		gettimeofday(&tv[0], NULL);	/* a file time, not an interval */
 		tv[1] = tv[0];
@@ -174,7 +174,7 @@ static int queue_meta(struct engine_conn *c, struct engine_req *req)
 		return nfs_opendir_async(nfs, req->path, readdir_cb, req);
 	case OP_CREATE:
 		/* With len: create and write the whole file, timed as one (small-file test). */
-		return nfs_open2_async(nfs, req->path, O_CREAT | O_EXCL | O_WRONLY, 0644,
+		return nfs_open2_async(nfs, req->path, O_CREAT | (req->unchecked ? 0 : O_EXCL) | O_WRONLY, 0644,
 				       req->len ? meta_file_cb : create_cb, req);
 	case OP_REMOVE:
 		return nfs_unlink_async(nfs, req->path, rw_cb, req);

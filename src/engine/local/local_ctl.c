@@ -220,6 +220,19 @@ static int ctl_create(struct engine_ctl *ctl, const char *path, const void *data
 	return close(fd) < 0 ? ctl_fail(ctl, "close", path) : 0;
 }
 
+static int ctl_truncate(struct engine_ctl *ctl, const char *path, uint64_t size)
+{
+	int fd = openat(ctl->dirfd, local_rel(path), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return ctl_fail(ctl, "open", path);
+	if (ftruncate(fd, (off_t)size) < 0)
+		rc = ctl_fail(ctl, "truncate", path);
+	close(fd);
+	return rc;
+}
+
 static int ctl_unlink(struct engine_ctl *ctl, const char *path)
 {
 	return unlinkat(ctl->dirfd, local_rel(path), 0) < 0 ? ctl_fail(ctl, "unlink", path) : 0;
@@ -279,6 +292,7 @@ const struct engine_ctl_ops local_ctl_ops = {
 	.stat = ctl_stat,
 	.mkdir = ctl_mkdir,
 	.create = ctl_create,
+	.truncate = ctl_truncate,
 	.unlink = ctl_unlink,
 	.rmdir = ctl_rmdir,
 	.readdir = ctl_readdir,

@@ -275,9 +275,10 @@ static int ctl_fail(struct engine_ctl *ctl, enum op_type op, const char *path, i
 }
 
 /* One request, waited for; a lost connection is made afresh and the request sent again once. */
-static int ctl_do(struct engine_ctl *ctl, enum op_type op, const char *path, const void *data,
-		  uint32_t len)
+static int ctl_req(struct engine_ctl *ctl, const struct engine_req *base)
 {
+	enum op_type op = base->op;
+	const char *path = base->path;
 	struct engine_conn *c = ctl->c;
 	struct engine_req req;
 	char why[sizeof(ctl->error)];
@@ -291,7 +292,7 @@ static int ctl_do(struct engine_ctl *ctl, enum op_type op, const char *path, con
 		}
 		if (ctl->names)
 			names_clear(ctl->names);
-		req = (struct engine_req){ .op = op, .path = path, .len = len, .buf = data };
+		req = *base;
 		ctl->done = ctl->lost = false;
 		c->error[0] = '\0';
 		if ((rc = nat_queue(c, &req)) < 0) {
@@ -305,6 +306,12 @@ static int ctl_do(struct engine_ctl *ctl, enum op_type op, const char *path, con
 			return ctl_fail(ctl, op, path, -ECONNRESET);
 		nat_drop(c);	/* forgets the request: sent again below */
 	}
+}
+
+static int ctl_do(struct engine_ctl *ctl, enum op_type op, const char *path, const void *data,
+		  uint32_t len)
+{
+	return ctl_req(ctl, &(struct engine_req){ .op = op, .path = path, .len = len, .buf = data });
 }
 
 static int ctl_stat(struct engine_ctl *ctl, const char *path, struct engine_stat *st)
@@ -335,6 +342,12 @@ static int ctl_create(struct engine_ctl *ctl, const char *path, const void *data
 		return -EFBIG;
 	}
 	return ctl_do(ctl, OP_CREATE, path, data, (uint32_t)len);
+}
+
+static int ctl_truncate(struct engine_ctl *ctl, const char *path, uint64_t size)
+{
+	return ctl_req(ctl, &(struct engine_req){ .op = OP_SETATTR, .path = path, .offset = size,
+						  .setattr = ENGINE_SETATTR_SIZE });
 }
 
 static int ctl_unlink(struct engine_ctl *ctl, const char *path)
@@ -413,6 +426,7 @@ const struct engine_ctl_ops nat_ctl_ops = {
 	.stat = ctl_stat,
 	.mkdir = ctl_mkdir,
 	.create = ctl_create,
+	.truncate = ctl_truncate,
 	.unlink = ctl_unlink,
 	.rmdir = ctl_rmdir,
 	.readdir = ctl_readdir,

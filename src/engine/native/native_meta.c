@@ -128,6 +128,8 @@ int nat_meta_queue(struct engine_conn *c, struct engine_req *req)
 	}
 	st->op = req->op;
 	st->setattr = req->setattr;
+	st->size = req->offset;
+	st->unchecked = req->unchecked;
 	st->len = req->op == OP_READ || req->op == OP_WRITE || req->op == OP_CREATE ? req->len : 0;
 	st->buf = req->buf;
 	st->done = 0;

@@ -190,7 +190,7 @@ static int file_op(struct engine_conn *c, struct nat_mstate *st)
 		ok = call && nfs3_enc_fh(&x, &st->fh);
 		break;
 	case OP_SETATTR:
-		nat_meta_sattr(c, st, &sa);
+		nat_meta_sattr(st, &sa);
 		call = begin(c, &x, NFS3_SETATTR);
 		ok = call && nfs3_enc_setattr(&x, &st->fh, &sa);
 		break;
@@ -209,6 +209,7 @@ static int name_op(struct engine_conn *c, struct nat_mstate *st)
 	const struct nfs_fh *dir = &st->dir[0];
 	const char *leaf = nat_meta_leaf(st->path);
 	enum s3_stage stage = S3_OP;
+	const struct nfs_fh *known;
 	struct nat_call *call;
 	bool ok;
 	XDR x;
@@ -219,7 +220,7 @@ static int name_op(struct engine_conn *c, struct nat_mstate *st)
 		return readdir_call(c, st);
 	case OP_CREATE:
 		call = begin(c, &x, NFS3_CREATE);
-		ok = call && nfs3_enc_create(&x, dir, leaf, c->meta->ctl ? NFS3_CREATE_UNCHECKED :
+		ok = call && nfs3_enc_create(&x, dir, leaf, c->meta->ctl || st->unchecked ? NFS3_CREATE_UNCHECKED :
 					     NFS3_CREATE_GUARDED, 0644);
 		stage = S3_CREATE;
 		break;
@@ -243,6 +244,10 @@ static int name_op(struct engine_conn *c, struct nat_mstate *st)
 	default:
 		if (!leaf[0]) {		/* the export itself */
 			st->fh = *dir;
+			return file_op(c, st);
+		}
+		if ((known = nat_dcache_get(c, st->path, strlen(st->path)))) {
+			st->fh = *known;	/* its handle is known: no LOOKUP */
 			return file_op(c, st);
 		}
 		call = begin(c, &x, NFS3_LOOKUP);
@@ -274,8 +279,9 @@ static int op_done(struct engine_conn *c, struct nat_mstate *st, XDR *x)
 		if ((s = nfs3_dec_getattr(x, &attr)) == 0)
 			c->meta->attr = attr;
 		break;
-	case OP_LOOKUP:
-		s = nfs3_dec_lookup(x, &fh, NULL);
+	case OP_LOOKUP:	/* kept: what the name is for, next, needs no LOOKUP */
+		if ((s = nfs3_dec_lookup(x, &fh, NULL)) == 0)
+			nat_dcache_put(c, st->path, strlen(st->path), &fh);
 		break;
 	case OP_ACCESS:
 	case OP_OPEN:
@@ -328,6 +334,7 @@ static int step(struct engine_conn *c, struct nat_mstate *st, XDR *x)
 	case S3_LEAF:
 		if ((s = nfs3_dec_lookup(x, &st->fh, NULL)))
 			return err3(s);
+		nat_dcache_put(c, st->path, strlen(st->path), &st->fh);
 		return file_op(c, st);
 	case S3_CREATE:
 		if ((s = nfs3_dec_create(x, &has_fh, &st->fh)))
@@ -340,6 +347,7 @@ static int step(struct engine_conn *c, struct nat_mstate *st, XDR *x)
 
 			return send_call(c, st, call, &nx, ok, S3_CREATE_LOOKUP, NULL, 0);
 		}
+		nat_dcache_put(c, st->path, strlen(st->path), &st->fh);
 		return st->len ? write_call(c, st) : 0;
 	case S3_CREATE_LOOKUP:
 		if ((s = nfs3_dec_lookup(x, &st->fh, NULL)))

@@ -86,11 +86,19 @@ static uint32_t chunk(const struct engine_conn *c, const struct nat_mstate *st)
 	return n < max ? n : max;
 }
 
+/*
+ * A metadata OPEN's open-owner is the session's with an 'm' after it: its CLOSE must
+ * not close the data files' opens (one owner's opens of a file are one open state,
+ * and a --replay may create or open a name the connection has open for its I/O).
+ */
 static void open_name(struct enc *w, const struct engine_conn *c, const char *leaf, bool create)
 {
 	const struct nat_session *s = c->sess;
+	uint8_t owner[sizeof(s->owner_name) + 1];
 
-	note(w, OP4_OPEN, w->ok && nfs4_enc_open(&w->e, 0, s->clientid, s->owner_name, s->owner_len,
+	memcpy(owner, s->owner_name, s->owner_len);
+	owner[s->owner_len] = 'm';
+	note(w, OP4_OPEN, w->ok && nfs4_enc_open(&w->e, 0, s->clientid, owner, s->owner_len + 1,
 						 leaf, create, 0644));
 }
 
@@ -115,7 +123,7 @@ static void enc_first(struct enc *w, const struct engine_conn *c, uint32_t *dlen
 		note(w, OP4_ACCESS, w->ok && nfs4_enc_access(&w->e, ACCESS4_RW));
 		break;
 	case OP_SETATTR:
-		nat_meta_sattr(c, st, &sa);
+		nat_meta_sattr(st, &sa);
 		note(w, OP4_SETATTR, w->ok && nfs4_enc_setattr(&w->e, NULL, &sa));
 		break;
 	case OP_READDIR:

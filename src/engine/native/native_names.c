@@ -21,10 +21,22 @@ struct nat_meta *nat_meta_of(struct engine_conn *c)
 	if (c->meta)
 		return c->meta;
 	c->meta = calloc(1, sizeof(*c->meta));
-	/* The work directory's handle came with the set-up: no LOOKUPs for it. */
+	/* The work directory's handle and its files' came with the set-up: no LOOKUPs for
+	 * them (a --replay's GETATTR of a data file is a GETATTR, as the trace's was). */
 	if (c->meta && !nat_v4(c) && c->dir.len && nat_meta_norm(dir, sizeof(dir), c->cfg->dir) &&
-	    dir[0])
-		nat_dcache_put(c, dir, strlen(dir), &c->dir);
+	    dir[0]) {
+		size_t n = strlen(dir);
+
+		nat_dcache_put(c, dir, n, &c->dir);
+		for (uint32_t i = 0; i < c->nfiles && n + 2 < sizeof(dir); i++) {
+			if (!c->files[i].fh.len)
+				continue;
+			dir[n] = '/';
+			wl_file_name(NULL, c->file_ids[i], dir + n + 1, sizeof(dir) - n - 1);
+			nat_dcache_put(c, dir, strlen(dir), &c->files[i].fh);
+			dir[n] = '\0';
+		}
+	}
 	return c->meta;
 }
 
@@ -123,8 +135,7 @@ bool nat_meta_later(struct engine_conn *c, struct nat_mstate *st, int err, bool 
 	return true;
 }
 
-void nat_meta_sattr(const struct engine_conn *c, const struct nat_mstate *st,
-		    struct nfs_sattr *sa)
+void nat_meta_sattr(const struct nat_mstate *st, struct nfs_sattr *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	if (st->setattr == ENGINE_SETATTR_MODE) {
@@ -132,7 +143,7 @@ void nat_meta_sattr(const struct engine_conn *c, const struct nat_mstate *st,
 		sa->mode = 0644;
 	} else if (st->setattr == ENGINE_SETATTR_SIZE) {
 		sa->has_size = true;
-		sa->size = c->cfg->file_size;
+		sa->size = st->size;
 	} else {
 		sa->has_times = true;
 	}

@@ -18,7 +18,7 @@
 
 #define META_PATH_MAX 512
 #define META_OPS_MAX 24		/* operations of one COMPOUND, SEQUENCE included */
-#define META_DCACHE 16		/* directory handles a connection keeps (NFSv3) */
+#define META_DCACHE 16		/* handles of names a connection keeps (NFSv3) */
 #define META_IO_MAX (1u << 20)	/* the most one READ or WRITE on a name moves */
 
 struct nat_mstate {
@@ -31,6 +31,8 @@ struct nat_mstate {
 	uint8_t which;			/* NFSv3: resolving path's directory (0) or path2's (1) */
 	enum op_type op;
 	enum engine_setattr setattr;
+	uint64_t size;			/* ENGINE_SETATTR_SIZE: to this */
+	bool unchecked;			/* CREATE: UNCHECKED */
 	uint32_t len, done;		/* bytes to move, moved */
 	const uint8_t *buf;		/* the data of a write */
 	int err;			/* NFSv4.1: a failure to report once the file is closed */
@@ -93,9 +95,8 @@ bool nat_meta_in_parent(enum op_type op);
  * (see native_meta4.c).
  */
 bool nat_meta_later(struct engine_conn *c, struct nat_mstate *st, int err, bool listing);
-/* What a SETATTR of st sets: mode 0644, size to --file-size, or both times, in turn. */
-void nat_meta_sattr(const struct engine_conn *c, const struct nat_mstate *st,
-		    struct nfs_sattr *sa);
+/* What a SETATTR of st sets: mode 0644, the size asked for (st->size), or both times. */
+void nat_meta_sattr(const struct nat_mstate *st, struct nfs_sattr *sa);
 
 /* A READDIR reply's entries: the cookie to go on from, and each to c->meta_hook. */
 struct nat_listing {

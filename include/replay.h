@@ -1,0 +1,102 @@
+/*
+ * replay: a decoded capture (trace.h) turned into what a run replays.
+ *
+ * Owns: the namespace the trace needs (every directory and file it names,
+ * as paths inside the work directory, which of them exist beforehand, and
+ * the data files its READs, WRITEs and COMMITs use, with the size its reads
+ * need), and for each of the trace's client connections the operations to
+ * issue, in call order, at their offsets from the trace's first call, each
+ * with the trace's own latency and status and the earlier operation of the
+ * same connection it waits for. Pure: no I/O, unit-tested without a server.
+ *
+ * Mapping: an NFSv3 procedure is one operation; an NFSv4 COMPOUND is one,
+ * its main operation (READ, WRITE, COMMIT, OPEN, REMOVE ... GETATTR). What
+ * the replay's own connections do at set-up stands in for the trace's
+ * (MOUNT, FSINFO, v4 session plumbing, OPEN and CLOSE of a data file); what
+ * no engine operation matches (FSSTAT, READLINK, LINK, LOCK ...) is counted
+ * as left out, by reason. Names are the trace's where they are plain
+ * ([A-Za-z0-9._-], at most 64 bytes, not "." or ".."), "n<index>" otherwise;
+ * a handle never named in the trace becomes "h<index>" at the top; a data
+ * file is "file.<id>" at the top (the name the engines open).
+ */
+#ifndef NFSLOAD_REPLAY_H
+#define NFSLOAD_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+#include "workload.h"
+
+#define REPLAY_NO_DEP UINT32_MAX
+#define REPLAY_DEPTH_MAX 256	/* a connection's slots: its largest concurrency in the trace */
+
+/* Why a trace operation is not replayed. */
+enum replay_skip {
+	REPLAY_SKIP_SETUP,	/* MOUNT, FSINFO, session plumbing, a data file's OPEN/CLOSE */
+	REPLAY_SKIP_NO_OP,	/* no engine operation does it (FSSTAT, LINK, LOCK ...) */
+	REPLAY_SKIP_NAME,	/* its path is too long */
+	REPLAY_SKIP_N
+};
+
+struct replay_op {
+	uint64_t at_ns;		/* call time, from the trace's first replayed call */
+	uint64_t offset;	/* READ, WRITE, COMMIT */
+	uint64_t trace_lat_ns;	/* reply - call in the trace; 0: no reply there */
+	uint32_t len;
+	uint32_t range;		/* data ops: index into the connection's files */
+	uint32_t path, path2;	/* metadata: indexes into plan paths (rename: path2) */
+	uint32_t dep;		/* index of the op of this connection it waits for */
+	int32_t trace_status;	/* 0: succeeded in the trace; > 0 failed; TRACE_NO_REPLY */
+	uint8_t type;		/* enum op_type */
+	bool unchecked;		/* CREATE of a name made beforehand (a data file) */
+};
+
+struct replay_conn {
+	uint32_t trace_conn;	/* the trace's connection number */
+	struct replay_op *ops;
+	uint32_t nops;
+	uint32_t *files;	/* data file ids this connection opens */
+	uint32_t nfiles;
+	unsigned depth;		/* most calls the trace had in flight on it */
+	uint64_t span_ns;	/* first call to last reply, in the trace */
+};
+
+/* A name the namespace holds: a directory or a file, made beforehand or not. */
+struct replay_node {
+	uint32_t path;		/* into paths */
+	bool dir;
+	bool before;		/* made before the replay starts */
+	uint32_t file;		/* data file id, UINT32_MAX: none */
+};
+
+struct replay_plan {
+	struct replay_conn *conns;
+	uint32_t nconns;
+	char **paths;		/* "" (the work directory), "a/b", "file.000003" */
+	uint32_t npaths;
+	struct replay_node *nodes;	/* parents before children */
+	uint32_t nnodes;
+	uint64_t *file_size;	/* per data file: what its reads need */
+	uint32_t nfiles;
+	unsigned depth;		/* largest connection depth */
+	uint64_t ops;		/* operations to replay */
+	uint64_t trace_ops;	/* operations (v3 calls, v4 COMPOUNDs) in the trace */
+	uint64_t skipped[REPLAY_SKIP_N];
+	uint64_t span_ns;	/* first replayed call to the last call */
+};
+
+/* What a reason of enum replay_skip is, in a report. */
+const char *replay_skip_name(enum replay_skip r);
+
+/*
+ * Builds plan from t. max_io caps a READ or WRITE's length (the engine's
+ * largest; longer ones are cut). 0; -ENOENT when nothing in t can be
+ * replayed (err says why); -ENOMEM.
+ */
+int replay_plan_build(const struct trace *t, uint32_t max_io, struct replay_plan *plan,
+		      char *err, size_t len);
+void replay_plan_free(struct replay_plan *plan);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * slots_replay: what a connection sends next in a --replay, and how each
+ * reply compares with the trace's. A connection replays its trace
+ * connection's operations in call order: each at its time from the start
+ * (scaled by --replay-speed; max: as soon as a slot is free), after the
+ * operation it depends on has completed; late ones keep their intended
+ * start, so their latency counts the wait (as --rate's do).
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "pattern.h"
+#include "worker_int.h"
+
+#define LATE_NS UINT64_C(1000000)
+
+/* The path below the export of the plan's path i. */
+static const char *path_of(const struct run *run, uint32_t i, char *buf, size_t len)
+{
+	const char *rel = run->replay->paths[i];
+
+	snprintf(buf, len, "/%s%s%s", run->cfg->dir, rel[0] ? "/" : "", rel);
+	return buf;
+}
+
+static bool issue(struct wconn *wc, uint32_t idx, uint64_t start, uint64_t t)
+{
+	const struct run *run = wc->w->run;
+	const struct replay_op *o = &wc->rp->ops[idx];
+	struct slot *s = wc->free_slots[--wc->nfree];
+	bool data = o->type == OP_READ || o->type == OP_WRITE || o->type == OP_COMMIT;
+	char path[400], path2[400];
+	int rc;
+
+	s->start_ns = start;
+	s->issue_ns = t;
+	s->type = (enum op_type)o->type;
+	s->rp_idx = idx;
+	s->range = o->range;
+	s->file = data ? wc->rp->files[o->range] : 0;
+	s->offset = o->offset;
+	s->len = o->type == OP_READ || o->type == OP_WRITE ? o->len : 0;
+	s->tries = 1;
+	s->busy = true;
+	if (data) {
+		s->req = (struct engine_req){
+			.op = s->type, .file = o->range, .offset = o->offset, .len = s->len,
+			.buf = o->type == OP_WRITE ? pattern_at(run->pattern, s->file, o->offset) :
+			       NULL,
+		};
+	} else {
+		s->req = (struct engine_req){
+			.op = s->type, .path = path_of(run, o->path, path, sizeof(path)),
+			.path2 = o->type == OP_RENAME ? path_of(run, o->path2, path2, sizeof(path2)) :
+				 NULL,
+			.setattr = ENGINE_SETATTR_MODE, .unchecked = o->unchecked,
+		};
+	}
+	rc = wc->w->engine->queue(wc->conn, &s->req);
+	if (rc < 0) {
+		slots_refused(wc, s, rc, t);
+		return false;
+	}
+	wc->inflight++;
+	return true;
+}
+
+void slots_refill_replay(struct wconn *wc, uint64_t t)
+{
+	struct worker *w = wc->w;
+	const struct run *run = w->run;
+	const struct replay_conn *rc = wc->rp;
+
+	while (!w->stopping && !wc->done_issuing && wc->nfree > 0 && wc->rp_next < rc->nops) {
+		const struct replay_op *o = &rc->ops[wc->rp_next];
+		uint64_t start = t;
+
+		if (o->dep != REPLAY_NO_DEP && !wc->rp_done[o->dep])
+			break;	/* its completion refills */
+		if (w->open_loop) {
+			start = run->measure_start_ns +
+				(uint64_t)((double)o->at_ns / run->cfg->replay_speed);
+			if (start > t) {
+				schedule_at(&w->sched, wc->idx, start);
+				schedule_wait(&w->sched, wc->idx);
+				break;
+			}
+			if (t - start > w->max_lag_ns)
+				w->max_lag_ns = t - start;
+			if (t - start > LATE_NS)
+				w->replay.late++;
+		}
+		if (!issue(wc, wc->rp_next, start, t))
+			break;
+		if (!w->replay.first_issue_ns)
+			w->replay.first_issue_ns = t;
+		w->replay.last_issue_ns = t;
+		wc->rp_next++;
+	}
+	if (wc->rp_next >= rc->nops)
+		wc->done_issuing = true;
+}
+
+int slots_replay_done(struct wconn *wc, const struct slot *s, int status)
+{
+	const struct replay_op *o = &wc->rp->ops[s->rp_idx];
+	struct replay_counts *c = &wc->w->replay;
+
+	wc->rp_done[s->rp_idx] = 1;
+	if (o->trace_status == TRACE_NO_REPLY)
+		return status;
+	if (o->trace_status > 0 && status < 0 && status != -ETIMEDOUT &&
+	    !slots_lost_with_link(status)) {
+		c->both_failed++;
+		return (int)s->len;	/* the server said no, as it did in the trace */
+	}
+	if (o->trace_status > 0)
+		c->only_trace_failed++;
+	else if (status < 0)
+		c->new_errors++;
+	return status;
+}
