@@ -160,8 +160,12 @@ p50_ours=$(jq '.replay.ops.read.trace.lat_ns.p50 / 1000' "$OUT")
 within "fio v3 randrw: the capture's READ p50 in the report (tshark's rpc.time)" "$p50_ours" "$p50_tr" 5
 check "fio v3 randrw: the work directory removed" test ! -e "$EXPORT_DIR/rp-fio-v3-randrw-x2"
 replay_check "fio v4.0 randread" "$DATA/fio-v40-randread.pcap.gz" "$URL41"
-nl --replay "$DATA/fio-v3-randrw.pcap.gz" --replay-speed max --dir rp-max --output-format json "$URL41"
+nl --replay "$DATA/fio-v3-randrw.pcap.gz" --replay-speed max --dir rp-max --output-format json \
+	--report "$TMP/replay.html" "$URL41"
 check_eq "fio v3 randrw on v4.1, max: exit 0" 0 "$RC"
+check_match "fio v3 randrw on v4.1, max: the HTML report's replay section" \
+	'<section id="replay"><h2>Replay</h2>.*<td>read</td><td>700</td>' \
+	"$(tr -d '\n' <"$TMP/replay.html")"
 check_eq "fio v3 randrw on v4.1, max: 700 reads, 300 writes" "700 300" \
 	"$(jq -r '"\(.ops.read.count) \(.ops.write.count)"' "$OUT")"
 check_eq "fio v3 randrw on v4.1, max: no errors" 0 "$(jqv .total.errors)"

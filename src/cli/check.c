@@ -212,9 +212,11 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 	int rc;
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
 
-	if (!given->threads && cfg->threads > cfg->connections)
+	/* A --replay's connections are the capture's, known once it is read (replay_run
+	 * then puts at most one thread per connection): not --connections' 1 here. */
+	if (!cfg->replay[0] && !given->threads && cfg->threads > cfg->connections)
 		cfg->threads = cfg->connections;
-	if (cfg->threads > cfg->connections)
+	if (!cfg->replay[0] && cfg->threads > cfg->connections)
 		return config_fail(err, len, "--threads: %u threads for %u connections would leave "
 			    "threads with nothing to do (at most --connections)",
 			    cfg->threads, cfg->connections);

@@ -456,6 +456,7 @@ void report_html(FILE *out, const struct report *r)
 		r->interrupted ? " (interrupted)" : "", NFSLOAD_VERSION);
 	html_summary(out, r);
 	html_curve(out, r);
+	html_replay(out, r);
 	time_charts(out, r);
 	spectrum(out, r);
 	connections(out, r);

@@ -1,8 +1,8 @@
 /*
  * The HTML report's private header, shared by its files and nothing else:
  * html.c (the page, its style sheet, the charts and the later sections),
- * html_summary.c (the summary section), html_servers.c (per server) and report_curve.c
- * (a load curve). Other modules use report_html()
+ * html_summary.c (the summary section), html_servers.c (per server), report_curve.c
+ * (a load curve) and report_replay.c (a replay). Other modules use report_html()
  * from include/report.h.
  */
 #ifndef NFSLOAD_HTML_INT_H
@@ -25,5 +25,7 @@ void html_summary(FILE *out, const struct report *r);
 void html_servers(FILE *out, const struct report *r);
 /* report_curve.c: a load curve's chart and table, in a <section> (nothing without one). */
 void html_curve(FILE *out, const struct report *r);
+/* report_replay.c: a --replay's capture beside its replay, in a <section> (nothing without). */
+void html_replay(FILE *out, const struct report *r);
 
 #endif

@@ -2,13 +2,15 @@
  * report_replay: a --replay's section of the text and JSON reports: the
  * capture beside its replay (calls, what was left out and why, the pace
  * kept, the statuses compared) and each operation's latency in the trace
- * and on replay.
+ * and on replay; and the same as a section of the HTML report.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "html_int.h"
 #include "report.h"
 #include "report_int.h"
+#include "svg.h"
 #include "units.h"
 
 static const char *const reason_keys[REPLAY_REASONS] = { "setup", "no_op", "name" };
@@ -110,4 +112,49 @@ void report_json_replay(FILE *out, const struct report *r)
 		first = false;
 	}
 	fputs("}},\n", out);
+}
+
+void html_replay(FILE *out, const struct report *r)
+{
+	const struct replay_report *rr = r->replay;
+	char a[32], b[32], c[96];
+
+	if (!rr)
+		return;
+	fputs("<section id=\"replay\"><h2>Replay</h2>\n<p>", out);
+	svg_esc(out, rr->file);
+	fprintf(out, ", %s: %" PRIu64 " calls on %u connections over %s in the capture, %"
+		PRIu64 " replayed, issued over %s; %" PRIu64 " late by more than 1 ms.</p>\n",
+		speed_words(r->cfg, c, sizeof(c)), rr->calls, rr->connections,
+		svg_fmt_lat((double)rr->trace_span_ns, a, sizeof(a)), rr->ops,
+		svg_fmt_lat((double)rr->span_ns, b, sizeof(b)), rr->late);
+	fprintf(out, "<p class=\"%s\">Statuses: %" PRIu64 " new errors (succeeded in the "
+		"capture), %" PRIu64 " failed in both (not errors), %" PRIu64 " failed only in the "
+		"capture.</p>\n", rr->new_errors ? "warn" : "info", rr->new_errors, rr->both_failed,
+		rr->only_trace_failed);
+	if (rr->left_out[0]) {
+		fputs("<p class=\"warn\">The capture left out: ", out);
+		svg_esc(out, rr->left_out);
+		fputs("</p>\n", out);
+	}
+	fputs("<table><tr><th>op</th><th>capture calls</th><th>failed</th><th>p50</th>"
+	      "<th>p99</th><th>replayed</th><th>errors</th><th>p50</th><th>p99</th></tr>\n", out);
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const struct op_stats *tr = &rr->trace[t], *rp = &r->ops[t];
+		char p[4][32];
+
+		if (!rr->calls_of[t] && !rp->ops && !rp->errors)
+			continue;
+		fprintf(out, "<tr><td>%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%s</td>"
+			"<td>%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td>"
+			"</tr>\n", op_name(t), rr->calls_of[t], tr->errors,
+			svg_fmt_lat((double)hist_percentile(&tr->lat, 50), p[0], sizeof(p[0])),
+			svg_fmt_lat((double)hist_percentile(&tr->lat, 99), p[1], sizeof(p[1])),
+			rp->ops + rp->errors, rp->errors,
+			svg_fmt_lat((double)hist_percentile(&rp->lat, 50), p[2], sizeof(p[2])),
+			svg_fmt_lat((double)hist_percentile(&rp->lat, 99), p[3], sizeof(p[3])));
+	}
+	fputs("</table>\n<p class=\"info\">Capture latency: its reply time minus its call "
+	      "time; replay latency: from each call's time in the capture (scaled), as --rate "
+	      "measures it.</p></section>\n", out);
 }

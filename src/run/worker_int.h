@@ -6,6 +6,7 @@
  *   slots_verify.c  --verify: reads checked, written blocks marked
  *   outage.c        a connection lost, backoff, reconnect, outage records
  *   slots_issue.c   what a connection sends next (closed and open loop)
+ *   slots_replay.c  --replay's next operations, and replies compared with the trace's
  *   slots_mix.c     --mix and the small-file passes
  *   slots_fail.c    errors counted, refused and lost requests, rewrites
  *   wconn.c         a connection made, begun, finished and freed
