@@ -41,7 +41,9 @@ RPC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtirpc 2>/dev/null || echo -I/usr
 RPC_LIBS := $(shell $(PKG_CONFIG) --libs libtirpc 2>/dev/null || echo -ltirpc) -luring \
 	$(shell $(PKG_CONFIG) --libs krb5-gssapi 2>/dev/null || echo -lgssapi_krb5)
 ALL_CFLAGS = $(BASE_CFLAGS) $(NFS_CFLAGS) $(RPC_CFLAGS) $(CFLAGS)
-LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson -lpcap
+# libzstd: --op-log FILE.zst written and read back (src/measure/oplog_file.c only).
+LIBS := $(NFS_LIBS) $(RPC_LIBS) -lev -lz -lpthread -lm -linih -lxxhash -ljansson -lpcap \
+	$(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null || echo -lzstd)
 
 # Every .c under src/ (folders are the layers: docs/ARCHITECTURE.md).
 SRCS := $(sort $(shell find src -name '*.c'))
@@ -118,7 +120,7 @@ unit: $(UNIT_BINS)
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
 	tests/native.sh tests/native_faults.sh tests/wire.sh tests/trunk.sh tests/wiretime.sh tests/merge.sh tests/mpi.sh \
-	tests/local.sh tests/servers.sh tests/krb5.sh tests/trace.sh tests/curve.sh tests/replay.sh
+	tests/local.sh tests/servers.sh tests/krb5.sh tests/trace.sh tests/curve.sh tests/replay.sh tests/oplog.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
 # so that CI runs both sanitizer passes within its time budget, and the MPI suite (the
 # MPI build is not a sanitizer build; its code is the same as the one tested under them).
@@ -183,13 +185,13 @@ clean:
 -include $(LIB_OBJS:.o=.d) $(BUILD)/main.d $(UNIT_BINS:=.d) $(HELPER_BINS:=.d) $(MPI_OBJS:.o=.d)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
-#   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job rpc merge) built
+#   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job rpc merge oplog) built
 #   with clang into build-fuzz/; each replays tests/fuzz/regress/<target>/, then
 #   fuzzes FUZZ_SECONDS from a copy of tests/fuzz/corpus/<target>/. Fails on a crash.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
-FUZZ_TARGETS := options url units job rpc merge
+FUZZ_TARGETS := options url units job rpc merge oplog
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(NFS_CFLAGS) $(RPC_CFLAGS) $(FUZZ_SAN)
 # all of src/ but main.c, as the unit tests link it (config.c's dependencies move)

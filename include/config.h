@@ -111,6 +111,7 @@ struct config {
 	struct curve_spec curve;
 	struct curve_target target;
 	char hdr_log[CFG_URL_MAX];	/* "" = none */
+	char op_log[CFG_URL_MAX];	/* --op-log: a row per operation, "" = none */
 	char html[CFG_URL_MAX];		/* --report, "" = none */
 	char servers_file[CFG_URL_MAX];	/* --servers, "" = none */
 	/* --replay: a capture's calls instead of a workload (the run decodes it: replay.h) */

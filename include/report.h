@@ -134,6 +134,10 @@ struct replay_report {
 
 struct report {
 	const struct config *cfg;
+	/* NULL for a run; else what the report was rebuilt from ("op logs a.csv, b.csv"):
+	 * the renderings then leave out what such a source does not hold (the settings,
+	 * set-up, layout and the client's CPU) */
+	const char *source;
 	const char *engine;		/* its name */
 	const char *nfs_version;	/* the NFS version spoken ("3", "4.0", "4.1"), NULL: none */
 	const char *ports;		/* the server ports reached, in words ("" if none) */

@@ -58,6 +58,10 @@ struct run {
 	uint64_t layout_bs;
 	unsigned layout_depth;		/* layout and read-back requests in flight per connection */
 	uint64_t measure_start_ns;	/* ops issued earlier are not recorded */
+	/* --op-log (else NULL): the file, and its times' origin, the first measured
+	 * window's start (the small-file test's passes go on from it) */
+	struct oplog *oplog;
+	uint64_t oplog_origin_ns;
 	struct ev_loop *main_loop;
 	ev_async *wake;			/* a worker finished its phase, or answered */
 	atomic_bool abort;		/* --on-error stop: a connection was lost */

@@ -11,7 +11,7 @@ what=${1:-build}
 # libkrb5-dev: GSS-API (MIT Kerberos) for the native engine's RPCSEC_GSS (sec=krb5, krb5i, krb5p).
 # libpcap-dev: reads pcap/pcapng captures for --trace-summary (src/trace/).
 build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libxxhash-dev libtirpc-dev
-	liburing-dev libjansson-dev libkrb5-dev libpcap-dev)
+	liburing-dev libjansson-dev libkrb5-dev libpcap-dev libzstd-dev)
 # What tests/ganesha.sh needs for a private server: ganesha.nfsd, its VFS FSAL, rpcbind,
 # nfs-ls (libnfs-utils) to see it answer, python3 to find free ports. The rest of what it
 # and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).
@@ -22,7 +22,7 @@ mpi_pkgs=(libopenmpi-dev openmpi-bin)
 # krb5-kdc, krb5-admin-server, krb5-user: tests/kdc.sh's realm for GANESHA_KRB5 (tests/krb5.sh);
 # libfaketime: tests/krb5.sh's KDC an hour ahead of the server.
 krb5_pkgs=(krb5-kdc krb5-admin-server krb5-user libfaketime)
-test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark "${mpi_pkgs[@]}"
+test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark zstd "${mpi_pkgs[@]}"
 	"${krb5_pkgs[@]}")
 
 case $what in

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "cluster.h"
 #include "config.h"
 #include "options.h"
@@ -25,6 +26,8 @@ static int one_host(int argc, char **argv)
 
 	if (trace_wanted(argc, argv))
 		return trace_main(argc, argv);
+	if (analyze_wanted(argc, argv))
+		return analyze_main(argc, argv);
 	if (merge_wanted(argc, argv))
 		return merge_main(argc, argv);
 	if (job_wanted(argc, argv))

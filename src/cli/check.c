@@ -171,6 +171,9 @@ static int check_curve(struct config *cfg, char *err, size_t len)
 	if (cfg->rate > 0)
 		return config_fail(err, len, "--load-curve: sets the rate of each point itself "
 			    "(not with --rate)");
+	if (cfg->op_log[0])
+		return config_fail(err, len, "--op-log: not with --load-curve (the report's "
+			    "operations are one point's; log a point with --rate)");
 	if (cfg->meta || cfg->small_files || cfg->verify_only)
 		return config_fail(err, len, "--load-curve: an open-loop read/write workload "
 			    "(not with --mix, --small-files or --verify-only)");

@@ -293,6 +293,10 @@ static const struct opt core[] = {
 	{ .name = "hdr-log", .kind = OPT_FILE, .arg = "FILE",
 	  .help = "interval histograms in HdrHistogram log format 1.3",
 	  .off = F(hdr_log) },
+	{ .name = "op-log", .kind = OPT_FILE, .arg = "FILE",
+	  .help = "a CSV row per operation counted (zstd when FILE ends in\n.zst); "
+	  "nfsload --analyze FILE... makes a report of it",
+	  .off = F(op_log) },
 	{ .name = "report", .kind = OPT_FILE, .arg = "FILE",
 	  .help = "a self-contained HTML report with plots",
 	  .off = F(html) },
@@ -372,6 +376,10 @@ static const struct opt core[] = {
 	 },
 	{ .name = "merge", .kind = OPT_ELSEWHERE, .arg = "FILE...",
 	  .help = "several runs' JSON reports as one result (see nfsload(1))",
+	 },
+	{ .name = "analyze", .kind = OPT_ELSEWHERE, .arg = "LOG...",
+	  .help = "a report from --op-log files, cut by --from/--to SECONDS,\n--conn N, --op NAME "
+	  "(see nfsload(1))",
 	 },
 	{ .name = "replay", .kind = OPT_FILE, .arg = "CAPTURE",
 	  .help = "replay an NFS capture's calls (pcap, pcapng, gzip'd), each\nclient "

@@ -440,15 +440,18 @@ void report_html(FILE *out, const struct report *r)
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		"<title>nfsload report</title>\n<style>\n%s</style></head>\n<body><main>\n"
 		"<header><h1>nfsload report</h1>\n<div class=\"url\">", css);
-	if (r->cfg->url[0])
+	if (r->source) {
+		fputs("rebuilt from ", out);
+		svg_esc(out, r->source);
+	} else if (r->cfg->url[0]) {
 		svg_esc(out, r->cfg->url);
-	else {
+	} else {
 		fputs("engine ", out);
 		svg_esc(out, r->engine ? r->engine : "?");
 		fputs(" (no server)", out);
 	}
 	fprintf(out, "</div>\n<div class=\"meta\">started %s &middot; measured %s%s &middot; "
-		"nfsload %s</div></header>\n", when,
+		"nfsload %s</div></header>\n", r->source ? "-" : when,
 		units_format_duration(r->duration_ns, dur, sizeof(dur)),
 		r->interrupted ? " (interrupted)" : "", NFSLOAD_VERSION);
 	html_summary(out, r);

@@ -196,6 +196,11 @@ void html_summary(FILE *out, const struct report *r)
 {
 	fputs("<section id=\"summary\"><h2>Summary</h2>\n", out);
 	totals(out, r);
+	if (r->source) {	/* no settings, set-up or CPU in what it was rebuilt from */
+		notes(out, r);
+		fputs("</section>\n", out);
+		return;
+	}
 	fputs("<div class=\"two\">\n", out);
 	settings(out, r);
 	fputs("<div>", out);

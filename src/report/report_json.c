@@ -40,6 +40,14 @@ static void json_settings(FILE *out, const struct report *r)
 	unsigned n = report_settings(r, set);
 	bool first = true;
 
+	if (r->source) {	/* what a log holds of the settings; the rest would be made up */
+		fprintf(out, "\"settings\": {\"threads\": %u, \"connections\": %u, "
+			"\"interval_ns\": %" PRIu64 "},\n\"source\": ", r->nthreads, r->nconns,
+			r->interval_ns);
+		report_json_str(out, r->source);
+		fputs(",\n", out);
+		return;
+	}
 	fputs("\"settings\": {", out);
 	for (unsigned i = 0; i < n; i++) {
 		const struct setting *s = &set[i];

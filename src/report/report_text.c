@@ -347,12 +347,11 @@ static void text_settings(FILE *out, const struct report *r)
 		fputc('\n', out);
 }
 
-void report_text(FILE *out, const struct report *r)
+/* What ran: the URL, engine, workload, connections, layout and settings. */
+static void text_header(FILE *out, const struct report *r)
 {
 	const struct config *cfg = r->cfg;
-	char a[32], b[32], c[32];
-	struct op_stats *tot = NULL;
-	uint64_t ops = report_total_ops(r);
+	char a[32], b[32];
 
 	if (cfg->url[0] && cfg->engine && cfg->engine->takes_path)
 		fprintf(out, "nfsload %s, %s (engine %s), %s\n", NFSLOAD_VERSION, cfg->url,
@@ -416,6 +415,19 @@ void report_text(FILE *out, const struct report *r)
 		fprintf(out, "layout: not needed (files already at size) or skipped\n");
 	}
 	text_settings(out, r);
+}
+
+void report_text(FILE *out, const struct report *r)
+{
+	const struct config *cfg = r->cfg;
+	char a[32], c[32];
+	struct op_stats *tot = NULL;
+	uint64_t ops = report_total_ops(r);
+
+	if (r->source)
+		fprintf(out, "nfsload %s, a report rebuilt from %s\n", NFSLOAD_VERSION, r->source);
+	else
+		text_header(out, r);
 	fprintf(out, "measured: %s%s%s%s\n\n", units_format_duration(r->duration_ns, a, sizeof(a)),
 		cfg->ramp_ns ? " after a ramp of " : "",
 		cfg->ramp_ns ? units_format_duration(cfg->ramp_ns, c, sizeof(c)) : "",
@@ -467,6 +479,8 @@ void report_text(FILE *out, const struct report *r)
 	}
 	text_setup(out, r);
 
+	if (r->source)
+		goto end;	/* a log does not hold the client's CPU */
 	fprintf(out, "\nclient CPU: user %.2f s, system %.2f s, %.2f us per operation; threads busy",
 		r->user_s, r->sys_s, report_us_per_op(r));
 	for (unsigned i = 0; i < r->nthreads; i++)
@@ -476,6 +490,7 @@ void report_text(FILE *out, const struct report *r)
 		fprintf(out, "warning: a worker thread was busy >= %.0f%% of the time: the client limited "
 			"this run, the figures describe nfsload, not the server (add --threads or cores)\n",
 			BUSY_WARN_PCT);
+end:
 	if (ops == 0)
 		fprintf(out, "warning: no operation completed\n");
 }

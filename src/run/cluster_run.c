@@ -43,6 +43,24 @@ static int write_own(const char *output, const char *buf, size_t len)
 	return rc;
 }
 
+/* --op-log: each rank its own, "ops.csv.zst" -> "ops.rank1.csv.zst" (the rank before the
+ * name's first dot, so .zst stays last). 0, or -ENAMETOOLONG. */
+static int rank_path(char *path, size_t cap)
+{
+	char head[CFG_URL_MAX], tail[CFG_URL_MAX], *slash = strrchr(path, '/'), *dot;
+	size_t n;
+
+	if (!path[0])
+		return 0;
+	dot = strchr(slash ? slash + 1 : path, '.');
+	n = dot ? (size_t)(dot - path) : strlen(path);
+	snprintf(head, sizeof(head), "%.*s", (int)n, path);
+	snprintf(tail, sizeof(tail), "%s", path + n);
+	if ((size_t)snprintf(path, cap, "%s.rank%u%s", head, cluster_rank(), tail) >= cap)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 /* Rank 0: the ranks' reports merged onto the user's output. The run's status. */
 static int print_merged(const struct config *cfg, char **texts, enum cfg_format fmt,
 			const char *hdr_log, const char *html_path, int status)
@@ -114,6 +132,8 @@ int cluster_run(int argc, char **argv)
 	if (snprintf(cfg.dir + n, sizeof(cfg.dir) - n, "-rank%u", cluster_rank()) >=
 	    (int)(sizeof(cfg.dir) - n))
 		return refuse("--dir: too long to add the rank to it");
+	if (rank_path(cfg.op_log, sizeof(cfg.op_log)))
+		return refuse("--op-log: too long to add the rank to it");
 	/* Each rank's own report is JSON with its series' buckets; rank 0 writes what was asked. */
 	fmt = cfg.format;
 	snprintf(hdr_log, sizeof(hdr_log), "%s", cfg.hdr_log);

@@ -272,6 +272,8 @@ uint64_t control_run_phase(struct control *c, enum worker_phase phase)
 	c->run->phase = phase;
 	c->run->measure_start_ns = c->phase_start_ns + (phase == PHASE_MAIN ? cfg->ramp_ns : 0);
 	c->row_start_ns = c->run->measure_start_ns;
+	if (phase == PHASE_MAIN && !c->run->oplog_origin_ns)
+		c->run->oplog_origin_ns = c->run->measure_start_ns;
 	getrusage(RUSAGE_SELF, &c->ru_start);
 	c->start_unix_ns = realtime_ns();
 	for (unsigned i = 0; i < c->nworkers; i++) {

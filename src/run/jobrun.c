@@ -22,12 +22,24 @@ struct job_dir {
 	struct config tree_cfg;
 };
 
-/* "r.html" -> "r-2.html": each run of a job its own file. -ENAMETOOLONG if it does not fit. */
+/* "r.html" -> "r-2.html", "ops.csv.zst" -> "ops-2.csv.zst": each run of a job its own
+ * file. -ENAMETOOLONG if it does not fit. */
 static int number_path(char *path, size_t len, unsigned i)
 {
 	char head[CFG_URL_MAX], tail[CFG_URL_MAX], *dot = strrchr(path, '.');
 	char *slash = strrchr(path, '/');
-	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+	size_t n;
+
+	/* A compressed file's name keeps its two suffixes together. */
+	if (dot && !strcmp(dot, ".zst") && dot > path) {
+		char *prev = dot - 1;
+
+		while (prev > path && *prev != '.' && *prev != '/')
+			prev--;
+		if (*prev == '.')
+			dot = prev;
+	}
+	n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
 
 	if (!path[0])
 		return 0;
@@ -106,7 +118,8 @@ static int parse_runs(struct job *job, struct config *cfgs, int *done_ok)
 					"same in every run of a job", job->runs[i].name);
 		if (job->nruns > 1 &&
 		    (number_path(cfgs[i].html, sizeof(cfgs[i].html), i + 1) ||
-		     number_path(cfgs[i].hdr_log, sizeof(cfgs[i].hdr_log), i + 1)))
+		     number_path(cfgs[i].hdr_log, sizeof(cfgs[i].hdr_log), i + 1) ||
+		     number_path(cfgs[i].op_log, sizeof(cfgs[i].op_log), i + 1)))
 			return EXIT_USAGE;
 	}
 	return 0;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "aggregate.h"
+#include "oplog_file.h"
 #include "engine.h"
 #include "pattern.h"
 #include "params.h"
@@ -351,6 +352,7 @@ static void app_destroy(struct app *a)
 	series_destroy(&a->series);
 	if (a->html)
 		fclose(a->html);
+	oplog_close(a->oplog);	/* a run that failed: what its workers logged */
 	op_stats_destroy_all(r->ops);
 	op_stats_destroy(&r->layout);
 	op_stats_destroy(&r->verify_pass);
@@ -382,7 +384,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	struct app *a = calloc(1, sizeof(*a));	/* large: on the heap, one per run */
 	bool used[OP_NTYPES];
 	char note[200];
-	int status;
+	int status, rc;
 
 	if (!a)
 		return run_complain(EXIT_RUNTIME, "out of memory");
@@ -408,6 +410,12 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 				  strerror(errno));
 		goto out;
 	}
+	if (cfg->op_log[0] && (status = oplog_open(cfg->op_log, &a->oplog)) < 0) {
+		status = run_complain(EXIT_USAGE, "--op-log: cannot write '%s': %s", cfg->op_log,
+				      strerror(-status));
+		goto out;
+	}
+	a->run.oplog = a->oplog;
 	if (series_init(&a->series, cfg->interval_ns, used,
 			cfg->format == CFG_FORMAT_CSV ? out : NULL,
 			cfg->wire_time && cfg->engine->wire_time, cfg->hdr_log, a->err,
@@ -437,6 +445,13 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 	if ((status = open_workdirs(a)) == 0)
 		status = run_workload(a, res);
 	stop_workers(a);
+	if (a->oplog && (rc = oplog_close(a->oplog)) < 0) {
+		fprintf(stderr, "nfsload: --op-log: writing '%s' failed: %s\n", cfg->op_log,
+			strerror(-rc));
+		if (status == 0)
+			status = EXIT_RUNTIME;
+	}
+	a->oplog = NULL;
 	cleanup(a);
 	/* The job cleans up after its last run. */
 	for (unsigned k = 0; res && k < a->nns; k++) {

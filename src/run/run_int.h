@@ -19,6 +19,7 @@ struct app {
 	struct engine_params params;	/* the engine's view of cfg, made once */
 	FILE *out;
 	FILE *html;			/* --report, or NULL */
+	struct oplog *oplog;		/* --op-log, or NULL (also run.oplog) */
 	struct series series;
 	/* The work directory and its files, per namespace (config_namespaces: one, or one
 	 * per server), each through its own control connection (srv_cfg, several servers). */

@@ -48,6 +48,8 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 			slots_count_error(wc, status);
 		else
 			wc->last_done_ns = t;
+		if (w->logging)
+			slots_log(wc, s, status, t);
 	}
 }
 

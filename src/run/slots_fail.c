@@ -82,12 +82,19 @@ void slots_refused(struct wconn *wc, struct slot *s, int rc, uint64_t t)
 		w->total[s->type].errors++;
 		wc->stats.errors++;
 		slots_count_error(wc, rc);
+		if (w->logging) {
+			struct slot at = *s;
+
+			at.start_ns = t;	/* never issued: no latency */
+			slots_log(wc, &at, rc, t);
+		}
 	}
 }
 
 void slots_fail_inflight(struct wconn *wc)
 {
 	struct worker *w = wc->w;
+	uint64_t t = w->logging ? now_ns() : 0;
 
 	for (unsigned k = 0; k < w->run->cfg->iodepth; k++) {
 		struct slot *s = &wc->slots[k];
@@ -104,6 +111,8 @@ void slots_fail_inflight(struct wconn *wc)
 			w->total[s->type].errors++;
 			wc->stats.errors++;
 			slots_count_error(wc, -ECONNABORTED);
+			if (w->logging)
+				slots_log(wc, s, -ECONNABORTED, t);
 		}
 		wc->free_slots[wc->nfree++] = s;
 	}

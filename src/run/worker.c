@@ -39,6 +39,7 @@ static void start_phase(struct worker *w)
 	w->checking = w->run->verify && (phase == PHASE_VERIFY || (phase == PHASE_MAIN &&
 			wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100));
 	w->ramp_pending = w->run->measure_start_ns > t;
+	w->logging = w->oplog && phase == PHASE_MAIN;
 	w->max_lag_ns = 0;
 	w->rewrites = 0;
 	w->active = w->nconns;
@@ -204,6 +205,8 @@ int worker_new(unsigned id, struct run *run, unsigned first_id, unsigned nconns,
 	    op_stats_init_all(w->ival, HIST_PRECISE_BITS, false) || servers_init(w) ||
 	    (w->wire && (op_stats_wire_init_all(w->total) || op_stats_wire_init_all(w->ival))))
 		goto fail_stats;
+	if (run->oplog && !(w->oplog = oplog_buf_new(run->oplog)))
+		goto fail_stats;
 	for (; made < nconns; made++) {
 		rc = wconn_init(w, &w->conns[made], made, first_id + made);
 		if (rc) {
@@ -218,6 +221,7 @@ fail_conns:
 	while (made--)
 		wconn_destroy(w, &w->conns[made]);
 fail_stats:
+	oplog_buf_free(w->oplog);
 	op_stats_destroy_all(w->total);
 	op_stats_destroy_all(w->ival);
 	servers_destroy(w);
@@ -384,6 +388,10 @@ void worker_free(struct worker *w, bool close_files)
 	}
 	free(w->conns);
 	free(w->deferred);
+	/* Joined: the main thread hands the thread's last rows to the file. */
+	if (w->oplog)
+		oplog_buf_flush(w->oplog);
+	oplog_buf_free(w->oplog);
 	schedule_destroy(&w->sched);
 	op_stats_destroy_all(w->total);
 	op_stats_destroy_all(w->ival);

@@ -10,6 +10,7 @@
  *   slots_mix.c     --mix and the small-file passes
  *   slots_fail.c    errors counted, refused and lost requests, rewrites
  *   wconn.c         a connection made, begun, finished and freed
+ *   slots_log.c     --op-log: a counted request's row
  * What the engine calls (done, lost, ready) is worker.c's table, handed to
  * the engine by pointer (worker->cbs) when a connection is attached or
  * made again. Other modules use include/worker.h.
@@ -21,6 +22,7 @@
 #include <time.h>
 
 #include "interval.h"
+#include "oplog_file.h"
 #include "meta.h"
 #include "schedule.h"
 #include "worker.h"
@@ -138,6 +140,8 @@ struct worker {
 	struct op_stats *srv;		/* the same per server (several servers), all op types */
 	struct op_stats *srv_ival;	/* --series-by server: the interval's, per server */
 	struct op_stats ival[OP_NTYPES];	/* since the last hand-over */
+	struct oplog_buf *oplog;	/* --op-log: this thread's rows, else NULL */
+	bool logging;			/* this phase's counted operations go to it */
 
 	uint64_t rewrites;	/* this phase: writes re-issued after their link was lost */
 	bool checking;		/* this phase's reads are verified */
@@ -222,5 +226,10 @@ void wconn_finish(struct wconn *wc);
 /* Every connection of w as the report shows it, into its view (worker_conn_report):
  * by the worker when its phase is done, by the main thread once it is joined. */
 void wconn_views(struct worker *w);
+
+/* slots_log.c */
+/* --op-log: a row for s, which the report counts as it completes at t with status
+ * (bytes, or -errno). Called only where the totals count it, when w->logging. */
+void slots_log(struct wconn *wc, const struct slot *s, int status, uint64_t t);
 
 #endif
