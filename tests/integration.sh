@@ -200,13 +200,28 @@ check_eq "io-size: 3 connections on 2 threads (2+1)" "2 1" "$(jqv '[.threads[].c
 
 # Access skew and block-size mixes: fio's --random-distribution and --bssplit run and are stated.
 nl --dir skew -c 2 -q 4 --random-distribution zipf:1.2 --rw randread --bs 4k --size 64m --runtime 2s \
-	--output-format json "$URL3"
+	--op-log "$TMP/zipf.csv" --output-format json "$URL3"
 check_eq "zipf: exit 0" 0 "$RC"
 check "zipf: JSON parses" json_ok "$OUT"
 check_eq "zipf: no errors" 0 "$(jqv .total.errors)"
 check_ge "zipf: reads done" 1 "$(jqv .ops.read.count)"
 check_eq "zipf: the JSON states the distribution" "zipf:1.2" "$(jqv .settings.random_distribution)"
 check_eq "zipf: no size mix" "" "$(jqv .settings.bssplit)"
+# From the op log: the hottest 10% of the 16384 blocks of 4 KiB take at least 75% of the reads.
+check_ge "zipf:1.2: the hottest 10% of blocks get >= 75% of the reads (op log)" 75 \
+	"$(awk -F, 'NR > 1 && $5 == "read" { n[$4 ":" int($6 / 4096)]++; all++ }
+		END { for (k in n) print n[k] " " all }' "$TMP/zipf.csv" | sort -rn |
+		awk 'NR <= 1638 { s += $1; all = $2 } END { printf "%.1f", 100 * s / all }')"
+nl --dir bssplitr -c 1 -q 4 --bssplit 4k/50:64k/50 --rw randread --size 8m --runtime 2s \
+	--op-log "$TMP/bssplit.csv" --output-format json "$URL3"
+check_eq "bssplit reads: exit 0" 0 "$RC"
+check_ge "bssplit reads: enough operations to judge the split" 1000 "$(jqv .ops.read.count)"
+for size in 4096 65536; do
+	pct=$(awk -F, -v sz=$size 'NR > 1 && $5 == "read" { all++; if ($7 == sz) n++ }
+		END { printf "%.1f", 100 * n / all }' "$TMP/bssplit.csv")
+	check_ge "bssplit 4k/50:64k/50: reads of $size >= 46% (op log)" 46 "$pct"
+	check_le "bssplit 4k/50:64k/50: reads of $size <= 54% (op log)" 54 "$pct"
+done
 nl --dir bssplit -c 1 -q 4 --bssplit 4k/50:64k/50 --rw randwrite --size 8m --output-format json "$URL3"
 check_eq "bssplit: exit 0" 0 "$RC"
 check "bssplit: JSON parses" json_ok "$OUT"
