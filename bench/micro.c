@@ -8,6 +8,10 @@
  *  c) --verify: verify_fill then verify_check of one 4 KiB block (src/verify.c), a new
  *     offset each time, in a buffer that stays in L1 as a block just read would.
  *     ns per block, median of REPS repetitions.
+ *  d) the data a write carries, per MiB of 1 MiB writes: pattern_at (a pointer into the
+ *     shared buffer: plain data and --buffer-compress-percentage) and pattern_fill (a copy,
+ *     stamped per 4 KiB block: --dedupe-percentage 0 and 50). ns of thread CPU per MiB,
+ *     median of REPS repetitions of 256 MiB.
  *  b) one interval of the series with 2 worker threads, as src/worker.c and src/main.c do
  *     it: per worker, lock / op_stats_add_all(snap, ival) / unlock / op_stats_reset_all(ival)
  *     (swap_interval); then per worker, op_stats_add_all(out, snap) / op_stats_reset_all(snap)
@@ -34,6 +38,7 @@
 
 #include "hdrlog.h"
 #include "hist.h"
+#include "pattern.h"
 #include "stats.h"
 #include "verify.h"
 
@@ -164,7 +169,7 @@ static double bench_record(int sub_bits, bool open_loop, bool op_done, uint64_t 
 static double bench_verify(uint64_t n)
 {
 	static uint8_t blk[4096];
-	struct verify_params p = { sizeof(blk), 3, 42 };
+	struct verify_params p = { .block = sizeof(blk), .generation = 3, .seed = 42 };
 	double ns[REPS];
 	uint64_t t0, bad = 0;
 
@@ -181,6 +186,36 @@ static double bench_verify(uint64_t n)
 		fprintf(stderr, "micro: verify_check found %llu bad blocks\n", (unsigned long long)bad);
 		exit(1);
 	}
+	return median(ns, REPS);
+}
+
+/* ns per MiB of data for 1 MiB writes: pointer only (fill false) or pattern_fill. */
+static double bench_pattern(unsigned compress_pct, bool fill, unsigned dedupe_pct)
+{
+	const size_t mib = 1u << 20;
+	uint8_t *pat = pattern_new(mib, compress_pct), *buf = malloc(mib);
+	double ns[REPS];
+	uintptr_t sink = 0;
+	uint64_t t0;
+
+	if (!pat || !buf)
+		die_nomem(-ENOMEM);
+	for (int r = 0; r < REPS; r++) {
+		t0 = cpu_ns();
+		for (uint64_t i = 0; i < 256; i++) {
+			if (fill) {
+				pattern_fill(pat, dedupe_pct, (uint32_t)(i & 7), i * mib, buf, mib);
+				sink += buf[i];
+			} else {
+				sink += (uintptr_t)pattern_at(pat, (uint32_t)(i & 7), i * mib);
+			}
+		}
+		ns[r] = (double)(cpu_ns() - t0) / 256.0;
+	}
+	if (sink == 1)
+		printf("#\n");	/* keeps the loop */
+	free(pat);
+	free(buf);
 	return median(ns, REPS);
 }
 
@@ -392,6 +427,15 @@ int main(int argc, char **argv)
 	printf("# c) --verify, %llu blocks of 4 KiB per repetition, median of %d; ns of thread CPU "
 	       "per block\n", (unsigned long long)(n / 50), REPS);
 	kv("verify_4k_ns", bench_verify(n / 50), 1, "verify_fill + verify_check; target < 1000");
+	printf("# d) the data of 1 MiB writes, ns of thread CPU per MiB, median of %d x 256 MiB\n",
+	       REPS);
+	kv("data_plain_ns_per_mib", bench_pattern(0, false, 0), 1, "pattern_at: a pointer");
+	kv("data_compress60_ns_per_mib", bench_pattern(60, false, 0), 1,
+	   "--buffer-compress-percentage 60: a pointer too");
+	kv("data_dedupe0_ns_per_mib", bench_pattern(0, true, 0), 1,
+	   "pattern_fill, every block its own (as --dedupe-percentage asks for any)");
+	kv("data_dedupe50_ns_per_mib", bench_pattern(60, true, 50), 1,
+	   "--buffer-compress-percentage 60 --dedupe-percentage 50: copied and stamped");
 	fflush(stdout);
 
 	bench_interval(nival, &iv);

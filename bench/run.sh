@@ -106,7 +106,8 @@ fi
 HAVE_MICRO=0
 if ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/src" -O2 -g -Wall -Wextra -Werror \
 	-o "$MICRO" "$ROOT/bench/micro.c" "$ROOT/src/measure/hist.c" "$ROOT/src/measure/stats.c" "$ROOT/src/measure/hdrlog.c" \
-	"$ROOT/src/workload/verify.c" \
+	"$ROOT/src/workload/verify.c" "$ROOT/src/workload/pattern.c" "$ROOT/src/workload/workload.c" \
+	"$ROOT/src/workload/distrib.c" "$ROOT/src/base/units.c" \
 	-lz -lxxhash -lpthread -lm >"$OUT/micro-build.log" 2>&1; then
 	HAVE_MICRO=1
 else
