@@ -28,15 +28,23 @@ URL41=${URL4/version=4/version=4.1}
 . "$(dirname "$0")/capture.sh"
 trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
-# wire CAPTURE [SINCE_NS UNTIL_NS]: what tshark sees of the NFS calls in CAPTURE (any
-# ports: the RPC heuristic finds them), sent from SINCE_NS to UNTIL_NS (Unix ns; a
+# wire CAPTURE [SINCE_NS UNTIL_NS]: what tshark sees of the NFS calls in CAPTURE (on the
+# ports connections were opened to), sent from SINCE_NS to UNTIL_NS (Unix ns; a
 # replay's measured phase: not its set-up, not its clean-up) if given. Prints
 #   read N / write N      READ and WRITE operations (NFSv4: in COMPOUNDs)
 #   meta N                other requests (v3 calls, v4 COMPOUNDs) but the set-up kinds
 #   span S                seconds from the first READ or WRITE call to the last
 #   p50_read US           median rpc.time of READ replies (microseconds)
 wire() {
-	tshark -r "$1" -o tcp.reassemble_out_of_order:TRUE -Y rpc -T fields -E separator=/t -E occurrence=a -E aggregator=, \
+	local port decode=()
+	# Decoded as RPC by port: the servers' ports (where connections were opened to) are
+	# random, and one that is another protocol's registered port would hide the RPC
+	# heuristic (a capture of nfs-cat's READs once decoded as none).
+	for port in $(tshark -r "$1" -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0' -T fields \
+			-e tcp.dstport 2>/dev/null | sort -u); do
+		decode+=(-d "tcp.port==$port,rpc")
+	done
+	tshark -r "$1" "${decode[@]}" -o tcp.reassemble_out_of_order:TRUE -Y rpc -T fields -E separator=/t -E occurrence=a -E aggregator=, \
 		-e frame.time_epoch -e rpc.msgtyp -e rpc.program -e rpc.programversion \
 		-e rpc.procedure -e rpc.time -e nfs.ops.count -e nfs.opcode 2>/dev/null | python3 -c '
 import statistics, sys
