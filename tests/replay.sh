@@ -28,8 +28,8 @@ URL41=${URL4/version=4/version=4.1}
 . "$(dirname "$0")/capture.sh"
 trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
-# wire CAPTURE [SINCE_NS UNTIL_NS]: what tshark sees of the NFS calls in CAPTURE (on the
-# ports connections were opened to), sent from SINCE_NS to UNTIL_NS (Unix ns; a
+# wire CAPTURE [SINCE_NS UNTIL_NS]: what tshark sees of the NFS calls in CAPTURE (every
+# TCP connection in it decoded as RPC), sent from SINCE_NS to UNTIL_NS (Unix ns; a
 # replay's measured phase: not its set-up, not its clean-up) if given. Prints
 #   read N / write N      READ and WRITE operations (NFSv4: in COMPOUNDs)
 #   meta N                other requests (v3 calls, v4 COMPOUNDs) but the set-up kinds
@@ -37,11 +37,12 @@ trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EX
 #   p50_read US           median rpc.time of READ replies (microseconds)
 wire() {
 	local port decode=()
-	# Decoded as RPC by port: the servers' ports (where connections were opened to) are
-	# random, and one that is another protocol's registered port would hide the RPC
-	# heuristic (a capture of nfs-cat's READs once decoded as none).
+	# Every TCP connection of these captures is RPC, decoded so by its ports: libnfs binds
+	# reserved ports (512-1023), where many protocols have registered ones that tshark
+	# tries before its RPC heuristic (in one run nfs-cat's connection, READs and all, was
+	# decoded as something else).
 	for port in $(tshark -r "$1" -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0' -T fields \
-			-e tcp.dstport 2>/dev/null | sort -u); do
+			-e tcp.srcport -e tcp.dstport 2>/dev/null | tr '\t' '\n' | sort -u); do
 		decode+=(-d "tcp.port==$port,rpc")
 	done
 	tshark -r "$1" "${decode[@]}" -o tcp.reassemble_out_of_order:TRUE -Y rpc -T fields -E separator=/t -E occurrence=a -E aggregator=, \
