@@ -139,7 +139,10 @@ replay_check() {
 	check_eq "$name: nothing failed that did not fail in the capture" 0 "$(jqv .total.errors)"
 	span_tr=$(val span "$TMP/trace.counts")
 	span_rp=$(val span "$TMP/replay.counts")
-	if [[ $speed != max ]]; then
+	# The pace, judged where 15% of the span is well above a loaded host's lateness (a
+	# few to 15 ms under TSan): the fio captures' 2 s. A capture of a fraction of a
+	# second (libnfs's 66 ms, the mix's 0.4 s) would judge the host, not the replay.
+	if [[ $speed != max ]] && python3 -c "import sys; sys.exit(0 if $span_tr >= 1 else 1)"; then
 		within "$name: span of the READs and WRITEs on the wire (x$speed)" "$span_rp" \
 			"$(python3 -c "print($span_tr / $speed)")" 15
 	fi
