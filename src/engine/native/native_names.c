@@ -49,8 +49,6 @@ void nat_meta_free(struct engine_conn *c)
 	for (uint32_t i = 0; i < m->nst; i++)
 		free(m->st[i]);
 	free(m->st);
-	for (unsigned i = 0; i < META_DCACHE; i++)
-		free(m->dc[i].path);
 	free(m);
 	c->meta = NULL;
 }
@@ -162,7 +160,7 @@ int nat_meta_entry(void *arg, const char *name, uint32_t namelen, uint64_t cooki
 
 static bool same_key(const char *key, const char *path, size_t len)
 {
-	return key && strlen(key) == len && memcmp(key, path, len) == 0;
+	return key[0] && strlen(key) == len && memcmp(key, path, len) == 0;
 }
 
 const struct nfs_fh *nat_dcache_get(struct engine_conn *c, const char *path, size_t len)
@@ -181,25 +179,21 @@ void nat_dcache_put(struct engine_conn *c, const char *path, size_t len, const s
 {
 	struct nat_meta *m = c->meta;
 	unsigned i, slot = META_DCACHE;
-	char *key;
 
-	if (!m || len == 0)
+	if (!m || len == 0 || len >= sizeof(m->dc[0].path))
 		return;
 	for (i = 0; i < META_DCACHE; i++) {
 		if (same_key(m->dc[i].path, path, len)) {
 			m->dc[i].fh = *fh;
 			return;
 		}
-		if (!m->dc[i].path && slot == META_DCACHE)
+		if (!m->dc[i].path[0] && slot == META_DCACHE)
 			slot = i;
 	}
 	if (slot == META_DCACHE)
 		slot = m->dc_next++ % META_DCACHE;
-	key = strndup(path, len);
-	if (!key)
-		return;		/* not kept: looked up again next time */
-	free(m->dc[slot].path);
-	m->dc[slot].path = key;
+	memcpy(m->dc[slot].path, path, len);
+	m->dc[slot].path[len] = '\0';
 	m->dc[slot].fh = *fh;
 }
 
@@ -211,10 +205,8 @@ void nat_dcache_forget(struct engine_conn *c, const char *path)
 	for (unsigned i = 0; m && i < META_DCACHE; i++) {
 		const char *k = m->dc[i].path;
 
-		if (k && strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == '/')) {
-			free(m->dc[i].path);
-			m->dc[i].path = NULL;
-		}
+		if (k[0] && strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == '/'))
+			m->dc[i].path[0] = '\0';
 	}
 }
 

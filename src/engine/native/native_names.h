@@ -19,6 +19,7 @@
 #define META_PATH_MAX 512
 #define META_OPS_MAX 24		/* operations of one COMPOUND, SEQUENCE included */
 #define META_DCACHE 16		/* handles of names a connection keeps (NFSv3) */
+#define META_DCACHE_KEY 128	/* a longer name is not kept: looked up each time */
 #define META_IO_MAX (1u << 20)	/* the most one READ or WRITE on a name moves */
 
 struct nat_mstate {
@@ -54,7 +55,8 @@ struct nat_meta {
 	uint32_t nst;
 	uint32_t last_free;		/* the entry that ended last */
 	struct {
-		char *path;		/* NULL: empty */
+		char path[META_DCACHE_KEY];	/* "": empty; in place, no malloc (a LOOKUP's
+						 * or a CREATE's name is put on each one) */
 		struct nfs_fh fh;
 	} dc[META_DCACHE];
 	unsigned dc_next;
