@@ -120,3 +120,15 @@ void slots_fail_inflight(struct wconn *wc)
 	if (w->open_loop)
 		schedule_cancel(&w->sched, wc->idx);
 }
+
+bool slots_queue(struct wconn *wc, struct slot *s, uint64_t t)
+{
+	int rc = wc->w->engine->queue(wc->conn, &s->req);
+
+	if (rc < 0) {
+		slots_refused(wc, s, rc, t);
+		return false;
+	}
+	wc->inflight++;
+	return true;
+}

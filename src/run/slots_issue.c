@@ -16,7 +16,6 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint6
 	const struct run *run = wc->w->run;
 	struct slot *s = wc->free_slots[--wc->nfree];
 	const void *buf = NULL;
-	int rc;
 
 	if (op->type == OP_WRITE && run->verify) {
 		verify_fill(run->verify, op->file, op->offset, s->buf, op->len);
@@ -38,13 +37,7 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint6
 	s->busy = true;
 	s->req = (struct engine_req){ .op = op->type, .file = op->range, .offset = op->offset,
 				      .len = op->len, .buf = buf };
-	rc = wc->w->engine->queue(wc->conn, &s->req);
-	if (rc < 0) {
-		slots_refused(wc, s, rc, t);
-		return false;
-	}
-	wc->inflight++;
-	return true;
+	return slots_queue(wc, s, t);
 }
 
 /* A COMMIT for one file that reached --commit-every writes. */

@@ -17,7 +17,6 @@ static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t 
 	/* The small-file test's create writes the whole file in the same request. */
 	bool filled = tg->op == OP_CREATE && wc->w->run->pass_op == OP_CREATE;
 	bool whole = tg->op == OP_READ || tg->op == OP_WRITE || filled;
-	int rc;
 
 	if (tg->op == OP_MKDIR || tg->op == OP_RMDIR)
 		snprintf(leaf, sizeof(leaf), "x%u", wc->tree.extra[tg->dir] - (tg->op == OP_RMDIR));
@@ -45,13 +44,10 @@ static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t 
 		s->req.setattr = (enum engine_setattr)(wc->setattrs++ % 3);
 		s->req.offset = cfg->file_size;	/* the size a SIZE one sets */
 	}
-	rc = wc->w->engine->queue(wc->conn, &s->req);
-	if (rc < 0) {
+	if (!slots_queue(wc, s, t)) {
 		meta_done(&wc->tree, tg, false);
-		slots_refused(wc, s, rc, t);
 		return false;
 	}
-	wc->inflight++;
 	return true;
 }
 

@@ -48,7 +48,6 @@ static bool issue(struct wconn *wc, uint32_t idx, uint64_t start, uint64_t t)
 	struct slot *s = wc->free_slots[--wc->nfree];
 	bool data = o->type == OP_READ || o->type == OP_WRITE || o->type == OP_COMMIT;
 	char path[400], path2[400];
-	int rc;
 
 	s->start_ns = start;
 	s->issue_ns = t;
@@ -74,13 +73,7 @@ static bool issue(struct wconn *wc, uint32_t idx, uint64_t start, uint64_t t)
 			.setattr = ENGINE_SETATTR_MODE, .unchecked = o->unchecked,
 		};
 	}
-	rc = wc->w->engine->queue(wc->conn, &s->req);
-	if (rc < 0) {
-		slots_refused(wc, s, rc, t);
-		return false;
-	}
-	wc->inflight++;
-	return true;
+	return slots_queue(wc, s, t);
 }
 
 void slots_refill_replay(struct wconn *wc, uint64_t t)

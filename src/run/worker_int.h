@@ -209,6 +209,8 @@ void slots_count_error(struct wconn *wc, int status);
 bool slots_lost_with_link(int status);
 /* A layout write lost with its link: queued to be sent again (if it may be). */
 void slots_redo_later(struct wconn *wc, const struct slot *s);
+/* Hands s->req to the engine: true, in flight; false, refused (slots_refused done). */
+bool slots_queue(struct wconn *wc, struct slot *s, uint64_t t);
 /* The engine refused s (rc, at t): an error, and the connection issues nothing more. */
 void slots_refused(struct wconn *wc, struct slot *s, int rc, uint64_t t);
 /* Requests in flight will never complete: counts them as ECONNABORTED, frees the slots. */
