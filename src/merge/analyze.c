@@ -17,13 +17,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
 #include "exit_status.h"
+#include "fail.h"
 #include "oplog_file.h"
 #include "report.h"
 #include "series.h"
@@ -67,17 +67,6 @@ struct analysis {
 	uint64_t rows;
 };
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 bool analyze_wanted(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -102,7 +91,7 @@ static int parse_ops(struct args *a, const char *v, char *err, size_t len)
 		int t = op_of(p, n);
 
 		if (t < 0)
-			return fail(err, len, "--op: '%s' is not an operation (read, write, commit, "
+			return config_fail(err, len, "--op: '%s' is not an operation (read, write, commit, "
 				    "getattr, lookup, access, setattr, readdir, create, remove, mkdir, "
 				    "rmdir, rename, open; several joined by ',')", v);
 		a->op[t] = a->any_op = true;
@@ -123,7 +112,7 @@ static int parse_conns(struct args *a, const char *v, char *err, size_t len)
 		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), p);
 		if (n >= sizeof(one) || units_parse_uint(one, 0, UINT32_MAX, &c) ||
 		    a->nconns == LIST_MAX)
-			return fail(err, len, "--conn: '%s' is not a connection number (0, 1, ...; up "
+			return config_fail(err, len, "--conn: '%s' is not a connection number (0, 1, ...; up "
 				    "to %u joined by ',')", v, LIST_MAX);
 		a->conns[a->nconns++] = (unsigned)c;
 		p += n;
@@ -135,7 +124,7 @@ static int parse_conns(struct args *a, const char *v, char *err, size_t len)
 static int parse_time(const char *opt, const char *v, uint64_t *ns, char *err, size_t len)
 {
 	if (units_parse_duration(v, ns))
-		return fail(err, len, "%s: '%s' is not a time since the start (seconds: 5, 2.5; or "
+		return config_fail(err, len, "%s: '%s' is not a time since the start (seconds: 5, 2.5; or "
 			    "500ms, 1m)", opt, v);
 	return 0;
 }
@@ -154,11 +143,11 @@ static int parse(int argc, char **argv, struct args *a, char *err, size_t len)
 		}
 		if (strcmp(o, "--from") && strcmp(o, "--to") && strcmp(o, "--conn") &&
 		    strcmp(o, "--op") && strcmp(o, "--output-format") && strcmp(o, "--output"))
-			return fail(err, len, "--analyze takes op logs and --from S, --to S, --conn N, "
+			return config_fail(err, len, "--analyze takes op logs and --from S, --to S, --conn N, "
 				    "--op NAME, --output-format text|json|html, --output FILE; not '%s'",
 				    o);
 		if (!(v = i + 1 < argc ? argv[++i] : NULL))
-			return fail(err, len, "%s: needs a value", o);
+			return config_fail(err, len, "%s: needs a value", o);
 		if (!strcmp(o, "--from"))
 			rc = parse_time(o, v, &a->from_ns, err, len);
 		else if (!strcmp(o, "--to"))
@@ -172,15 +161,15 @@ static int parse(int argc, char **argv, struct args *a, char *err, size_t len)
 		else if (!strcmp(v, "text") || !strcmp(v, "json") || !strcmp(v, "html"))
 			a->fmt = v[0] == 't' ? OUT_TEXT : v[0] == 'j' ? OUT_JSON : OUT_HTML;
 		else
-			rc = fail(err, len, "--output-format: '%s' with --analyze: text, json or html",
+			rc = config_fail(err, len, "--output-format: '%s' with --analyze: text, json or html",
 				  v);
 		if (rc)
 			return rc;
 	}
 	if (a->nfiles == 0)
-		return fail(err, len, "--analyze: no op log given (nfsload --analyze run.csv.zst)");
+		return config_fail(err, len, "--analyze: no op log given (nfsload --analyze run.csv.zst)");
 	if (a->to_ns <= a->from_ns)
-		return fail(err, len, "--to: must be later than --from (seconds since the start)");
+		return config_fail(err, len, "--to: must be later than --from (seconds since the start)");
 	return 0;
 }
 
@@ -278,7 +267,7 @@ static int read_log(struct analysis *an, const struct args *a, unsigned input, c
 	int rc;
 
 	if ((rc = oplog_reader_open(file, &rd)) < 0)
-		return fail(err, len, "--analyze: cannot read '%s': %s", file, strerror(-rc));
+		return config_fail(err, len, "--analyze: cannot read '%s': %s", file, strerror(-rc));
 	an->input_threads = 0;
 	if (an->index)
 		memset(an->index, 0, an->nindex * sizeof(*an->index));
@@ -307,10 +296,10 @@ static int read_log(struct analysis *an, const struct args *a, unsigned input, c
 	oplog_reader_free(rd);
 	an->threads += an->input_threads;
 	if (rc == -EINVAL)
-		return fail(err, len, "--analyze: %s: line %" PRIu64 " is not an op-log row (%s)",
+		return config_fail(err, len, "--analyze: %s: line %" PRIu64 " is not an op-log row (%s)",
 			    file, line, "start_ns,thread,conn,file,op,offset,len,lat_ns,wire_ns,status");
 	if (rc == -EIO)
-		return fail(err, len, "--analyze: %s: cannot read it%s", file,
+		return config_fail(err, len, "--analyze: %s: cannot read it%s", file,
 			    oplog_path_zst(file) ? " (not zstd, or cut short)" : "");
 	return rc;
 }
@@ -345,7 +334,7 @@ static int series_of(struct analysis *an, struct series *s, bool wire, char *err
 		uint64_t end = i + 1 == n ? an->end_ns : (i + 1) * an->iv_ns;
 
 		if (series_add(s, i * an->iv_ns, end, an->iv[i]))
-			return fail(err, len, "--analyze: the interval series: %s", strerror(EIO));
+			return config_fail(err, len, "--analyze: the interval series: %s", strerror(EIO));
 	}
 	return 0;
 }
@@ -491,10 +480,10 @@ int analyze_main(int argc, char **argv)
 	if (mem)
 		fclose(mem);
 	if (rc == 0 && a.output && !(out = fopen(a.output, "w")))
-		rc = fail(err, sizeof(err), "--output: cannot write '%s': %s", a.output,
+		rc = config_fail(err, sizeof(err), "--output: cannot write '%s': %s", a.output,
 			  strerror(errno));
 	if (rc == 0 && (fwrite(buf, 1, blen, out) != blen || fflush(out)))
-		rc = fail(err, sizeof(err), "writing the report failed: %s", strerror(errno));
+		rc = config_fail(err, sizeof(err), "writing the report failed: %s", strerror(errno));
 	if (out != stdout)
 		fclose(out);
 done:
