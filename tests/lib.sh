@@ -133,12 +133,15 @@ check_match() {
 # (TERM, then KILL 5 s later). It runs in the background so that cleanup on INT/TERM
 # can kill the group; stdin is passed on explicitly (a background job gets /dev/null).
 t_run_bounded() {
-	local secs=$1 rc=0 start=$SECONDS
+	local secs=$1 rc=0 start=$SECONDS t0=${EPOCHREALTIME/./}
 	shift
 	timeout -k 5 "$secs" "$@" <&0 &
 	T_BOUNDED_PID=$!
 	wait "$T_BOUNDED_PID" || rc=$?
 	T_BOUNDED_PID=
+	# T_TIMING=FILE: one line per bounded run (suite, milliseconds, command): where a
+	# suite's time goes.
+	[[ -n ${T_TIMING:-} ]] && printf '%s %d %s\n' "${0##*/}" $(((${EPOCHREALTIME/./} - t0) / 1000)) "$*" >>"$T_TIMING"
 	if ((rc == 124 || (rc == 137 && SECONDS - start >= secs))); then
 		t_fail "bounded run" "timed out after ${secs}s: $*"
 		return 124

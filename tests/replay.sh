@@ -36,16 +36,14 @@ trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EX
 #   span S                seconds from the first READ or WRITE call to the last
 #   p50_read US           median rpc.time of READ replies (microseconds)
 wire() {
-	local port decode=()
-	# Every TCP connection of these captures is RPC, decoded so by its ports: libnfs binds
+	# Every TCP connection of these captures is RPC: tshark tries its heuristics (RPC's
+	# checks the record mark and the call header) before the port tables. libnfs binds
 	# reserved ports (512-1023), where many protocols have registered ones that tshark
-	# tries before its RPC heuristic (in one run nfs-cat's connection, READs and all, was
-	# decoded as something else).
-	for port in $(tshark -r "$1" -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0' -T fields \
-			-e tcp.srcport -e tcp.dstport 2>/dev/null | tr '\t' '\n' | sort -u); do
-		decode+=(-d "tcp.port==$port,rpc")
-	done
-	tshark -r "$1" "${decode[@]}" -o tcp.reassemble_out_of_order:TRUE -Y rpc -T fields -E separator=/t -E occurrence=a -E aggregator=, \
+	# otherwise tries first (in one run nfs-cat's connection, READs and all, was decoded
+	# as something else). Before, a first pass found every connection's ports for -d
+	# (decode as RPC): the same decode, frame for frame, on every capture here.
+	tshark -r "$1" -o tcp.try_heuristic_first:TRUE -o tcp.reassemble_out_of_order:TRUE \
+		-Y rpc -T fields -E separator=/t -E occurrence=a -E aggregator=, \
 		-e frame.time_epoch -e rpc.msgtyp -e rpc.program -e rpc.programversion \
 		-e rpc.procedure -e rpc.time -e nfs.ops.count -e nfs.opcode 2>/dev/null | python3 -c '
 import statistics, sys

@@ -562,7 +562,7 @@ static void test_many_echo(void **state)
 	lp_init(&l);
 	x = new_xport(l.loop, state, NWIDE + 16);
 	connect_clis(&l, x, c, NWIDE, v->port);
-	for (turn = 0; turn < 20; turn++) {
+	for (turn = 0; turn < 10; turn++) {
 		for (i = 0; i < NWIDE; i++) {
 			seed = seed * 1103515245 + 12345;
 			assert_int_equal(put_copy(&c[i], 1 + (seed >> 16) % 5000), 0);
