@@ -172,6 +172,21 @@ int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const vo
 	return 0;
 }
 
+bool nat_gss_full(const struct engine_conn *c)
+{
+	uint32_t next = c->gss.seq_next, oldest = next;
+
+	if (!c->gss.ready || c->gss.window < 3 || !c->inflight)
+		return false;
+	for (uint32_t i = 0; i < c->ncalls; i++) {
+		const struct nat_call *call = &c->calls[i];
+
+		if (call->xid && call->gss && (int32_t)(call->gss_seq - oldest) < 0)
+			oldest = call->gss_seq;
+	}
+	return next - oldest >= c->gss.window - 2;
+}
+
 void nat_call_free(struct engine_conn *c, struct nat_call *call)
 {
 	if (call->xid == 0)
@@ -304,6 +319,8 @@ int nat_data(void *arg, const uint8_t *p, size_t n)
 
 	c->rx_fed += n;
 	rc = rpc_rec_feed(&c->rec, p, n, on_record, c);
+	if (rc == 0 && c->held_head && c->state == NS_READY)
+		c->up->send_held(c);
 
 	c->lw.rx_seen = true;
 	if (rc == 0)
@@ -333,6 +350,8 @@ void nat_calls_tick(struct engine_conn *c, uint64_t now)
 		if (c->state == NS_DOWN)
 			return;
 	}
+	if (c->held_head && c->state == NS_READY)
+		c->up->send_held(c);
 }
 
 void nat_setup_timeout(struct engine_conn *c, struct nat_call *call)

@@ -77,8 +77,48 @@ static void up_down(struct engine_conn *c)
 
 static int up_send_waiting(struct engine_conn *c, struct engine_req *req)
 {
-	/* A request on a name, or a READ, WRITE or COMMIT, after its wait. */
+	/* A request on a name, or a READ, WRITE or COMMIT, after its wait (for a slot; then
+	 * for RPCSEC_GSS's window, as the session's waiting list: -EBUSY keeps it first). */
+	if (nat_gss_full(c))
+		return -EBUSY;
 	return req->path ? nat_meta_send_waiting(c, req) : nat_io_send_v4(c, req);
+}
+
+static int start(struct engine_conn *c, struct engine_req *req)
+{
+	if (req->path)
+		return nat_meta_queue(c, req);
+	req->stage = 0;		/* tries so far (nat_retry_later) */
+	return nat_io_queue(c, req);
+}
+
+/* Held while RPCSEC_GSS's window is full (nat_gss_full), in order, behind any held before. */
+static bool held(struct engine_conn *c, struct engine_req *req)
+{
+	if (!c->held_head && !nat_gss_full(c))
+		return false;
+	req->priv[1] = NULL;
+	if (c->held_tail)
+		c->held_tail->priv[1] = req;
+	else
+		c->held_head = req;
+	c->held_tail = req;
+	return true;
+}
+
+static void up_send_held(struct engine_conn *c)
+{
+	while (c->held_head && c->state == NS_READY && !nat_gss_full(c)) {
+		struct engine_req *req = c->held_head;
+		int rc;
+
+		c->held_head = req->priv[1];
+		if (!c->held_head)
+			c->held_tail = NULL;
+		rc = start(c, req);
+		if (rc < 0)
+			nat_req_done(c, req, rc);
+	}
 }
 
 static const struct nat_up life_up = {
@@ -88,6 +128,7 @@ static const struct nat_up life_up = {
 	.setup_end = nat_known_done,
 	.bind = nat_v4_bind,
 	.send_waiting = up_send_waiting,
+	.send_held = up_send_held,
 };
 
 static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -170,6 +211,7 @@ void nat_drop(struct engine_conn *c)
 {
 	nat_known_forget(c);
 	retry_forget(c);
+	c->held_head = c->held_tail = NULL;	/* not begun: nothing to forget */
 	if (c->sess)
 		nat_v4_calls_lost(c);	/* their slots may have been taken: not used again */
 	xport_close(c->sock);
@@ -202,10 +244,7 @@ int nat_queue(struct engine_conn *c, struct engine_req *req)
 {
 	if (c->state != NS_READY)
 		return -ENOTCONN;
-	if (req->path)
-		return nat_meta_queue(c, req);
-	req->stage = 0;		/* tries so far (nat_retry_later) */
-	return nat_io_queue(c, req);
+	return held(c, req) ? 0 : start(c, req);
 }
 
 struct teardown {

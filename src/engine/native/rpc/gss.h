@@ -25,7 +25,9 @@
  * as the newest and never outside the window; a call sent again (a retry, a
  * reconnect) is encoded again with a new number. The Linux client does the
  * same (it re-encodes a call whose number fell out of the window before it
- * was sent); calls in flight are not held back by the oldest among them.
+ * was sent). A server may check numbers out of order (nfs-ganesha's threads):
+ * the native engine holds new calls while the oldest in flight is near the
+ * window's end (nat_gss_full, native_conn.h).
  */
 #ifndef NFSLOAD_GSS_H
 #define NFSLOAD_GSS_H
