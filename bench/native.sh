@@ -495,6 +495,24 @@ if ((STRACE)); then
 	say "# strace -f -c (3 s each; strace slows the run: counts per op, not times)"
 	: >"$OUT/strace.tsv"
 	STOOLS=(libnfs native native-epoll ${BASE:+native-base})
+	((HAVE_FIO)) && STOOLS+=(fio)	# (a) only: fio's nfs engine, the same reads
+	# scmd TOOL URL ARGS...: CMD for the strace pass (fio: workload (a)'s job); sops B: its ops.
+	scmd() {
+		if [[ $1 == fio ]]; then
+			CMD=("$FIO" --name=a --ioengine=nfs --nfs_url="$2" --filename="/$READ_FILE"
+				--size="$FILESIZE" --rw=randread --bs=4k --iodepth=16 --time_based --runtime=3
+				--output-format=json --output="$B.raw")
+		else
+			nfsload_cmd "$@" --runtime 3s
+		fi
+	}
+	sops() {
+		if [[ $tool == fio ]]; then
+			sed -n '/^{$/,/^}$/p' "$1.raw" 2>/dev/null | jq -r '.jobs[0].read.total_ios' 2>/dev/null
+		else
+			jq -r '.total.count' "$1.json" 2>/dev/null
+		fi
+	}
 	for ((sr = 1; sr <= SROUNDS; sr++)); do
 	for w in $SWORKLOADS; do
 		# The order rotates each round, as in the timed rounds.
@@ -505,12 +523,13 @@ if ((STRACE)); then
 			b) wl=b-randread-64x4 op=read args=(-t 1 -c 64 -q 4 "${A4K[@]}") ;;
 			c) wl=c-write-1m op=write args=(-t 1 -c 1 -q 4 "${W1M[@]}") ;;
 			esac
+			[[ $tool == fio && $w != a ]] && continue
 			((SROUNDS > 1)) && wl+=" r$sr"
 			B=$OUT/strace-${wl// /-}-$tool
-			nfsload_cmd "$tool" "$URL3" "${args[@]}" --runtime 3s
+			scmd "$tool" "$URL3" "${args[@]}"
 			say "\$ strace -f -c -o $B.strace $(printf '%q ' "${CMD[@]}")"
 			timeout -k 5 60 strace -f -c -o "$B.strace" "${CMD[@]}" >/dev/null 2>"$B.err"
-			ops=$(jq -r '.total.count' "$B.json" 2>/dev/null)
+			ops=$(sops "$B")
 			if ! [[ $ops =~ ^[0-9]+$ ]] || ((ops == 0)); then
 				say "strace $wl $tool: no result (see $B.err)"
 				continue
@@ -535,12 +554,12 @@ if ((STRACE)); then
 			pc=-
 			if ((HAVE_PERF)); then
 				B=$OUT/perf-${wl// /-}-$tool
-				nfsload_cmd "$tool" "$URL3" "${args[@]}" --runtime 3s
+				scmd "$tool" "$URL3" "${args[@]}"
 				say "\$ perf stat -e raw_syscalls:sys_enter $(printf '%q ' "${CMD[@]}")"
 				timeout -k 5 60 perf stat -x, -e raw_syscalls:sys_enter -o "$B.perf" "${CMD[@]}" \
 					>/dev/null 2>"$B.err"
 				n=$(awk -F, '$3 ~ /raw_syscalls:sys_enter/ { print $1 }' "$B.perf" 2>/dev/null)
-				o=$(jq -r '.total.count' "$B.json" 2>/dev/null)
+				o=$(sops "$B")
 				[[ $n =~ ^[0-9]+$ && $o =~ ^[0-9]+$ ]] && ((o > 0)) &&
 					pc=$(awk -v n="$n" -v o="$o" 'BEGIN { printf "%.2f", n / o }')
 			fi
