@@ -59,6 +59,7 @@ struct conn_report {
 	uint64_t last_done_ns;		/* since the measured window began; 0 = none */
 	bool done_issuing;		/* its stream was spent (or it failed) */
 	uint64_t backlog_ops;		/* open loop: due but not issued at the stop */
+	uint64_t unanswered_at_stop;	/* in flight at the stop, ended with no reply */
 	bool outlier;			/* p99 > 3x the median connection's p99 */
 	bool stuck;			/* nothing completed in the last 2 intervals */
 	/* errors by kind: errno (positive) or CONN_ERR_SHORT; count 0 = unused */
@@ -173,6 +174,8 @@ struct report {
 	double rate;			/* requested ops/s, 0 = closed loop (a curve: its point's) */
 	double achieved_rate;
 	uint64_t backlog_ops;		/* due but not yet issued at the end */
+	/* the connections' unanswered_at_stop added (a merge: the inputs') */
+	uint64_t unanswered_at_stop;
 	uint64_t max_lag_ns;		/* worst lateness of an issue vs its schedule */
 	/* --load-curve: its points and verdicts (NULL: none); ops[] and the figures above are
 	 * then the best point's (none met: the first's), the connections the last point's */

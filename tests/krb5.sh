@@ -63,6 +63,8 @@ for v in 3 4.1; do
 		check_ge "$name: reads" 100 "$(jqv '.ops.read.ops')"
 		check_ge "$name: writes" 100 "$(jqv '.ops.write.ops')"
 		check_eq "$name: no errors" 0 "$(jqv '.total.errors')"
+		check_eq "$name: every request in flight at the stop answered" 0 \
+			"$(jqv '.total.unanswered_at_stop')"
 		check_eq "$name: verify: no bad block" 0 "$(jqv '.verify.mismatches')"
 		check_eq "$name: every connection up" 0 "$(jqv '[.connections[] | select(.ops == 0)] | length')"
 

@@ -7,7 +7,8 @@
 #      on its own, nothing crashes, the damaged connection is reported and the others
 #      are untouched; swapped replies are matched by xid (no error at all); random bytes
 #      that read as a plausible record mark leave a connection waiting for a record that
-#      never comes: it is lost after --timeout and made again;
+#      never comes: it is lost after --timeout and made again; replies that stop coming
+#      just before the stop are counted as unanswered at the stop (and by --merge);
 #   b) the same faults on a reply of a connection's set-up, and of the control
 #      connection's: set-up fails cleanly and says why; replies that succeeded made to
 #      say "later" (JUKEBOX, DELAY): sent again after a backoff, counted, no error;
@@ -258,6 +259,39 @@ desync "v3 uring garbage, plausible mark" 3
 sockets epoll
 desync "v4.1 epoll garbage, plausible mark" 4.1
 unset NFSLOAD_IO_URING
+
+# Replies that stop coming just before the stop: accept 2 stalled 1 s into a 2 s run,
+# --timeout 5s, so none of its requests can time out before the stop. The drain waits
+# for them until --timeout ends them: the report must count them (unanswered_at_stop),
+# not show a clean run that took --timeout longer than asked. --merge adds them up.
+unanswered() {
+	local name=$1 ver=$2 n
+	shift 2
+	proxy_start 0 --fault "2:stall@1000" || return 1
+	run 60 "$@" --runtime 2s --timeout 5s "$(proxy_url "$ver")"
+	proxy_stop "$name" "^fault: conn 2 stall at [0-9]+ ms"
+	sane "$name"
+	status_as_documented "$name"
+	n=$(jqv .total.unanswered_at_stop)
+	check_ge "$name: requests in flight at the stop left unanswered (>= 1)" 1 "$n"
+	check_eq "$name: the total is the connections' sum" "$n" \
+		"$(jqv '[.connections[].unanswered_at_stop] | add')"
+	check_eq "$name: all on the stalled connection" 1 \
+		"$(jqv '[.connections[] | select(.unanswered_at_stop > 0)] | length')"
+	cp "$OUT" "$TMP/unanswered.json"
+	check_eq "$name: --merge adds them up" "$((2 * n))" \
+		"$("$NFSLOAD" --merge "$TMP/unanswered.json" "$TMP/unanswered.json" \
+			--output-format json | jq .total.unanswered_at_stop)"
+	check_match "$name: --merge's text says so" \
+		"unanswered at the stop: $((2 * n)) requests in flight" \
+		"$("$NFSLOAD" --merge "$TMP/unanswered.json" "$TMP/unanswered.json")"
+}
+unanswered "v3 replies stalled at the stop" 3 "${WORK[@]}"
+unanswered "v4.1 replies stalled at the stop" 4.1 "${WORK[@]}"
+# The libnfs engine's requests end in the same worker: counted the same way.
+WORK_LIBNFS=("${WORK[@]}")
+WORK_LIBNFS[1]=libnfs
+unanswered "v3 libnfs replies stalled at the stop" 3 "${WORK_LIBNFS[@]}"
 
 echo "# a) done at $SECONDS s"
 

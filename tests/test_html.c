@@ -406,6 +406,7 @@ static void test_sample(void **state)
 
 	(void)state;
 	fixture_init(&f, NCONNS, NIVALS, false);
+	f.r.unanswered_at_stop = 1;
 	html = render(&f.r, "sample.html");
 	bad = check_structure(html);
 
@@ -449,6 +450,7 @@ static void test_sample(void **state)
 	WANT(strstr(s, "<th>p99.99</th>"), "totals: p99.99 column\n");
 	WANT(strstr(s, "Steady state over 10 intervals: steady"), "steady verdict\n");
 	WANT(strstr(s, "1 of 20 connections failed"), "failed-connection warning\n");
+	WANT(strstr(s, "1 request in flight at the stop got no reply"), "unanswered warning\n");
 	WANT(!strstr(s, "Client-bound"), "client-bound warning in a healthy run\n");
 	free(s);
 
@@ -616,7 +618,8 @@ static void test_empty(void **state)
 	bad = check_structure(html);
 	if (count(html, "<svg") != 0 || count(html, "<polyline") != 0 ||
 	    count(html, "No interval data") != 3 || !strstr(html, "No operation completed") ||
-	    !strstr(html, "No connection data") || !strstr(html, "interrupted")) {
+	    !strstr(html, "No connection data") || !strstr(html, "interrupted") ||
+	    strstr(html, "at the stop got no reply")) {
 		print_error("empty page:\n%s\n", html);
 		bad++;
 	}

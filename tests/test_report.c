@@ -875,6 +875,63 @@ static void test_outages_verify(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Requests in flight at the stop with no reply: JSON always, the text line only when some. */
+static void test_unanswered_at_stop(void **state)
+{
+	static const struct jq_case none[] = {
+		{ ".total.unanswered_at_stop", "0" },
+		{ "[.connections[].unanswered_at_stop] | add", "0" },
+	};
+	static const struct jq_case some[] = {
+		{ ".total.unanswered_at_stop", "3" },
+		{ ".connections[0].unanswered_at_stop", "0" },
+		{ ".connections[1].unanswered_at_stop", "2" },
+		{ ".connections[2].unanswered_at_stop", "1" },
+	};
+	static const char line[] = "unanswered at the stop: 3 requests in flight when the "
+				   "measured window ended got no reply within --timeout (the run "
+				   "waited for them)\n";
+	struct fixture f;
+	struct json_doc d;
+	char *json, *text;
+	int bad = 0;
+
+	(void)state;
+	fixture_init(&f);
+	json = render(report_json, &f.r);
+	text = render(report_text, &f.r);
+	if (have_jq) {
+		json_open(&d, json);
+		bad += jq_check(&d, none, N(none));
+		json_close(&d);
+	}
+	if (strstr(text, "unanswered")) {
+		print_error("an unanswered line with none:\n%s", text);
+		bad++;
+	}
+	free(json);
+	free(text);
+
+	f.conns[1].unanswered_at_stop = 2;
+	f.conns[2].unanswered_at_stop = 1;
+	f.r.unanswered_at_stop = 3;	/* aggregate_conns adds them up */
+	json = render(report_json, &f.r);
+	text = render(report_text, &f.r);
+	if (have_jq) {
+		json_open(&d, json);
+		bad += jq_check(&d, some, N(some));
+		json_close(&d);
+	}
+	if (!strstr(text, line)) {
+		print_error("text lacks \"%s\":\n%s", line, text);
+		bad++;
+	}
+	free(json);
+	free(text);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
 /* More than 16 connections: the slowest five plus every troubled one. */
 static void test_text_many_conns(void **state)
 {
@@ -1123,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_text_notes),
 		cmocka_unit_test(test_text_many_conns),
 		cmocka_unit_test(test_outages_verify),
+		cmocka_unit_test(test_unanswered_at_stop),
 		cmocka_unit_test(test_json_ops_alias),
 		cmocka_unit_test(test_job_summary),
 		cmocka_unit_test(test_json_curve),

@@ -51,6 +51,7 @@ struct input {
 	double user_s, sys_s;		/* the client's CPU */
 	struct op_stats ops[OP_NTYPES];
 	struct op_stats total;
+	uint64_t unanswered_at_stop;	/* its total's */
 	bool slow;
 };
 
@@ -117,6 +118,7 @@ static int read_input(const char *file, const char *text, struct input *in,
 	in->interval_ns = merge_num(set, "interval_ns");
 	in->user_s = real(json_object_get(root, "cpu"), "user_s");
 	in->sys_s = real(json_object_get(root, "cpu"), "sys_s");
+	in->unanswered_at_stop = merge_num(json_object_get(root, "total"), "unanswered_at_stop");
 	if ((rc = merge_series_add(ms, json_object_get(root, "series"), in->interval_ns,
 				   op_from_name)) < 0) {
 		json_decref(root);
@@ -232,6 +234,16 @@ static int series_out(FILE *out, struct merge_series_out *to, struct merge_serie
 	return 0;
 }
 
+/* The inputs' requests in flight at their stop that got no reply, added. */
+static uint64_t unanswered(const struct input *in, unsigned n)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		sum += in[i].unanswered_at_stop;
+	return sum;
+}
+
 static void print_text(FILE *out, struct input *in, unsigned n, const struct op_stats *ops,
 		       uint64_t ns, const char *diff, const char *what, struct merge_series *ms,
 		       const struct merge_servers *msrv, struct hdrlog *hdr)
@@ -263,6 +275,7 @@ static void print_text(FILE *out, struct input *in, unsigned n, const struct op_
 	fputc('\n', out);
 	if (series_out(out, &to, ms, in[0].interval_ns) < 0)
 		fputs("interval series: not merged (out of memory or a bad bucket)\n", out);
+	report_text_unanswered(out, unanswered(in, n));
 	fprintf(out, "\n%-24s %-16s %-8s %10s %10s %9s %7s %9s %9s  %s\n", "input", "host",
 		"engine", "ops", "IOPS", "MiB/s", "errors", "p50", "p99", "note");
 	for (unsigned i = 0; i < n; i++) {
@@ -310,9 +323,10 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 			", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
 			", \"iops\": ", in[i].start_ns, in[i].duration_ns, s->ops, s->bytes, s->errors);
 		report_json_num(out, report_per_sec(s->ops, in[i].duration_ns));
-		fprintf(out, ", \"p50_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 ", \"slow\": %s}",
-			hist_percentile(&s->lat, 50), hist_percentile(&s->lat, 99),
-			in[i].slow ? "true" : "false");
+		fprintf(out, ", \"p50_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 ", \"slow\": %s"
+			", \"unanswered_at_stop\": %" PRIu64 "}", hist_percentile(&s->lat, 50),
+			hist_percentile(&s->lat, 99), in[i].slow ? "true" : "false",
+			in[i].unanswered_at_stop);
 	}
 	fputs("\n],\n", out);
 	merge_servers_json(out, msrv, ns);
@@ -332,7 +346,7 @@ static void print_json(FILE *out, struct input *in, unsigned n, const struct op_
 	report_json_num(out, report_per_sec(o, ns));
 	fputs(", \"mib_s\": ", out);
 	report_json_num(out, report_mib_s(bytes, ns));
-	fputs("},\n\"series\": [", out);
+	fprintf(out, ", \"unanswered_at_stop\": %" PRIu64 "},\n\"series\": [", unanswered(in, n));
 	series_out(out, &to, ms, in[0].interval_ns);
 	fprintf(out, "\n],\n\"series_merged\": %s\n}\n", merge_series_ok(ms) ? "true" : "false");
 }
@@ -414,6 +428,7 @@ static int print_html(const struct merge_out *o, const struct op_stats *ops,
 	r.limits_note = note;
 	memcpy(r.ops, ops, sizeof(r.ops));	/* shared buckets: read only here */
 	r.duration_ns = ns;
+	r.unanswered_at_stop = unanswered(in, n);
 	r.start_unix_ns = start;
 	r.interval_ns = interval_ns;
 	if (merge_series_ok(ms) && (rc = merge_series_emit(ms, interval_ns, &to, name_of,

@@ -171,6 +171,11 @@ static void notes(FILE *out, const struct report *r)
 		fputs("<p class=\"warn\">No operation completed.</p>\n", out);
 	if (failed)
 		fprintf(out, "<p class=\"warn\">%u of %u connections failed.</p>\n", failed, r->nconns);
+	if (r->unanswered_at_stop)
+		/* Not "unanswered": the page must not hold "nan" (test_html). */
+		fprintf(out, "<p class=\"warn\">%" PRIu64 " request%s in flight at the stop got no "
+			"reply within --timeout (the run waited for %s).</p>\n", r->unanswered_at_stop,
+			r->unanswered_at_stop == 1 ? "" : "s", r->unanswered_at_stop == 1 ? "it" : "them");
 	if (missed)
 		fprintf(out, "<p class=\"info\">Wire time: %" PRIu64 " of %" PRIu64 " operations "
 			"left out (no exact kernel timestamp).</p>\n", missed, report_total_ops(r));

@@ -39,6 +39,8 @@ const char *report_write_stability(const struct config *cfg, char *buf, size_t l
 /* qsort order of conn_report: highest p99 first. */
 int report_by_p99_desc(const void *a, const void *b);
 
+/* The line on requests in flight at the stop that never got a reply; nothing if n is 0. */
+void report_text_unanswered(FILE *out, uint64_t n);
 /* One row of the text report's operation table: ops, rates over ns, latencies. */
 /* An op's row of the text table, with its wire and client rows under it (--wire-time). */
 void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns);

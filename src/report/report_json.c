@@ -224,10 +224,11 @@ static void json_connections(FILE *out, const struct report *r)
 			PRIu64 ", \"errors\": %" PRIu64 ", \"lat_ns\": {\"p50\": %" PRIu64
 			", \"p99\": %" PRIu64 "}, \"timeouts\": %" PRIu64 ", \"reconnects\": %" PRIu64
 			", \"last_done_ns\": %" PRIu64 ", \"outlier\": %s, \"stuck\": %s, "
-			"\"backlog_ops\": %" PRIu64 ", \"errors_by_kind\": {", i ? "," : "", c->id,
+			"\"backlog_ops\": %" PRIu64 ", \"unanswered_at_stop\": %" PRIu64
+			", \"errors_by_kind\": {", i ? "," : "", c->id,
 			c->worker, c->ops, c->bytes, c->errors, c->p50_ns, c->p99_ns, c->timeouts,
 			c->reconnects, c->last_done_ns, c->outlier ? "true" : "false",
-			c->stuck ? "true" : "false", c->backlog_ops);
+			c->stuck ? "true" : "false", c->backlog_ops, c->unanswered_at_stop);
 		for (int k = 0; k < CONN_ERR_KINDS && c->err_kinds[k].count; k++)
 			fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "",
 				conn_err_name(c->err_kinds[k].code), c->err_kinds[k].count);
@@ -295,7 +296,7 @@ void report_json(FILE *out, const struct report *r)
 	report_json_num(out, report_per_sec(ops, r->duration_ns));
 	fputs(", \"mib_s\": ", out);
 	report_json_num(out, report_mib_s(bytes, r->duration_ns));
-	fputs("},\n", out);
+	fprintf(out, ", \"unanswered_at_stop\": %" PRIu64 "},\n", r->unanswered_at_stop);
 	json_series(out, r);
 	json_verify(out, r);
 	json_open_loop(out, r);

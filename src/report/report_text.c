@@ -31,6 +31,15 @@ static void text_lats(FILE *out, const struct hist *h)
 	fputc('\n', out);
 }
 
+void report_text_unanswered(FILE *out, uint64_t n)
+{
+	/* Counted nowhere else: a server dropping calls would only show as a longer run. */
+	if (n)
+		fprintf(out, "unanswered at the stop: %" PRIu64 " request%s in flight when the "
+			"measured window ended got no reply within --timeout (the run waited for "
+			"%s)\n", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+}
+
 void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
 {
 	fprintf(out, "%-6s %10" PRIu64 " %10.0f %9.1f %7" PRIu64, name, s->ops,
@@ -467,6 +476,7 @@ void report_text(FILE *out, const struct report *r)
 	text_connections(out, r);
 	report_text_servers(out, r);
 	text_outages(out, r);
+	report_text_unanswered(out, r->unanswered_at_stop);
 	{
 		char list[256];
 

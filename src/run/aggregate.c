@@ -87,6 +87,8 @@ int aggregate_conns(struct worker *const *w, unsigned n, struct report *r)
 	flag_connections(r);
 	for (unsigned i = 0; r->rate > 0 && i < r->nconns; i++)
 		r->backlog_ops += r->conns[i].backlog_ops;
+	for (unsigned i = 0; i < r->nconns; i++)
+		r->unanswered_at_stop += r->conns[i].unanswered_at_stop;
 	return 0;
 }
 

@@ -103,6 +103,14 @@ void slots_done(void *owner, struct engine_req *req, int status)
 		else if (t - wc->last_reply_ns >= w->run->cfg->timeout_ns)
 			wc->lose_pending = true;	/* nothing at all for --timeout */
 	}
+	/*
+	 * After the stop nothing new is issued: a request timing out now was in
+	 * flight at the stop and never answered. record() counts nothing after the
+	 * stop (--mix aside), so without this a server dropping calls would only
+	 * show as a run --timeout longer than asked.
+	 */
+	if (w->stopping && status == -ETIMEDOUT)
+		wc->errs.unanswered_at_stop++;
 	wc->free_slots[wc->nfree++] = s;
 	record(wc, s, status, t);
 	if (status < 0) {

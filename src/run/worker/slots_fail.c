@@ -107,6 +107,14 @@ void slots_fail_inflight(struct wconn *wc)
 			meta_done(&wc->tree, &s->tg, false);
 		w->ival[s->type].errors++;
 		wc->errors_since_ok++;
+		/*
+		 * Lost with its link while draining (the server closed it, or the engine
+		 * gave up on it): it was in flight at the stop and got no reply either, so
+		 * it counts with the drain's timeouts (slots_done.c), once: its slot is
+		 * freed here and the engine was dropped before.
+		 */
+		if (w->stopping)
+			wc->errs.unanswered_at_stop++;
 		if (!w->stopping && s->start_ns >= w->run->measure_start_ns) {
 			w->total[s->type].errors++;
 			wc->stats.errors++;

@@ -36,7 +36,7 @@ void wconn_finish(struct wconn *wc)
 void wconn_begin(struct wconn *wc, enum worker_phase phase, uint64_t t)
 {
 	op_stats_reset(&wc->stats);
-	wc->errs.timeouts = wc->errs.err_other = 0;
+	wc->errs.timeouts = wc->errs.err_other = wc->errs.unanswered_at_stop = 0;
 	memset(wc->errs.err_kinds, 0, sizeof(wc->errs.err_kinds));
 	wc->last_ok_ns = wc->last_reply_ns = t;
 	wc->last_done_ns = 0;
@@ -247,6 +247,7 @@ static void conn_view(struct worker *w, unsigned i)
 	r->p50_ns = hist_percentile(&wc->stats.lat, 50);
 	r->p99_ns = hist_percentile(&wc->stats.lat, 99);
 	r->timeouts = wc->errs.timeouts;
+	r->unanswered_at_stop = wc->errs.unanswered_at_stop;
 	r->reconnects = wc->errs.reconnects;
 	r->noutages = wc->errs.noutages;
 	for (unsigned k = 0; k < CONN_OUTAGES_MAX && k < r->noutages; k++) {
