@@ -32,7 +32,9 @@ for cmd in tshark krb5kdc kadmin.local kinit; do
 	fi
 done
 . "$(dirname "$0")/capture.sh"
-trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup; "$T_LIB_DIR/kdc.sh" stop "$TMP/kdc" >/dev/null 2>&1' EXIT
+# The KDC stops before t_cleanup removes $TMP, where its pid file is (the other way round,
+# every run of this suite left a krb5kdc running).
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; "$T_LIB_DIR/kdc.sh" stop "$TMP/kdc" >/dev/null 2>&1; t_cleanup' EXIT
 
 if ! out=$("$T_LIB_DIR/kdc.sh" start "$TMP/kdc" 2>&1); then
 	t_fail "KDC start" "$out"
