@@ -215,11 +215,12 @@ static int jq_check(const struct json_doc *d, const struct jq_case *c, size_t n)
 	int bad = 0;
 
 	if (n <= 256 && jq_batch(d, c, n, all, sizeof(all), res)) {
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(res[i], c[i].want) != 0)
-				break;
-			else if (i == n - 1)
-				return 0;
+		size_t same = 0;
+
+		while (same < n && strcmp(res[same], c[same].want) == 0)
+			same++;
+		if (same == n)
+			return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int st = jq(d, c[i].filter, out, sizeof(out));

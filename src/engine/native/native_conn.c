@@ -84,12 +84,7 @@ bool nat_retry_later(struct engine_conn *c, struct engine_req *req)
 	if (req->stage >= NAT_RETRY_MAX || c->state != NS_READY || !c->t)
 		return false;
 	delay = 0.001 * (double)(1u << req->stage++);
-	req->priv[1] = NULL;
-	if (c->retry_tail)
-		c->retry_tail->priv[1] = req;
-	else
-		c->retry_head = req;
-	c->retry_tail = req;
+	nat_req_append(&c->retry_head, &c->retry_tail, req);
 	__atomic_add_fetch(&c->eng->retried, 1, __ATOMIC_RELAXED);
 	/* One timer per connection: the longest backoff waiting sets it (they go together). */
 	if (!ev_is_active(&c->retry_timer) || ev_timer_remaining(c->t->loop, &c->retry_timer) < delay) {

@@ -306,6 +306,17 @@ static inline void nat_req_done(struct engine_conn *c, struct engine_req *req, i
 	if (c->cbs)
 		c->cbs->done(c->owner, req, status);
 }
+/* Appends req to a connection's list of requests (retry, held), linked through priv[1]. */
+static inline void nat_req_append(struct engine_req **head, struct engine_req **tail,
+				  struct engine_req *req)
+{
+	req->priv[1] = NULL;
+	if (*tail)
+		(*tail)->priv[1] = req;
+	else
+		*head = req;
+	*tail = req;
+}
 /* NFS4ERR_DELAY, GRACE, NFS3ERR_JUKEBOX: req goes again after a backoff (false: tried
  * NAT_RETRY_MAX times, or the connection is not up); native_life.c sends it. */
 #define NAT_RETRY_MAX 10

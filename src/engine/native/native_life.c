@@ -97,12 +97,7 @@ static bool held(struct engine_conn *c, struct engine_req *req)
 {
 	if (!c->held_head && !nat_gss_full(c))
 		return false;
-	req->priv[1] = NULL;
-	if (c->held_tail)
-		c->held_tail->priv[1] = req;
-	else
-		c->held_head = req;
-	c->held_tail = req;
+	nat_req_append(&c->held_head, &c->held_tail, req);
 	return true;
 }
 
