@@ -25,7 +25,7 @@ proxy_stop() {
 
 trap '[[ -n $PROXY_PID ]] && kill -TERM "$PROXY_PID" 2>/dev/null; t_cleanup' EXIT
 
-RUN=(--dir lat -c 4 -q 1 --rw randread --bs 4k --size 8m --runtime 4s --keep --output-format json)
+RUN=(--dir lat -c 4 -q 1 --rw randread --bs 4k --size 8m --runtime 2s --keep --output-format json)
 
 t_start_server || exit 1
 echo "# nfsload: $("$NFSLOAD" --version)"

@@ -30,7 +30,8 @@ check_eq "large-sequential, 6 s: exit 0" 0 "$RC"
 check_eq "large-sequential, 6 s: a steady-state verdict in each phase" "true true" \
 	"$(jqv '[.runs[].report.steady_state | .valid and .intervals >= 3] | map(tostring) | join(" ")')"
 
-preset volume-limits.job
+# 20 runs: 300 ms each (a later --runtime wins) is enough for the table's shape.
+preset volume-limits.job --runtime 300ms
 check_eq "volume-limits: 4 block sizes x 5 mixes" 20 "$(jqv '.summary | length')"
 check_eq "volume-limits: rows per mix" "100 75 50 25 0" \
 	"$(jqv '[.summary[] | select(.name | startswith("rand-4k")) | .sweep_value] | join(" ")')"
