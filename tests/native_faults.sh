@@ -287,9 +287,11 @@ unanswered() {
 		"unanswered at the stop: $((2 * n)) requests in flight" \
 		"$("$NFSLOAD" --merge "$TMP/unanswered.json" "$TMP/unanswered.json")"
 }
-# The count is the worker's (slots_done.c), whatever the engine or version: native v3,
-# and the libnfs engine's requests, which end in the same worker.
+# The count is the worker's (slots_done.c), whatever the engine or version: native v3
+# and v4.1 (its requests also hold session slots through the drain), and the libnfs
+# engine's requests, which end in the same worker.
 unanswered "v3 replies stalled at the stop" 3 "${WORK[@]}"
+unanswered "v4.1 replies stalled at the stop" 4.1 "${WORK[@]}"
 WORK_LIBNFS=("${WORK[@]}")
 WORK_LIBNFS[1]=libnfs
 unanswered "v3 libnfs replies stalled at the stop" 3 "${WORK_LIBNFS[@]}"
