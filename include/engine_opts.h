@@ -31,6 +31,7 @@ struct engine_opts {
 	unsigned uid, gid;		/* AUTH_SYS credential (native) */
 	unsigned conns_per_session;	/* NFSv4.1 trunking (native), 1 = none */
 	unsigned max_load;		/* stress mode: wake once per this many replies, 0 = off */
+	uint64_t batch_wait_ns;		/* --batch-wait (native, io_uring), 0 = off */
 	enum engine_wire wire_source;	/* --wire-source (native; sets wire_time) */
 	bool direct;			/* O_DIRECT (local) */
 	enum engine_sec sec;		/* --sec (native), or the URL's sec= (sec_url) */

@@ -71,6 +71,7 @@ struct conn_report {
 struct thread_report {
 	unsigned connections;
 	double busy_pct;	/* thread CPU / wall time of the phase */
+	uint64_t sleeps;	/* its voluntary context switches in the phase */
 };
 
 /* Mismatches a thread keeps the details of (all are counted). */

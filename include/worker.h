@@ -94,6 +94,7 @@ struct worker_figures {
 	unsigned nconns;
 	uint64_t phase_start_ns, last_done_ns;
 	uint64_t cpu_ns;		/* thread CPU used in the phase */
+	uint64_t sleeps;		/* the thread's voluntary context switches in it */
 	uint64_t max_lag_ns;		/* open loop: worst issue past the schedule */
 	uint64_t rewrites;		/* layout: writes re-issued after their link was lost */
 };

@@ -17,12 +17,13 @@ build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libx
 # and scripts/demo.sh run comes with every Debian system (coreutils, util-linux, mount, mawk).
 server_pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils python3)
 # tshark: tests/wire.sh reads what went over loopback with Wireshark's dissectors.
+# strace: tests/native.sh sees in which system call a worker thread sleeps.
 # libopenmpi-dev, openmpi-bin: the MPI build (make MPI=1) and tests/mpi.sh's mpirun.
 mpi_pkgs=(libopenmpi-dev openmpi-bin)
 # krb5-kdc, krb5-admin-server, krb5-user: tests/kdc.sh's realm for GANESHA_KRB5 (tests/krb5.sh);
 # libfaketime: tests/krb5.sh's KDC an hour ahead of the server.
 krb5_pkgs=(krb5-kdc krb5-admin-server krb5-user libfaketime)
-test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark zstd "${mpi_pkgs[@]}"
+test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark strace zstd "${mpi_pkgs[@]}"
 	"${krb5_pkgs[@]}")
 
 case $what in

@@ -292,6 +292,10 @@ bad "bssplit larger than file" "^nfsload: --bs: 1.00 MiB is larger than --size" 
 	--size 512k "$URL3"
 bad "bssplit v4 big write" "^nfsload: --bs: 65536-byte NFSv4 writes" --rw randwrite --bssplit 4k/50:64k/50 "$URL4"
 bad "bssplit with max-load" "^nfsload: --bssplit: not with --max-load" --bssplit 4k/50:64k/50 --max-load 8 "$URL3"
+bad "batch-wait over 10ms" "^nfsload: --batch-wait: must be 1us to 10ms" --batch-wait 20ms "$URL3"
+bad "batch-wait under 1us" "^nfsload: --batch-wait: must be 1us to 10ms" --batch-wait 500ns "$URL3"
+bad "batch-wait with libnfs" "^nfsload: --batch-wait: only with --engine native" --engine libnfs \
+	--batch-wait 100us "$URL3"
 check_eq "bad input: nothing written to the server" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
 # Unreachable port: fails fast with a clear line, exit 1.

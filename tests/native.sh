@@ -173,6 +173,59 @@ check_eq "--max-load libnfs: exit 0" 0 "$RC"
 check_eq "--max-load libnfs: in the settings" 32 "$(jqv .settings.max_load)"
 check_ge "--max-load libnfs: reads done" 100 "$(jqv .ops.read.count)"
 
+# Where a worker thread sleeps, as strace sees it: in its ring (io_uring_enter with a
+# wait, GETEVENTS|EXT_ARG), one call per wake that also submits, epoll only when the
+# loop's own fds have events (its commands); with NFSLOAD_RING_WAIT=0, in libev's
+# epoll_wait and never in the ring. The same reads either way.
+# sleep_run TAG [VAR=VALUE...]: sets WAITS, EPOLLS (the worker thread's) and READS.
+sleep_run() {
+	local tag=$1 tid
+	shift
+	RC=0
+	t_run_bounded 120 env "$@" strace -f -qq -o "$TMP/strace.out" \
+		-e trace=io_uring_enter,epoll_wait,epoll_pwait "$NFSLOAD" --quiet --engine native \
+		--dir agree -c 1 -q 16 --rw randread --bs 4k --size 8m --nrfiles 2 --runtime 1s \
+		--keep --output-format json "$URL3" >"$OUT" 2>"$ERR" || RC=$?
+	check_eq "$tag: exit 0" 0 "$RC"
+	check_eq "$tag: no errors" 0 "$(jqv .total.errors)"
+	# The worker thread: the one with the most io_uring_enter calls.
+	tid=$(awk '/io_uring_enter\(/ { n[$1]++ } END { for (t in n) if (n[t] > m) { m = n[t]; w = t }
+		print w }' "$TMP/strace.out")
+	WAITS=$(grep -c "^$tid .*io_uring_enter(.*IORING_ENTER_EXT_ARG" "$TMP/strace.out")
+	EPOLLS=$(grep -cE "^$tid .*epoll_p?wait\(" "$TMP/strace.out")
+	READS=$(jqv .ops.read.count)
+	echo "# $tag: $READS reads; the worker: $WAITS waits in its ring, $EPOLLS epoll calls"
+}
+sleep_run "ring wait"
+check_ge "ring wait: reads done" 500 "$READS"
+check_ge "ring wait: the worker sleeps in its ring" 100 "$WAITS"
+check_le "ring wait: the worker's epoll calls are the loop's events only" 20 "$EPOLLS"
+sleep_run "libev's wait" NFSLOAD_RING_WAIT=0
+check_ge "libev's wait: reads done" 500 "$READS"
+check_eq "libev's wait: no sleep in the ring" 0 "$WAITS"
+check_ge "libev's wait: the worker sleeps in epoll_wait" 100 "$EPOLLS"
+
+# --batch-wait: a wake waits for a quarter of the 16 reads in flight (at most 10 ms
+# here, where ganesha answers thousands a second), so the worker thread sleeps at most
+# once per 4 reads (its voluntary context switches, from the kernel), give or take its
+# commands; every read done, none failed.
+nl --engine native --dir agree -c 1 -q 16 --rw randread --bs 4k --size 8m --nrfiles 2 \
+	--runtime 2s --keep --batch-wait 10ms --output-format json "$URL3"
+check_eq "--batch-wait: exit 0" 0 "$RC"
+check_eq "--batch-wait: no errors" 0 "$(jqv .total.errors)"
+check_ge "--batch-wait: reads done" 1000 "$(jqv .ops.read.count)"
+check_eq "--batch-wait: in the settings" 10000000 "$(jqv .settings.batch_wait_ns)"
+check_match "--batch-wait: in effect, the note says" "a wake waits up to 10.0 ms" \
+	"$(jqv .limits_note)"
+echo "# --batch-wait 10ms: $(jqv .cpu.sleeps_per_op) sleeps per read"
+check_le "--batch-wait: sleeps per read" 0.3 "$(jqv .cpu.sleeps_per_op)"
+check_eq "--batch-wait: the thread's sleeps counted" true "$(jqv '.threads[0].sleeps > 0')"
+nl --engine native --dir agree -c 1 -q 16 --rw randread --bs 4k --size 8m --nrfiles 2 \
+	--runtime 1s --keep --output-format json "$URL3"
+check_eq "no --batch-wait: exit 0" 0 "$RC"
+check_eq "no --batch-wait: 0 in the settings" 0 "$(jqv .settings.batch_wait_ns)"
+check_eq "no --batch-wait: sleeps per read reported" true "$(jqv '.cpu.sleeps_per_op > 0')"
+
 # Operations on names (--mix, --small-files) and the work directory, all through the
 # native engine: its own control connection (not libnfs's) makes the work directory,
 # the trees and their files, and removes them; the error lines are its words.

@@ -128,8 +128,8 @@ static void fixture_init(struct fixture *f, unsigned nconns, unsigned nivals, bo
 	f->r.interval_ns = NS_S;
 	f->r.user_s = 0.5;
 	f->r.sys_s = 0.25;
-	f->threads[0] = (struct thread_report){ nconns / 2, 40.0 };
-	f->threads[1] = (struct thread_report){ nconns - nconns / 2, 50.0 };
+	f->threads[0] = (struct thread_report){ nconns / 2, 40.0, 0 };
+	f->threads[1] = (struct thread_report){ nconns - nconns / 2, 50.0, 0 };
 	f->r.nthreads = 2;
 	f->r.threads = f->threads;
 	f->conns = calloc(nconns ? nconns : 1, sizeof(*f->conns));

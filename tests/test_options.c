@@ -185,9 +185,10 @@ static void test_table(void **state)
 			}
 		}
 	}
-	/* uid, gid, connections-per-session, wire-source, sec, keytab, principal, max-load, direct */
-	if (engines != 9) {
-		print_error("%u engine options, want 9\n", engines);
+	/* uid, gid, connections-per-session, wire-source, sec, keytab, principal, max-load,
+	 * batch-wait, direct */
+	if (engines != 10) {
+		print_error("%u engine options, want 10\n", engines);
 		bad++;
 	}
 	assert_int_equal(bad, 0);

@@ -79,8 +79,8 @@ static void fixture_init(struct fixture *f)
 	f->r.duration_ns = 2 * NS_S;
 	f->r.user_s = 0.5;
 	f->r.sys_s = 0.25;
-	f->threads[0] = (struct thread_report){ 2, 40.0 };
-	f->threads[1] = (struct thread_report){ 1, 50.0 };
+	f->threads[0] = (struct thread_report){ 2, 40.0, 300 };
+	f->threads[1] = (struct thread_report){ 1, 50.0, 150 };
 	f->r.nthreads = 2;
 	f->r.threads = f->threads;
 	f->conns[0] = (struct conn_report){ .id = 0, .worker = 0, .ops = 600, .bytes = 600 * 4096, .errors = 0,
@@ -310,10 +310,12 @@ static void test_json(void **state)
 		{ ".cpu.user_s", "0.5" },
 		{ ".cpu.sys_s", "0.25" },
 		{ ".cpu.us_per_op", "500" },
+		{ ".cpu.sleeps_per_op", "0.3" },
 		{ ".cpu.client_bound", "false" },
 		{ ".threads | length", "2" },
 		{ "[.threads[].connections] | map(tostring) | join(\",\")", "2,1" },
 		{ "[.threads[].busy_pct] | map(tostring) | join(\",\")", "40,50" },
+		{ "[.threads[].sleeps] | map(tostring) | join(\",\")", "300,150" },
 		{ ".connections | length", "3" },
 		{ "[.connections[].id] | map(tostring) | join(\",\")", "0,1,2" },
 		{ "[.connections[].thread] | map(tostring) | join(\",\")", "0,1,0" },
@@ -515,7 +517,7 @@ static void test_text(void **state)
 		"connections: 3, ops per connection 400..600, 0 without completions, 1 failed\n",
 		"connection reset",
 		"client CPU: user 0.50 s, system 0.25 s, 500.00 us per operation; threads busy "
-		"40% 50%\n",
+		"40% 50%, 0.30 sleeps per operation\n",
 	};
 	struct fixture f;
 	char line[512], *text;

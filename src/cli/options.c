@@ -57,7 +57,7 @@ static int parse_time(const char *name, const struct opt *o, const char *s, uint
 	if (units_parse_duration(s, out))
 		return config_fail(err, len, "%s: '%s' is not a duration (try 500ms, 30s, 5m, 1h)",
 				   name, s);
-	if (*out < o->min)
+	if (*out < o->min || (o->max && *out > o->max))
 		return config_fail(err, len, "%s: %s", name, o->msg);
 	return 0;
 }

@@ -78,6 +78,15 @@ double report_us_per_op(const struct report *r)
 	return n ? (r->user_s + r->sys_s) * 1e6 / (double)n : 0.0;
 }
 
+double report_sleeps_per_op(const struct report *r)
+{
+	uint64_t n = report_total_ops(r), sleeps = 0;
+
+	for (unsigned i = 0; i < r->nthreads; i++)
+		sleeps += r->threads[i].sleeps;
+	return n ? (double)sleeps / (double)n : 0.0;
+}
+
 
 int report_by_p99_desc(const void *a, const void *b)
 {
@@ -237,6 +246,8 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	      cfg->opt.conns_per_session > 1, true);
 	count(s, &n, "max_load", "max-load (replies per wake)", cfg->opt.max_load, cfg->opt.max_load > 0,
 	      true);
+	duration(s, &n, "batch_wait_ns", "batch wait (replies held at most)", cfg->opt.batch_wait_ns,
+		 cfg->opt.batch_wait_ns > 0, true);
 	text(s, &n, "wire_time", "wire time", !cfg->wire_time ? "off" :
 	     cfg->engine && cfg->engine->wire_time ? "on" : "not available with this engine",
 	     cfg->wire_time, true);

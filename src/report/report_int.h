@@ -34,6 +34,8 @@ double report_per_sec(uint64_t n, uint64_t ns);
 double report_mib_s(uint64_t bytes, uint64_t ns);
 /* Client CPU (user + system) per completed operation, in microseconds. */
 double report_us_per_op(const struct report *r);
+/* The worker threads' sleeps (voluntary context switches) per operation. */
+double report_sleeps_per_op(const struct report *r);
 /* "UNSTABLE, COMMIT after every 4 writes per file", "FILE_SYNC (--sync)", ... */
 const char *report_write_stability(const struct config *cfg, char *buf, size_t len);
 /* qsort order of conn_report: highest p99 first. */

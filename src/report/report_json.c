@@ -309,13 +309,15 @@ void report_json(FILE *out, const struct report *r)
 	report_json_num(out, r->sys_s);
 	fputs(", \"us_per_op\": ", out);
 	report_json_num(out, report_us_per_op(r));
+	fputs(", \"sleeps_per_op\": ", out);
+	report_json_num(out, report_sleeps_per_op(r));
 	fprintf(out, ", \"client_bound\": %s},\n\"threads\": [",
 		report_client_bound(r) ? "true" : "false");
 	for (unsigned i = 0; i < r->nthreads; i++) {
 		fprintf(out, "%s{\"connections\": %u, \"busy_pct\": ", i ? ", " : "",
 			r->threads[i].connections);
 		report_json_num(out, r->threads[i].busy_pct);
-		fputc('}', out);
+		fprintf(out, ", \"sleeps\": %" PRIu64 "}", r->threads[i].sleeps);
 	}
 	fputs("],\n", out);
 	{

@@ -495,7 +495,7 @@ void report_text(FILE *out, const struct report *r)
 		r->user_s, r->sys_s, report_us_per_op(r));
 	for (unsigned i = 0; i < r->nthreads; i++)
 		fprintf(out, " %.0f%%", r->threads[i].busy_pct);
-	fputc('\n', out);
+	fprintf(out, ", %.2f sleeps per operation\n", report_sleeps_per_op(r));
 	if (report_client_bound(r))
 		fprintf(out, "warning: a worker thread was busy >= %.0f%% of the time: the client limited "
 			"this run, the figures describe nfsload, not the server (add --threads or cores)\n",

@@ -79,6 +79,7 @@ int aggregate_conns(struct worker *const *w, unsigned n, struct report *r)
 		wall = f.last_done_ns - f.phase_start_ns;
 		r->threads[i].connections = f.nconns;
 		r->threads[i].busy_pct = wall ? 100.0 * (double)f.cpu_ns / (double)wall : 0;
+		r->threads[i].sleeps = f.sleeps;
 		for (unsigned j = 0; j < f.nconns; j++)
 			worker_conn_report(w[i], j, &r->conns[k++]);
 		if (f.max_lag_ns > r->max_lag_ns)

@@ -23,6 +23,7 @@
 #include "native_pmap.h"
 #include "native_sess.h"
 #include "native_tap.h"
+#include "units.h"
 
 #define SCRATCH_LEN 65536
 
@@ -83,6 +84,14 @@ static uint64_t max_io(const struct engine_params *cfg)
 	return 1u << 20;
 }
 
+/* NFSLOAD_RING_WAIT=0: the threads sleep in libev's epoll_wait, not in their ring. */
+static bool ring_wait_off(void)
+{
+	const char *v = getenv("NFSLOAD_RING_WAIT");
+
+	return v && strcmp(v, "0") == 0;
+}
+
 int nat_engine_init(struct nat_engine *e, const struct engine_params *cfg, char *note, size_t len)
 {
 	char *tn = e->transport_note;
@@ -119,6 +128,19 @@ int nat_engine_init(struct nat_engine *e, const struct engine_params *cfg, char 
 	if (e->sec != ENGINE_SEC_SYS)
 		snprintf(tn + strlen(tn), tlen - strlen(tn), "; RPCSEC_GSS %s",
 			 engine_sec_name(e->sec));
+	if (cfg->opt.batch_wait_ns) {
+		char t[32];
+
+		if (ring_wait_off() || !e->use_uring || !xport_min_wait())
+			snprintf(tn + strlen(tn), tlen - strlen(tn), "; --batch-wait has no effect "
+				 "(it needs io_uring with min_wait, Linux 6.12%s)",
+				 ring_wait_off() ? ", and NFSLOAD_RING_WAIT unset" : "");
+		else
+			snprintf(tn + strlen(tn), tlen - strlen(tn), "; --batch-wait: a wake waits up "
+				 "to %s for more replies, so a reply may be handled that late (in its "
+				 "latency, as client time)",
+				 units_format_duration(cfg->opt.batch_wait_ns, t, sizeof(t)));
+	}
 	if (cfg->wire_time)
 		snprintf(tn + strlen(tn), tlen - strlen(tn),
 			 "; wire time from %s%s%s%s", e->tap_used ? "a packet tap" :
@@ -154,6 +176,14 @@ static int apply_lowat(struct lowat *l, int bytes)
 	return c->state == NS_READY ? xport_set_lowat(c->sock, bytes) : -1;
 }
 
+/* The calls in flight on t's connections: how many replies its wake may wait for. */
+static unsigned thread_inflight(void *arg)
+{
+	const struct engine_thread *t = arg;
+
+	return t->inflight;
+}
+
 struct engine_thread *nat_thread_new(struct nat_engine *e, const struct engine_params *cfg,
 				     struct ev_loop *loop)
 {
@@ -169,6 +199,13 @@ struct engine_thread *nat_thread_new(struct nat_engine *e, const struct engine_p
 	t->xp = xport_new(loop, t->eng->use_uring, cfg->connections + 16);
 	if (t->xp && cfg->wire_time && !t->eng->tap_used)
 		xport_want_stamps(t->xp);
+	/* The thread sleeps in its ring (xport_sleep_in_ring), unless asked not to. */
+	if (t->xp && !ring_wait_off()) {
+		struct xport_batch b = { .want = thread_inflight, .arg = t,
+					 .hold_ns = cfg->opt.batch_wait_ns };
+
+		xport_sleep_in_ring(t->xp, &b);
+	}
 	lowat_set_init(&t->lowat, loop, apply_lowat);
 	if (!t->scratch || !t->xp) {
 		xport_free(t->xp);
@@ -294,6 +331,13 @@ static const struct opt options[] = {
 	  .off = offsetof(struct engine_opts, principal), .set = set_principal,
 	  .foreign = "Kerberos is the native engine's (Debian's libnfs has none)" },
 	LOWAT_OPTION,
+	{ .name = "batch-wait", .kind = OPT_TIME, .arg = "TIME",
+	  .help = "a worker's wake waits up to TIME (1us to 10ms) for a\nquarter of its "
+	  "requests in flight to be answered:\nfewer wakes and less CPU per operation, "
+	  "replies held\nthat long at most (client time; io_uring, Linux 6.12)",
+	  .off = offsetof(struct engine_opts, batch_wait_ns), .min = 1000, .max = 10000000,
+	  .msg = "must be 1us to 10ms",
+	  .foreign = "only with --engine native (how its threads wait on io_uring)" },
 	{ .name = NULL },
 };
 

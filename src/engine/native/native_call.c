@@ -59,7 +59,7 @@ void nat_calls_reset(struct engine_conn *c)
 		c->free_calls[i] = c->ncalls - 1 - i;
 	}
 	c->nfree = c->ncalls;
-	c->inflight = 0;
+	nat_inflight(c, -(int)c->inflight);
 }
 
 struct nat_call *nat_call_take(struct engine_conn *c, enum nat_kind kind,
@@ -168,7 +168,7 @@ int nat_call_send(struct engine_conn *c, struct nat_call *call, XDR *x, const vo
 	call->tx_start = call->tx_end - (n + len + pad);
 	c->last_send_ns = now_ns();
 	call->deadline_ns = c->last_send_ns + c->cfg->timeout_ns;
-	c->inflight++;
+	nat_inflight(c, 1);
 	return 0;
 }
 
@@ -302,7 +302,7 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 	c->rx_denied = r.stat == RPC_REPLY_DENIED ? r.detail : 0;
 	c->rx_verf = rc == 0 ? rec + r.verf_pos : NULL;
 	c->rx_verf_len = rc == 0 ? r.verf_len : 0;
-	c->inflight--;
+	nat_inflight(c, -1);
 	if (call->req)
 		call->req->wire_ns = c->t && c->t->tap ? nat_tap_wire(c, call, start, end) :
 				     wire_ns(c, call);
@@ -345,7 +345,7 @@ void nat_calls_tick(struct engine_conn *c, uint64_t now)
 
 		if (!call->xid || call->deadline_ns > now)
 			continue;
-		c->inflight--;
+		nat_inflight(c, -1);
 		call->h->timeout(c, call);
 		if (c->state == NS_DOWN)
 			return;

@@ -194,6 +194,7 @@ struct engine_thread {
 	struct ev_loop *loop;
 	struct xport *xp;
 	struct lowat_set lowat;		/* --max-load */
+	uint32_t inflight;		/* calls in flight on its connections (nat_set_thread) */
 	uint8_t *scratch;		/* one call's header while it is encoded */
 	size_t scratch_len;
 	struct nat_known *known;	/* NFSv3 set-ups' handles, by server (native_known.c) */
@@ -339,5 +340,23 @@ const struct sockaddr *nat_addr(const struct nat_engine *e, unsigned srv, bool m
 /* Server srv's MOUNT is on another port than NFS (NFSv3: MNT on its own connection). */
 bool nat_mount_apart(const struct nat_engine *e, unsigned srv);
 unsigned nat_addr_port(const struct sockaddr *sa);
+
+/* c's calls in flight change by d, its thread's with them. */
+static inline void nat_inflight(struct engine_conn *c, int d)
+{
+	c->inflight += (uint32_t)d;
+	if (c->t)
+		c->t->inflight += (uint32_t)d;
+}
+
+/* c runs on t's loop from now on (NULL: none), its calls in flight with it. */
+static inline void nat_set_thread(struct engine_conn *c, struct engine_thread *t)
+{
+	if (c->t)
+		c->t->inflight -= c->inflight;
+	c->t = t;
+	if (t)
+		t->inflight += c->inflight;
+}
 
 #endif

@@ -227,7 +227,7 @@ int nat_connect(struct engine_conn *c, struct engine_thread *t, const struct eng
 		void *owner)
 {
 	nat_drop(c);
-	c->t = t;
+	nat_set_thread(c, t);
 	c->cbs = cbs;
 	c->owner = owner;
 	c->error[0] = '\0';
@@ -301,7 +301,7 @@ static int v4_close(struct engine_conn *c)
 		ev_loop_destroy(td.loop);
 		return -ENOMEM;
 	}
-	c->t = &t;
+	nat_set_thread(c, &t);
 	c->cbs = &cbs;
 	c->owner = &td;
 	nat_sock_attach(c, t.xp);
@@ -315,7 +315,7 @@ static int v4_close(struct engine_conn *c)
 	xport_close(c->sock);
 	c->state = NS_DOWN;
 	c->cbs = NULL;
-	c->t = NULL;
+	nat_set_thread(c, NULL);
 	xport_free(t.xp);
 	ev_loop_destroy(td.loop);
 	return td.done ? 0 : -ETIMEDOUT;
@@ -330,7 +330,7 @@ void nat_attach(struct engine_conn *c, struct engine_thread *t, const struct eng
 		xport_close(c->sock);
 		c->state = NS_DOWN;
 	}
-	c->t = t;
+	nat_set_thread(c, t);
 	c->cbs = cbs;
 	c->owner = owner;
 	if (xport_is_open(c->sock))
@@ -355,7 +355,7 @@ void nat_detach(struct engine_conn *c)
 		xport_detach(c->sock);
 	c->cbs = NULL;
 	c->owner = NULL;
-	c->t = NULL;	/* the loop's thread may be freed next (set-up's is) */
+	nat_set_thread(c, NULL);	/* the loop's thread may be freed next (set-up's is) */
 }
 
 void nat_commit(struct engine_conn *c)

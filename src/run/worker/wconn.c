@@ -25,6 +25,7 @@ void wconn_finish(struct wconn *wc)
 	if (--w->active == 0) {
 		w->last_done_ns = now_ns();
 		w->cpu_ns = thread_cpu_ns() - w->cpu_start_ns;
+		w->sleeps = thread_sleeps() - w->sleeps_start;
 		/* Read while this thread handles its sockets on: a link lost now is not in it. */
 		wconn_views(w);
 		atomic_store(&w->phase_done, true);

@@ -46,6 +46,7 @@ static void start_phase(struct worker *w)
 	w->phase_start_ns = t;
 	w->last_done_ns = t;
 	w->cpu_start_ns = thread_cpu_ns();
+	w->sleeps_start = thread_sleeps();
 	op_stats_reset_all(w->total);
 	op_stats_reset_n(w->srv, w->srv ? cfg->nservers : 0);
 	op_stats_reset_n(w->srv_ival, w->srv_ival ? cfg->nservers : 0);
@@ -325,7 +326,8 @@ void worker_figures(const struct worker *w, struct worker_figures *f)
 {
 	*f = (struct worker_figures){
 		.nconns = w->nconns, .phase_start_ns = w->phase_start_ns,
-		.last_done_ns = w->last_done_ns, .cpu_ns = w->cpu_ns, .max_lag_ns = w->max_lag_ns,
+		.last_done_ns = w->last_done_ns, .cpu_ns = w->cpu_ns,
+		.sleeps = w->sleeps, .max_lag_ns = w->max_lag_ns,
 		.rewrites = w->rewrites,
 	};
 }

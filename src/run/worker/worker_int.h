@@ -19,6 +19,7 @@
 #define NFSLOAD_WORKER_INT_H
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "interval.h"
@@ -150,6 +151,7 @@ struct worker {
 
 	uint64_t phase_start_ns, last_done_ns;
 	uint64_t cpu_start_ns, cpu_ns;	/* thread CPU: at the phase start, used in it */
+	uint64_t sleeps_start, sleeps;	/* its voluntary context switches: the same */
 };
 
 /* Thread CPU time, for the share of a phase the thread was busy. */
@@ -159,6 +161,14 @@ static inline uint64_t thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* The thread's voluntary context switches so far: each is a sleep (and a wake). */
+static inline uint64_t thread_sleeps(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nvcsw : 0;
 }
 
 /* slots_done.c */

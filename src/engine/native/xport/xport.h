@@ -4,11 +4,12 @@
  * registered files, multishot receives into a provided buffer ring and all
  * of a loop turn's sends in one submit, its completions reaped in the loop
  * (COOP_TASKRUN | TASKRUN_FLAG: a completion interrupts the loop's epoll_wait,
- * an ev_check watcher reaps it; an eventfd only for io-wq completions); or,
+ * an ev_check watcher reaps it; an eventfd only for io-wq completions), or,
+ * after xport_sleep_in_ring, the loop's polls made in the ring itself; or,
  * where io_uring cannot be used, non-blocking sockets on libev with writev
  * batching.
  *
- * Threads: xport_new and xport_attach may run on any thread before the
+ * Threads: xport_new, xport_sleep_in_ring and xport_attach may run on any thread before the
  * loop's thread starts using the transport; everything else runs on the
  * thread that runs the loop (the ring is made there, on first use, as
  * IORING_SETUP_SINGLE_ISSUER requires). xport_detach, xport_close,
@@ -119,6 +120,33 @@ const char *xport_peer(const struct xport_sock *s);
 int xport_addrs(const struct xport_sock *s, struct sockaddr_storage *local,
 		struct sockaddr_storage *peer);
 
+/*
+ * How a sleep in the ring may wait for more than one completion: want(arg) says
+ * how many the owner awaits (its calls in flight); the sleep then waits for a
+ * share of them (1 in XPORT_BATCH_SHARE) for up to hold_ns, then returns with
+ * what came. NULL, or hold_ns 0: every wake returns with the first completion.
+ */
+#define XPORT_BATCH_SHARE 4u
+struct xport_batch {
+	unsigned (*want)(void *arg);
+	void *arg;
+	uint64_t hold_ns;
+};
+
+/*
+ * The loop's thread sleeps in x's ring, not in libev's epoll_wait: each poll
+ * of the loop becomes one io_uring_enter that submits what waits and waits
+ * for completions, the loop's own events (its epoll fd, polled through the
+ * ring) or the loop's timeout (xport_wait.c says how). b (copied; NULL: none)
+ * says how a wake may wait for more than one completion. Any thread, before
+ * the loop's thread uses x; without effect where it cannot be done (epoll,
+ * a ring made already, a loop that does not poll through epoll_wait).
+ */
+void xport_sleep_in_ring(struct xport *x, const struct xport_batch *b);
+/* Whether a sleep in the ring can wait for more than one completion with a
+ * bound (Linux 6.12's min_wait): xport_batch has effect. Any thread. */
+bool xport_min_wait(void);
+
 /* Counters since xport_new, for tests and diagnostics. */
 struct xport_stats {
 	uint64_t submits;	/* io_uring_enter calls that carried requests */
@@ -126,6 +154,7 @@ struct xport_stats {
 	uint64_t cqes;		/* completions reaped */
 	uint64_t wakeups;	/* loop wakes that reaped completions (io_uring) or read a socket (epoll) */
 	uint64_t empty_wakeups;	/* wakes that found no completion */
+	uint64_t waits;		/* the loop's polls in the ring (io_uring_enter) */
 	uint64_t sendcalls;	/* sendmsg calls (epoll) */
 	uint64_t stashed;	/* bytes the ring had received when their socket was detached */
 };

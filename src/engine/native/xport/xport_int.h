@@ -116,6 +116,12 @@ struct xport {
 	struct xp_ring *ring;		/* io_uring: NULL until made, on the loop's thread */
 	bool stamps;			/* xport_want_stamps: no incremental buffers */
 	bool shared_bufs;		/* the ring's receives share buffers: no recvmsg */
+	bool want_ring_wait;		/* xport_sleep_in_ring was called */
+	bool ring_waits;		/* ... and the loop's polls sleep in the ring */
+	struct xport_batch batch;	/* ... and may wait for more than one completion */
+	int loop_fd;			/* io_uring: the loop's epoll fd (libev's), or -1 */
+	bool loop_poll;			/* io_uring: a poll of the loop's epoll fd is armed */
+	bool loop_fired;		/* io_uring: that poll fired: the loop has events */
 	struct xport_stats st;
 };
 
@@ -146,6 +152,11 @@ struct xp_backend {
 	bool (*submit)(struct xport *x);
 	bool (*reap)(struct xport *x);
 	bool (*more)(const struct xport *x);
+	/* A poll of the loop in the ring: submits what waits and waits, in one system call, for
+	 * nr completions (at most hold_ns for more than one), the loop's own fd
+	 * (x->loop_fired) or ns nanoseconds (0: no wait). 0, or -EAGAIN: the kind
+	 * cannot wait (the loop must). */
+	int (*wait)(struct xport *x, uint64_t ns, unsigned nr, uint64_t hold_ns);
 	/* In xport_free, its sockets gone. */
 	void (*destroy)(struct xport *x);
 };
@@ -201,6 +212,10 @@ void xp_peer_fill(struct xport_sock *s);
 void xp_fall_back(struct xport *x);
 /* Starts x's backend if it has not yet (on the loop's thread). */
 void xp_start(struct xport *x);
+/* xport_wait.c: x's loop polls in its ring from now on (on the loop's thread,
+ * as its ring is made): whether it can. xp_wait_leave as the ring goes. */
+bool xp_wait_enter(struct xport *x);
+void xp_wait_leave(struct xport *x);
 /* The loop turn's watchers (ev_prepare, ev_idle), in xport_new / xport_free. */
 void xp_turn_init(struct xport *x);
 void xp_turn_stop(struct xport *x);

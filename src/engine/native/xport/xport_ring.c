@@ -9,6 +9,8 @@
  * mean, the loop's wakes) is xport_uring.c's.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,14 +52,15 @@
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int probe_rc;
+static unsigned probe_features;		/* the kernel's IORING_FEAT_* */
 static char probe_why[160];
 
-static int ring_init(struct io_uring *ring, unsigned entries, unsigned cq_entries)
+static int ring_init(struct io_uring *ring, unsigned entries, unsigned cq_entries, unsigned flags)
 {
 	struct io_uring_params p;
 
 	memset(&p, 0, sizeof(p));
-	p.flags = XP_RING_FLAGS;
+	p.flags = XP_RING_FLAGS | flags;
 	if (cq_entries) {
 		p.flags |= IORING_SETUP_CQSIZE;
 		p.cq_entries = cq_entries;
@@ -72,7 +75,7 @@ static void probe(void)
 	void *br;
 	int rc;
 
-	rc = ring_init(&ring, 8, 0);
+	rc = ring_init(&ring, 8, 0, 0);
 	if (rc < 0) {
 		snprintf(probe_why, sizeof(probe_why), "io_uring_setup: %s%s", strerror(-rc),
 			 rc == -EINVAL ? " (a kernel older than 6.0)" : "");
@@ -96,6 +99,7 @@ static void probe(void)
 			snprintf(probe_why, sizeof(probe_why), "io_uring_register_files_sparse: %s",
 				 strerror(-rc));
 	}
+	probe_features = ring.features;
 	io_uring_queue_exit(&ring);
 	if (br != MAP_FAILED)
 		munmap(br, 4096);
@@ -108,6 +112,12 @@ int xport_probe(char *why, size_t len)
 	if (why && len)
 		snprintf(why, len, "%s", probe_rc < 0 ? probe_why : "");
 	return probe_rc;
+}
+
+bool xport_min_wait(void)
+{
+	pthread_once(&probe_once, probe);
+	return probe_rc == 0 && (probe_features & IORING_FEAT_MIN_TIMEOUT);
 }
 
 bool xp_ring_owner(const struct xport *x)
@@ -329,7 +339,17 @@ int xp_ring_up(struct xport *x)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	rc = ring_init(&r->uring, entries, entries * 4);
+	/* A ring its thread sleeps in runs its completions' task work only when
+	 * the thread asks (in that sleep), and wakes it only when enough are in
+	 * (Linux 6.1). */
+	x->ring_waits = x->want_ring_wait && xp_wait_enter(x);
+	rc = ring_init(&r->uring, entries, entries * 4,
+		       x->ring_waits ? IORING_SETUP_DEFER_TASKRUN : 0);
+	if (rc < 0 && x->ring_waits) {
+		xp_wait_leave(x);
+		x->ring_waits = false;
+		rc = ring_init(&r->uring, entries, entries * 4, 0);
+	}
 	if (rc < 0)
 		goto fail_alloc;
 	rc = -EINVAL;
@@ -344,7 +364,8 @@ int xp_ring_up(struct xport *x)
 		r->nfiles = (unsigned)rl.rlim_cur;
 	if (io_uring_register_files_sparse(&r->uring, r->nfiles) < 0)
 		r->nfiles = 0;
-	x->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/* (A ring the thread sleeps in wakes it for io-wq's completions too.) */
+	x->efd = x->ring_waits ? -1 : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (x->efd >= 0 && io_uring_register_eventfd_async(&r->uring, x->efd) < 0) {
 		close(x->efd);
 		x->efd = -1;
@@ -356,6 +377,9 @@ int xp_ring_up(struct xport *x)
 fail_ring:
 	io_uring_queue_exit(&r->uring);
 fail_alloc:
+	if (x->ring_waits)
+		xp_wait_leave(x);
+	x->ring_waits = false;
 	free(r);
 	return rc;
 }
@@ -429,7 +453,9 @@ void xp_ring_down(struct xport *x)
 			reg.timeout.tv_nsec = -1;
 			io_uring_register_sync_cancel(&r->uring, &reg);
 			io_uring_get_events(&r->uring);
+			xp_wait_leave(x);
 		}
+		x->ring_waits = false;
 		io_uring_queue_exit(&r->uring);
 		bufs_down(r);
 		xp_chunk_free_list(r->orphans);
@@ -443,4 +469,86 @@ void xp_ring_down(struct xport *x)
 	if (x->efd >= 0)
 		close(x->efd);
 	x->efd = -1;
+}
+
+/* What io_uring_submit does before its system call: the new requests become
+ * the kernel's. The number not yet submitted. */
+static unsigned flush_sq(struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	unsigned tail = sq->sqe_tail;
+
+	if (sq->sqe_head != tail) {
+		sq->sqe_head = tail;
+		io_uring_smp_store_release(sq->ktail, tail);
+	}
+	return tail - io_uring_smp_load_acquire(sq->khead);
+}
+
+/*
+ * A poll of the loop in the ring (xport_wait.c): one io_uring_enter submits
+ * what waits and waits. The
+ * poll of the loop's epoll fd is one-shot, armed again with the next submit:
+ * armed on a ready fd it fires at once, so an event the loop's turn left
+ * unread is not lost (a multishot poll fires on new events only). With nr > 1
+ * (Linux 6.12's min_wait), the kernel wakes the thread when nr completions are
+ * in, or, after hold_ns, as soon as one is: deferred task work (the ring's
+ * IORING_SETUP_DEFER_TASKRUN) does not wake it for each completion before.
+ */
+int xp_ring_wait(struct xport *x, uint64_t ns, unsigned nr, uint64_t hold_ns)
+{
+	struct xp_ring *r = x->ring;
+	struct __kernel_timespec ts;
+	struct io_uring_getevents_arg arg;
+	unsigned flags = IORING_ENTER_GETEVENTS, submit;
+	int n;
+
+	if (!r || x->loop_fd < 0)
+		return -EAGAIN;
+	if (!x->loop_poll) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->uring);
+
+		if (!sqe) {
+			if ((n = io_uring_submit(&r->uring)) > 0)
+				x->st.sqes += (unsigned)n;
+			x->st.submits++;
+			r->sq_pending = r->sq_sends = 0;
+			sqe = io_uring_get_sqe(&r->uring);
+		}
+		if (sqe) {
+			io_uring_prep_poll_add(sqe, x->loop_fd, POLLIN);
+			io_uring_sqe_set_data64(sqe, XP_UD_LOOP);
+			x->loop_poll = true;
+			r->sq_pending++;
+		}
+	}
+	if (!x->loop_poll)
+		ns = 0;
+	/* The sends' completions come in the submit: the wait is for what follows. */
+	nr += r->sq_sends;
+	submit = flush_sq(&r->uring);
+	memset(&arg, 0, sizeof(arg));
+	if (ns) {
+		ts.tv_sec = (long long)(ns / 1000000000u);
+		ts.tv_nsec = (long long)(ns % 1000000000u);
+		arg.ts = (uint64_t)(uintptr_t)&ts;
+		if (hold_ns && (r->uring.features & IORING_FEAT_MIN_TIMEOUT))
+			arg.pad = (uint32_t)(hold_ns / 1000u ? hold_ns / 1000u : 1u);
+		else if (nr > r->sq_sends + 1)
+			nr = r->sq_sends + 1;
+		flags |= IORING_ENTER_EXT_ARG;
+	} else {
+		nr = 0;
+	}
+	n = io_uring_enter2((unsigned)r->uring.ring_fd, submit, nr, flags,
+			    ns ? (sigset_t *)(void *)&arg : NULL, ns ? sizeof(arg) : _NSIG / 8);
+	x->st.waits++;
+	if (r->sq_pending) {
+		x->st.submits++;
+		x->st.sqes += n > 0 ? (unsigned)n : 0;
+	}
+	r->sq_pending = r->sq_sends = 0;
+	if (xp_ring_reap(x))
+		x->st.wakeups++;
+	return 0;
 }

@@ -26,6 +26,10 @@
 #define IORING_CQE_F_BUF_MORE (1U << 4)
 #endif
 #define XP_PBUF_RING_INC 2		/* IOU_PBUF_RING_INC */
+/* Linux 6.12's min_wait_usec (in io_uring_getevents_arg's pad before it). */
+#ifndef IORING_FEAT_MIN_TIMEOUT
+#define IORING_FEAT_MIN_TIMEOUT (1U << 15)
+#endif
 
 /* A reaped completion, with where its bytes start in their buffer. */
 struct xp_cqe {
@@ -44,6 +48,7 @@ struct xp_ring {
 	pthread_t owner;
 	struct io_uring uring;
 	unsigned sq_pending;
+	unsigned sq_sends;		/* sends among them: most complete in the submit */
 	struct io_uring_buf_ring *br;
 	size_t br_len;
 	uint8_t *bufs;			/* nbufs_max buffers of bufsz bytes */
@@ -67,6 +72,8 @@ struct xp_ring {
 
 /* user_data: generation << 32 | table index << 2 | op */
 enum xp_op { XP_OP_NONE, XP_OP_RECV, XP_OP_SEND, XP_OP_CONNECT };
+/* The user_data of the poll of the loop's epoll fd (no socket's: op NONE). */
+#define XP_UD_LOOP ((uint64_t)1 << 2 | XP_OP_NONE)
 
 static inline uint64_t ud_make(const struct xport_sock *s, enum xp_op op)
 {
@@ -90,6 +97,11 @@ int xp_ring_up(struct xport *x);
 void xp_ring_down(struct xport *x);
 /* Whether x has a ring and this is the thread that made it. Any thread. */
 bool xp_ring_owner(const struct xport *x);
+
+/* A poll of the loop in the ring (xp_backend.wait): submits what waits and waits, in one
+ * io_uring_enter, for nr completions (hold_ns at most for more than one), the
+ * loop's fd or ns nanoseconds. */
+int xp_ring_wait(struct xport *x, uint64_t ns, unsigned nr, uint64_t hold_ns);
 
 /* Gives buffer bid (bytes at r->bufs + bid * r->bufsz) back for receives. */
 void xp_buf_put(struct xp_ring *r, unsigned bid);

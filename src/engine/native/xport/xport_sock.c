@@ -292,7 +292,10 @@ bool xp_pump(struct xport *x)
 			busy = true;
 		build(x);
 		be = x->be;		/* (a backend that could not start fell back) */
-		if (be->submit)
+		/* In a ring the thread sleeps in, what waits rides the loop's next
+		 * poll, unless reaped completions are left for the next round (more
+		 * than XP_CHUNK: xport_uring.c says why that needs a submit). */
+		if (be->submit && (!x->ring_waits || (be->more && be->more(x))))
 			be->submit(x);
 		if (be->reap && be->reap(x))
 			busy = true;

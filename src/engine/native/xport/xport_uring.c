@@ -20,6 +20,10 @@
  * DEFER_TASKRUN would cost an io_uring_enter per wake just to post them, and
  * its pending work does not wake a poll on the ring fd (Linux 6.18): it needs
  * an eventfd, signalled by the ring's own completions too, and a read per wake.
+ * A ring whose thread sleeps in it (xport_sleep_in_ring: each poll of the loop
+ * is an io_uring_enter, xport_wait.c) is made with DEFER_TASKRUN and needs
+ * neither the eventfd nor its watcher: the ev_check watcher handles what the
+ * poll reaped.
  *
  * Every socket's requests carry its table index and generation: completions
  * that come after the socket left the ring find an old generation and are
@@ -58,7 +62,7 @@ static void ring_submit(struct xport *x, bool events)
 		x->st.submits++;
 		x->st.sqes += n > 0 ? (unsigned)n : 0;
 	}
-	r->sq_pending = 0;
+	r->sq_pending = r->sq_sends = 0;
 }
 
 static struct io_uring_sqe *ring_sqe(struct xport *x, const struct xport_sock *s, enum xp_op op)
@@ -73,6 +77,8 @@ static struct io_uring_sqe *ring_sqe(struct xport *x, const struct xport_sock *s
 			return NULL;
 	}
 	r->sq_pending++;
+	if (op == XP_OP_SEND)
+		r->sq_sends++;
 	io_uring_sqe_set_data64(sqe, ud_make(s, op));
 	return sqe;
 }
@@ -188,6 +194,11 @@ static void ring_quiesce(struct xport *x, struct xport_sock *s, bool keep)
 	struct xp_ring *r = x->ring;
 	int tries;
 
+	/* Requests that wait for the loop's next poll (a ring the thread sleeps
+	 * in) go now: a cancel finds only what was submitted, and s is busy until
+	 * they end. */
+	if (r->sq_pending)
+		ring_submit(x, false);
 	/* By user_data, not by fd: a cancel by fd misses a multishot recv that an
 	 * io-wq worker armed (seen with IOSQE_ASYNC, without DEFER_TASKRUN). */
 	if (s->recv_on)
@@ -317,6 +328,12 @@ static bool ring_cqe(struct xport *x, const struct xp_cqe *c)
 	bool buf = c->flags & IORING_CQE_F_BUFFER, called = false;
 	int res = c->res;
 
+	if (c->user_data == XP_UD_LOOP) {
+		x->loop_fired = true;
+		if (!(c->flags & IORING_CQE_F_MORE))
+			x->loop_poll = false;
+		return false;
+	}
 	if (!s) {
 		xp_buf_back(r, c);
 		return false;
@@ -467,6 +484,7 @@ static void ring_cb(struct ev_loop *loop, ev_io *w, int revents)
 static int ur_init(struct xport *x)
 {
 	x->efd = -1;
+	x->loop_fd = -1;
 	ev_io_init(&x->ring_w, ring_cb, -1, EV_READ);
 	ev_check_init(&x->ring_chk, chk_cb);
 	return 0;
@@ -477,13 +495,18 @@ static void ur_watch(struct xport *x)
 {
 	bool want = x->nsocks > 0 && x->ring;
 
-	if (want && !ev_is_active(&x->ring_w)) {
-		ev_io_start(x->loop, &x->ring_w);
+	if (want && !ev_is_active(&x->ring_chk)) {
+		/* A ring the thread sleeps in needs no watcher to wake the loop. */
+		if (!x->ring_waits) {
+			ev_io_start(x->loop, &x->ring_w);
+			ev_unref(x->loop);
+		}
 		ev_check_start(x->loop, &x->ring_chk);
-		ev_unref(x->loop);
-	} else if (!want && ev_is_active(&x->ring_w)) {
-		ev_io_stop(x->loop, &x->ring_w);
-		ev_ref(x->loop);
+	} else if (!want && ev_is_active(&x->ring_chk)) {
+		if (ev_is_active(&x->ring_w)) {
+			ev_io_stop(x->loop, &x->ring_w);
+			ev_ref(x->loop);
+		}
 		ev_check_stop(x->loop, &x->ring_chk);
 	}
 }
@@ -542,8 +565,9 @@ static void ur_destroy(struct xport *x)
 	if (ev_is_active(&x->ring_w)) {
 		ev_io_stop(x->loop, &x->ring_w);
 		ev_ref(x->loop);
-		ev_check_stop(x->loop, &x->ring_chk);
 	}
+	if (ev_is_active(&x->ring_chk))
+		ev_check_stop(x->loop, &x->ring_chk);
 	xp_ring_down(x);
 }
 
@@ -559,5 +583,6 @@ const struct xp_backend xp_uring_backend = {
 	.submit = ur_submit,
 	.reap = ur_reap,
 	.more = ur_more,
+	.wait = xp_ring_wait,
 	.destroy = ur_destroy,
 };
