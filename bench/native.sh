@@ -10,7 +10,10 @@
 # round); the table shows medians. Tools: libnfs = --engine libnfs; native = --engine native
 # (sockets on io_uring); native-epoll = the same with NFSLOAD_IO_URING=0; native-wire = native
 # with --wire-time (a packet tap when run as root), native-stamps = native with
-# --wire-source stamps (socket timestamps), in (a) and (b) (target: cpu within 1.1x of native's).
+# --wire-source stamps (socket timestamps), in (a) and (b) (target: cpu within 1.1x of native's);
+# native-libev = native with NFSLOAD_RING_WAIT=0 (its threads sleep in libev's epoll_wait, not
+# in their ring: the way before), native-bw100 and native-bw200 = native with --batch-wait
+# 100us and 200us, in (a) and the strace pass.
 #   (a) 4 KiB random read, NFSv3, 1 connection, iodepth 16 (target: native <= 0.6x libnfs)
 #       (e) fio's nfs engine runs the same workload on the same file (1 job)
 #   (b) 4 KiB random read, NFSv3, 64 connections x iodepth 4 on one thread (target <= 0.4x)
@@ -321,7 +324,7 @@ row() {
 }
 
 # The command of one nfsload run: TOOL (libnfs, native, native-epoll; -max32: with
-# --max-load 32) URL ARGS...
+# --max-load 32; the others as the header says) URL ARGS...
 nfsload_cmd() {
 	local tool=$1 url=$2
 	shift 2
@@ -329,10 +332,13 @@ nfsload_cmd() {
 	local bin=$NFSLOAD
 	[[ $tool == *-base ]] && bin=$BASE
 	[[ $tool == *-epoll ]] && CMD=(env NFSLOAD_IO_URING=0)
+	[[ $tool == *-libev ]] && CMD=(env NFSLOAD_RING_WAIT=0)
 	CMD+=("$bin" --engine "${tool%%-*}" "$@")
 	[[ $tool == *-max32 ]] && CMD+=(--max-load 32)
 	[[ $tool == *-wire ]] && CMD+=(--wire-time)
 	[[ $tool == *-stamps ]] && CMD+=(--wire-source stamps)
+	[[ $tool == *-bw100 ]] && CMD+=(--batch-wait 100us)
+	[[ $tool == *-bw200 ]] && CMD+=(--batch-wait 200us)
 	CMD+=(--skip-layout --keep --quiet --output-format json --output "$B.json" "$url")
 }
 
@@ -451,7 +457,8 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 	say "# round $ROUND of $ROUNDS"
 	for w in $WORKLOADS; do
 		case $w in
-		a) tools=(libnfs native native-epoll native-wire native-stamps fio ${BASE:+native-base}) ;;
+		a) tools=(libnfs native native-epoll native-wire native-stamps native-libev native-bw100
+			native-bw200 fio ${BASE:+native-base}) ;;
 		b) tools=(libnfs native native-epoll native-wire native-stamps ${BASE:+native-base}) ;;
 		d-*) tools=(native native-epoll) ;;
 		g) tools=(libnfs native libnfs-max32 native-max32 fio) ;;
@@ -494,7 +501,7 @@ if ((STRACE)); then
 	say ""
 	say "# strace -f -c (3 s each; strace slows the run: counts per op, not times)"
 	: >"$OUT/strace.tsv"
-	STOOLS=(libnfs native native-epoll ${BASE:+native-base})
+	STOOLS=(libnfs native native-epoll native-libev native-bw100 native-bw200 ${BASE:+native-base})
 	((HAVE_FIO)) && STOOLS+=(fio)	# (a) only: fio's nfs engine, the same reads
 	# scmd TOOL URL ARGS...: CMD for the strace pass (fio: workload (a)'s job); sops B: its ops.
 	scmd() {
