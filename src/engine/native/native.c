@@ -176,12 +176,19 @@ static int apply_lowat(struct lowat *l, int bytes)
 	return c->state == NS_READY ? xport_set_lowat(c->sock, bytes) : -1;
 }
 
-/* The calls in flight on t's connections: how many replies its wake may wait for. */
-static unsigned thread_inflight(void *arg)
+/*
+ * --batch-wait: how many completions t's sleep may wait for. With two calls in
+ * flight or more, replies on a quarter of its busy connections (at least 2):
+ * on one connection the replies that come while the thread sleeps are one
+ * receive, so the sleep lasts the whole --batch-wait. Fewer: none is held.
+ */
+static unsigned batch_want(void *arg)
 {
 	const struct engine_thread *t = arg;
 
-	return t->inflight;
+	if (t->inflight < 2)
+		return 0;
+	return t->busy_conns / 4 > 2 ? t->busy_conns / 4 : 2;
 }
 
 struct engine_thread *nat_thread_new(struct nat_engine *e, const struct engine_params *cfg,
@@ -201,7 +208,7 @@ struct engine_thread *nat_thread_new(struct nat_engine *e, const struct engine_p
 		xport_want_stamps(t->xp);
 	/* The thread sleeps in its ring (xport_sleep_in_ring), unless asked not to. */
 	if (t->xp && !ring_wait_off()) {
-		struct xport_batch b = { .want = thread_inflight, .arg = t,
+		struct xport_batch b = { .want = batch_want, .arg = t,
 					 .hold_ns = cfg->opt.batch_wait_ns };
 
 		xport_sleep_in_ring(t->xp, &b);
@@ -332,9 +339,10 @@ static const struct opt options[] = {
 	  .foreign = "Kerberos is the native engine's (Debian's libnfs has none)" },
 	LOWAT_OPTION,
 	{ .name = "batch-wait", .kind = OPT_TIME, .arg = "TIME",
-	  .help = "a worker's wake waits up to TIME (1us to 10ms) for a\nquarter of its "
-	  "requests in flight to be answered:\nfewer wakes and less CPU per operation, "
-	  "replies held\nthat long at most (client time; io_uring, Linux 6.12)",
+	  .help = "with 2 requests in flight or more, a worker's wake\nwaits up to TIME "
+	  "(1us to 10ms) for replies on a quarter\nof its busy connections (one connection: "
+	  "all of TIME):\nfewer wakes, less CPU per operation, replies held that\nlong at "
+	  "most (client time; io_uring, Linux 6.12)",
 	  .off = offsetof(struct engine_opts, batch_wait_ns), .min = 1000, .max = 10000000,
 	  .msg = "must be 1us to 10ms",
 	  .foreign = "only with --engine native (how its threads wait on io_uring)" },

@@ -195,6 +195,7 @@ struct engine_thread {
 	struct xport *xp;
 	struct lowat_set lowat;		/* --max-load */
 	uint32_t inflight;		/* calls in flight on its connections (nat_set_thread) */
+	uint32_t busy_conns;		/* ... and its connections with any */
 	uint8_t *scratch;		/* one call's header while it is encoded */
 	size_t scratch_len;
 	struct nat_known *known;	/* NFSv3 set-ups' handles, by server (native_known.c) */
@@ -344,19 +345,28 @@ unsigned nat_addr_port(const struct sockaddr *sa);
 /* c's calls in flight change by d, its thread's with them. */
 static inline void nat_inflight(struct engine_conn *c, int d)
 {
+	bool was = c->inflight > 0;
+
 	c->inflight += (uint32_t)d;
-	if (c->t)
+	if (c->t) {
 		c->t->inflight += (uint32_t)d;
+		if (was != (c->inflight > 0))
+			c->t->busy_conns += was ? UINT32_MAX : 1u;
+	}
 }
 
 /* c runs on t's loop from now on (NULL: none), its calls in flight with it. */
 static inline void nat_set_thread(struct engine_conn *c, struct engine_thread *t)
 {
-	if (c->t)
+	if (c->t) {
 		c->t->inflight -= c->inflight;
+		c->t->busy_conns -= c->inflight > 0;
+	}
 	c->t = t;
-	if (t)
+	if (t) {
 		t->inflight += c->inflight;
+		t->busy_conns += c->inflight > 0;
+	}
 }
 
 #endif

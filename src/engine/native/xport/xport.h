@@ -122,11 +122,12 @@ int xport_addrs(const struct xport_sock *s, struct sockaddr_storage *local,
 
 /*
  * How a sleep in the ring may wait for more than one completion: want(arg) says
- * how many the owner awaits (its calls in flight); the sleep then waits for a
- * share of them (1 in XPORT_BATCH_SHARE) for up to hold_ns, then returns with
- * what came. NULL, or hold_ns 0: every wake returns with the first completion.
+ * how many are worth waiting for now (fewer than 2: none on purpose); the sleep
+ * then waits for that many for up to hold_ns, then returns with what came (at
+ * least one). A completion is a socket's receive, not a reply: the replies that
+ * come on one socket while the thread sleeps make one completion. NULL, or
+ * hold_ns 0: every wake returns with the first completion.
  */
-#define XPORT_BATCH_SHARE 4u
 struct xport_batch {
 	unsigned (*want)(void *arg);
 	void *arg;

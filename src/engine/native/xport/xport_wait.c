@@ -80,14 +80,14 @@ void xp_wait_leave(struct xport *x)
 }
 
 /* One poll of x's loop in the ring: the loop's events (0 where none), or -1
- * with errno. The batch: a share of the calls in flight, held at most hold_ns. */
+ * with errno. The batch: what x->batch.want says, held at most hold_ns. */
 static int ring_poll(struct xport *x, int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	uint64_t ns = timeout < 0 ? XP_WAIT_MAX_NS : (uint64_t)timeout * 1000000u;
 	unsigned nr = 1;
 
 	if (x->batch.want && x->batch.hold_ns)
-		nr = x->batch.want(x->batch.arg) / XPORT_BATCH_SHARE;
+		nr = x->batch.want(x->batch.arg);
 	if (x->be->wait(x, ns, nr > 1 ? nr : 1, nr > 1 ? x->batch.hold_ns : 0) < 0)
 		return epoll_pwait(epfd, ev, max, timeout, NULL);
 	if (!x->loop_fired)
