@@ -350,8 +350,10 @@ static inline void nat_inflight(struct engine_conn *c, int d)
 	c->inflight += (uint32_t)d;
 	if (c->t) {
 		c->t->inflight += (uint32_t)d;
-		if (was != (c->inflight > 0))
-			c->t->busy_conns += was ? UINT32_MAX : 1u;
+		if (was && !c->inflight)
+			c->t->busy_conns--;
+		else if (!was && c->inflight)
+			c->t->busy_conns++;
 	}
 }
 

@@ -155,7 +155,6 @@ struct xport_stats {
 	uint64_t cqes;		/* completions reaped */
 	uint64_t wakeups;	/* loop wakes that reaped completions (io_uring) or read a socket (epoll) */
 	uint64_t empty_wakeups;	/* wakes that found no completion */
-	uint64_t waits;		/* the loop's polls in the ring (io_uring_enter) */
 	uint64_t sendcalls;	/* sendmsg calls (epoll) */
 	uint64_t stashed;	/* bytes the ring had received when their socket was detached */
 };

@@ -471,6 +471,42 @@ void xp_ring_down(struct xport *x)
 	x->efd = -1;
 }
 
+/* A submit of n requests (-errno: none) ended: the counters. */
+static void submitted(struct xport *x, int n)
+{
+	struct xp_ring *r = x->ring;
+
+	if (r->sq_pending) {
+		x->st.submits++;
+		x->st.sqes += n > 0 ? (unsigned)n : 0;
+	}
+	r->sq_pending = r->sq_sends = 0;
+}
+
+void xp_ring_submit(struct xport *x, bool events)
+{
+	struct io_uring *ring = &x->ring->uring;
+
+	submitted(x, events ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring));
+}
+
+struct io_uring_sqe *xp_ring_sqe(struct xport *x, uint64_t ud)
+{
+	struct xp_ring *r = x->ring;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->uring);
+
+	if (!sqe) {
+		xp_ring_submit(x, false);
+		if (!(sqe = io_uring_get_sqe(&r->uring)))
+			return NULL;
+	}
+	r->sq_pending++;
+	if ((ud & 3) == XP_OP_SEND)
+		r->sq_sends++;
+	io_uring_sqe_set_data64(sqe, ud);
+	return sqe;
+}
+
 /* What io_uring_submit does before its system call: the new requests become
  * the kernel's. The number not yet submitted. */
 static unsigned flush_sq(struct io_uring *ring)
@@ -506,20 +542,11 @@ int xp_ring_wait(struct xport *x, uint64_t ns, unsigned nr, uint64_t hold_ns)
 	if (!r || x->loop_fd < 0)
 		return -EAGAIN;
 	if (!x->loop_poll) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->uring);
+		struct io_uring_sqe *sqe = xp_ring_sqe(x, XP_UD_LOOP);
 
-		if (!sqe) {
-			if ((n = io_uring_submit(&r->uring)) > 0)
-				x->st.sqes += (unsigned)n;
-			x->st.submits++;
-			r->sq_pending = r->sq_sends = 0;
-			sqe = io_uring_get_sqe(&r->uring);
-		}
 		if (sqe) {
 			io_uring_prep_poll_add(sqe, x->loop_fd, POLLIN);
-			io_uring_sqe_set_data64(sqe, XP_UD_LOOP);
 			x->loop_poll = true;
-			r->sq_pending++;
 		}
 	}
 	if (!x->loop_poll)
@@ -542,12 +569,7 @@ int xp_ring_wait(struct xport *x, uint64_t ns, unsigned nr, uint64_t hold_ns)
 	}
 	n = io_uring_enter2((unsigned)r->uring.ring_fd, submit, nr, flags,
 			    ns ? (sigset_t *)(void *)&arg : NULL, ns ? sizeof(arg) : _NSIG / 8);
-	x->st.waits++;
-	if (r->sq_pending) {
-		x->st.submits++;
-		x->st.sqes += n > 0 ? (unsigned)n : 0;
-	}
-	r->sq_pending = r->sq_sends = 0;
+	submitted(x, n);
 	if (xp_ring_reap(x))
 		x->st.wakeups++;
 	return 0;

@@ -98,6 +98,11 @@ void xp_ring_down(struct xport *x);
 /* Whether x has a ring and this is the thread that made it. Any thread. */
 bool xp_ring_owner(const struct xport *x);
 
+/* Submits what waits (events: and runs task work not yet run), counting it. */
+void xp_ring_submit(struct xport *x, bool events);
+/* An SQE with user_data ud, counted as waiting (a send's too: XP_OP_SEND);
+ * a full queue is submitted first. NULL: none to be had. */
+struct io_uring_sqe *xp_ring_sqe(struct xport *x, uint64_t ud);
 /* A poll of the loop in the ring (xp_backend.wait): submits what waits and waits, in one
  * io_uring_enter, for nr completions (hold_ns at most for more than one), the
  * loop's fd or ns nanoseconds. */

@@ -49,38 +49,9 @@
  */
 #define XP_CHUNK 256u
 
-static void ring_submit(struct xport *x, bool events)
-{
-	struct xp_ring *r = x->ring;
-	int n;
-
-	if (events)
-		n = io_uring_submit_and_get_events(&r->uring);
-	else
-		n = io_uring_submit(&r->uring);
-	if (r->sq_pending) {
-		x->st.submits++;
-		x->st.sqes += n > 0 ? (unsigned)n : 0;
-	}
-	r->sq_pending = r->sq_sends = 0;
-}
-
 static struct io_uring_sqe *ring_sqe(struct xport *x, const struct xport_sock *s, enum xp_op op)
 {
-	struct xp_ring *r = x->ring;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->uring);
-
-	if (!sqe) {
-		ring_submit(x, false);
-		sqe = io_uring_get_sqe(&r->uring);
-		if (!sqe)
-			return NULL;
-	}
-	r->sq_pending++;
-	if (op == XP_OP_SEND)
-		r->sq_sends++;
-	io_uring_sqe_set_data64(sqe, ud_make(s, op));
-	return sqe;
+	return xp_ring_sqe(x, ud_make(s, op));
 }
 
 static void sqe_target(struct io_uring_sqe *sqe, const struct xport_sock *s)
@@ -198,7 +169,7 @@ static void ring_quiesce(struct xport *x, struct xport_sock *s, bool keep)
 	 * in) go now: a cancel finds only what was submitted, and s is busy until
 	 * they end. */
 	if (r->sq_pending)
-		ring_submit(x, false);
+		xp_ring_submit(x, false);
 	/* By user_data, not by fd: a cancel by fd misses a multishot recv that an
 	 * io-wq worker armed (seen with IOSQE_ASYNC, without DEFER_TASKRUN). */
 	if (s->recv_on)
@@ -551,7 +522,7 @@ static bool ur_submit(struct xport *x)
 {
 	if (!x->ring || !(x->ring->sq_pending || ring_work_waits(&x->ring->uring)))
 		return false;
-	ring_submit(x, true);
+	xp_ring_submit(x, true);
 	return true;
 }
 
