@@ -58,11 +58,12 @@ git -C "$top" archive HEAD | tar -x -C "$tree"
 san_of() { header "$1" env | sed -n 's/^SAN=//p' | tail -1; }
 build_dir() { if [[ -n $1 ]]; then echo "build-san-${1//,/-}"; else echo build; fi; }
 
-# build SAN: the scratch tree's build for SAN (incremental). Non-zero if it fails.
+# build SAN SUITE: the scratch tree's build for SAN (incremental), with the MPI build
+# for tests/mpi.sh. Non-zero if it fails.
 build() {
 	make -C "$tree" -s -j"$(nproc)" ${1:+SAN=$1} "$(build_dir "$1")/nfsload" \
 		$(cd "$tree" && ls tests/test_*.c tests/helper_*.c | sed "s|^tests/\(.*\)\.c$|$(build_dir "$1")/tests/\1|") \
-		>"$work/build.log" 2>&1
+		$([[ $2 == tests/mpi.sh ]] && echo build-mpi/nfsload) >"$work/build.log" 2>&1
 }
 
 # run_suite SUITE SAN ENV... > output: the suite (or unit binary) on the scratch build.
@@ -106,7 +107,7 @@ for p in "${patches[@]}"; do
 	fi
 	key="$suite|$san|${envs[*]}"
 	if [[ -z ${baseline[$key]:-} ]]; then
-		if ! build "$san"; then
+		if ! build "$san" "$suite"; then
 			echo "$name: the clean tree does not build (SAN=$san): $work/build.log"
 			continue
 		fi
@@ -129,7 +130,7 @@ for p in "${patches[@]}"; do
 		continue
 	fi
 	out=$work/out/$name
-	if ! build "$san"; then
+	if ! build "$san" "$suite"; then
 		echo "$name: the mutant does not build: $(grep -m1 error "$work/build.log")"
 	else
 		run_suite "$suite" "$san" "${envs[@]}" >"$out"
