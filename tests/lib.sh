@@ -113,6 +113,7 @@ T_SAN_RUN=0	# reports the last t_run_bounded claimed (t_san_clean)
 t_san_record() {
 	echo "FAIL - sanitizer report: $1 $2" >&"$T_LOG_FD"
 	echo fail >>"$T_RESULTS"
+	echo "$1 $2" >>"$T_SAN_DIR/found"
 }
 
 # t_san_claim WHERE: each report file not yet claimed is moved aside (rename: one
@@ -136,6 +137,10 @@ t_san_claim() {
 		[[ -n $what ]] || what=$(grep -m1 -E 'ERROR: |WARNING: |runtime error: ' "$kept" |
 			sed 's/^==[^=]*==//')
 		[[ -n $what ]] || what="(report file still empty)"
+		# and the first frame of ours (an interceptor's or the runtime's say little)
+		what+=$(awk '/^ *#[0-9]+ / && !/libsanitizer|__interceptor|lib[alt]san\.so/ {
+			sub(/^ *#[0-9]+ (0x[0-9a-f]+ in )?/, ""); sub(/ \([^ ]*\+0x[0-9a-f]+\)$/, "")
+			print ", at " $0; exit }' "$kept")
 		t_san_record "$what ($proc)" "$1"
 		awk 'NR > 40 { exit } { print "#   " $0 } /^SUMMARY: / { exit }' "$kept" >&"$T_LOG_FD"
 	done
@@ -386,7 +391,7 @@ t_counts() {
 t_summary() {
 	local passed failed skipped
 	t_san_claim "found at the end of the suite" || true
-	if [[ -z $(ls -A "$T_SAN_DIR/claimed") ]]; then
+	if [[ ! -s $T_SAN_DIR/found ]]; then
 		t_pass "sanitizer report: none from this suite's processes"
 	fi
 	read -r passed failed skipped <<<"$(t_counts)"
