@@ -131,8 +131,8 @@ t_san_claim() {
 		kept=$T_SAN_DIR/claimed/$base.${EPOCHREALTIME/./}.$BASHPID
 		mv "$f" "$kept" 2>/dev/null || continue
 		n=$((n + 1))
-		proc=${base#report.}
-		proc="${proc%.*}[${proc##*.}]"
+		proc=${base#report.}	# EXE.PID (PID alone where a runtime leaves the name out)
+		[[ $proc == *.* ]] && proc="${proc%.*}[${proc##*.}]" || proc="pid $proc"
 		# The SUMMARY line names the kind and where (file:line in function); a report
 		# cut short (still being written) by its first line that says anything.
 		what=$(grep -m1 '^SUMMARY: ' "$kept" | sed 's/^SUMMARY: //')
@@ -154,7 +154,7 @@ t_san_claim() {
 t_san_status() {
 	local rc=$1 err what= me=$BASHPID
 	shift
-	[[ -n ${SAN:-} ]] || return 0
+	[[ -n ${SAN:-} ]] && ((T_SAN_RUN == 0)) || return 0
 	case $rc in
 	"$T_SAN_UBSAN")
 		# (The shell's stderr here is the run's: the caller's redirection.)
@@ -164,13 +164,11 @@ t_san_status() {
 		fi
 		[[ -n $what ]] || what="(its report is on the run's stderr)"
 		t_san_record "UndefinedBehaviorSanitizer (exit $rc) $what" "in: $(t_show "$*")"
-		T_SAN_RUN=$((T_SAN_RUN + 1))
+		T_SAN_RUN=1
 		;;
 	"$T_SAN_ASAN" | "$T_SAN_TSAN")
-		if ((T_SAN_RUN == 0)); then
-			t_san_record "exit $rc (a sanitizer's) and no report file" "in: $(t_show "$*")"
-			T_SAN_RUN=1
-		fi
+		t_san_record "exit $rc (a sanitizer's) and no report file" "in: $(t_show "$*")"
+		T_SAN_RUN=1
 		;;
 	esac
 }
