@@ -116,7 +116,9 @@ COUNTS_LINE = cat $(2) | awk '{ p += $$1; f += $$2; s += $$3 } \
 
 # cmocka prints "[  PASSED  ] N test(s).", "[  FAILED  ] N test(s)..." and "[  SKIPPED ]
 # N test(s)..." per group (a skipped test is in none of the others); each skip says why
-# just above its "[  SKIPPED ] NAME" line.
+# just above its "[  SKIPPED ] NAME" line. A sanitizer's report in a binary's output is
+# one more failure whatever its exit status (UBSan goes on without halt_on_error=1).
+SAN_REPORT := ERROR: [A-Za-z]+Sanitizer|runtime error: |WARNING: ThreadSanitizer
 unit: $(UNIT_BINS)
 	@counts=$(BUILD)/unit.counts; : >$$counts; $(TALLY); \
 	for t in $(UNIT_BINS); do echo "== $$t"; rc=0; $$t >$$t.out 2>&1 || rc=$$?; cat $$t.out; \
@@ -124,6 +126,8 @@ unit: $(UNIT_BINS)
 			/^\[  FAILED  \] [0-9]+ test/ { f += $$4; n = 1 } \
 			/^\[  SKIPPED \] [0-9]+ test/ { s += $$4 } \
 			END { if (n) print p + 0, f + 0, s + 0 }' $$t.out); \
+		if grep -Eq "$(SAN_REPORT)" $$t.out; then echo "== $$t: a sanitizer report in its" \
+			"output, counted as 1 failed"; echo "0 1 0 $$t" >>$$counts; fi; \
 	done; $(call COUNTS_LINE,unit,$$counts)
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
