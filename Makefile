@@ -101,22 +101,34 @@ deps-test:
 deps-demo:
 	@scripts/deps.sh demo
 
-# unit and integration add a line "PASSED FAILED NAME" per test binary or suite to
-# $(BUILD)/unit.counts or $(BUILD)/integration.counts (shell function tally NAME STATUS
-# [PASSED FAILED]); make test sums them. A binary or suite that printed no counts (it
+# unit and integration add a line "PASSED FAILED SKIPPED NAME" per test binary or suite
+# to $(BUILD)/unit.counts or $(BUILD)/integration.counts (shell function tally NAME
+# STATUS [PASSED FAILED SKIPPED]); each ends with its own "passed, failed, skipped" line
+# (COUNTS_LINE) and make test sums both. A binary or suite that printed no counts (it
 # crashed), or exited non-zero with none failed, counts as one failed test.
-TALLY = tally() { p=$${3:-0} f=$${4:-0}; \
-	if [ -z "$${4:-}" ]; then echo "== $$1: exit $$2 without test counts, counted as 1 failed"; f=1; \
+TALLY = tally() { p=$${3:-0} f=$${4:-0} s=$${5:-0}; \
+	if [ -z "$${5:-}" ]; then echo "== $$1: exit $$2 without test counts, counted as 1 failed"; f=1; \
 	elif [ "$$2" != 0 ] && [ "$$f" = 0 ]; then echo "== $$1: exit $$2, counted as 1 failed"; f=1; fi; \
-	echo "$$p $$f $$1" >>"$$counts"; }
+	echo "$$p $$f $$s $$1" >>"$$counts"; }
+# COUNTS_LINE LABEL FILES: "== LABEL: N passed, M failed, K skipped"; non-zero if any failed.
+COUNTS_LINE = cat $(2) | awk '{ p += $$1; f += $$2; s += $$3 } \
+	END { printf "== $(1): %d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }'
 
-# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..." per group.
+# cmocka prints "[  PASSED  ] N test(s).", "[  FAILED  ] N test(s)..." and "[  SKIPPED ]
+# N test(s)..." per group (a skipped test is in none of the others); each skip says why
+# just above its "[  SKIPPED ] NAME" line. A sanitizer's report in a binary's output is
+# one more failure whatever its exit status (UBSan goes on without halt_on_error=1).
+SAN_REPORT := ERROR: [A-Za-z]+Sanitizer|runtime error: |WARNING: ThreadSanitizer
 unit: $(UNIT_BINS)
 	@counts=$(BUILD)/unit.counts; : >$$counts; $(TALLY); \
 	for t in $(UNIT_BINS); do echo "== $$t"; rc=0; $$t >$$t.out 2>&1 || rc=$$?; cat $$t.out; \
 		tally $$t $$rc $$(awk '/^\[  PASSED  \] [0-9]+ test/ { p += $$4; n = 1 } \
-			/^\[  FAILED  \] [0-9]+ test/ { f += $$4; n = 1 } END { if (n) print p + 0, f + 0 }' $$t.out); \
-	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
+			/^\[  FAILED  \] [0-9]+ test/ { f += $$4; n = 1 } \
+			/^\[  SKIPPED \] [0-9]+ test/ { s += $$4 } \
+			END { if (n) print p + 0, f + 0, s + 0 }' $$t.out); \
+		if grep -Eq "$(SAN_REPORT)" $$t.out; then echo "== $$t: a sanitizer report in its" \
+			"output, counted as 1 failed"; echo "0 1 0 $$t" >>$$counts; fi; \
+	done; $(call COUNTS_LINE,unit,$$counts)
 
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
 	tests/native.sh tests/native_faults.sh tests/wire.sh tests/trunk.sh tests/wiretime.sh tests/merge.sh tests/mpi.sh \
@@ -127,7 +139,8 @@ SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.s
 ifneq ($(SAN),)
 SUITES := $(filter-out tests/presets.sh tests/mpi.sh,$(SUITES))
 endif
-# Each suite's t_summary (tests/lib.sh) writes "PASSED FAILED" to the file T_COUNTS names.
+# Each suite's t_summary (tests/lib.sh) writes "PASSED FAILED SKIPPED" to the file T_COUNTS
+# names (its skips are "skip - NAME: WHY" lines in its log).
 integration: $(BUILD)/nfsload $(HELPER_BINS)
 	@counts=$(BUILD)/integration.counts; : >$$counts; $(TALLY); \
 	for t in $(SUITES); do echo "== $$t"; start=$$(date +%s); \
@@ -138,17 +151,17 @@ integration: $(BUILD)/nfsload $(HELPER_BINS)
 		NFSLOAD_MPI=$(CURDIR)/$(MPI_BUILD)/nfsload $$t || rc=$$?; \
 		echo "== $$t: $$(($$(date +%s) - start)) s"; \
 		tally $$t $$rc $$(cat $$c 2>/dev/null); \
-	done; awk '{ f += $$2 } END { exit f > 0 }' $$counts
+	done; $(call COUNTS_LINE,integration,$$counts)
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 # Everything is built first, in parallel (a build failure stops here); then the unit tests and the
-# suites all run, and one line sums them. Non-zero if anything failed.
+# suites all run, and one line sums them: "== make test: N passed, M failed, K skipped".
+# Non-zero if anything failed.
 test: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) test-build
 	@rc=0; $(MAKE) --no-print-directory unit || rc=1; \
 	$(MAKE) --no-print-directory integration || rc=1; \
-	cat $(BUILD)/unit.counts $(BUILD)/integration.counts | awk '{ p += $$1; f += $$2 } \
-		END { printf "== make test: %d passed, %d failed\n", p, f; exit f > 0 }' || rc=1; \
+	$(call COUNTS_LINE,make test,$(BUILD)/unit.counts $(BUILD)/integration.counts) || rc=1; \
 	exit $$rc
 
 test-build: $(BUILD)/nfsload $(UNIT_BINS) $(HELPER_BINS) $(if $(SAN),,$(MPI_BUILD)/nfsload)
