@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --op-log and --analyze against the private nfs-ganesha: the log holds a row for every
 # operation the report counts (a ramp's left out), --analyze rebuilds the run's figures
-# from it (counts exact, p50/p99 within 1%), .zst logs read with zstd -dc and by
+# from it (counts exact, p50/p99 within 1% of the run's and to the ns as awk makes them
+# from the rows: nearest rank, then the histogram bucket's midpoint), .zst logs read with zstd -dc and by
 # --analyze, --from/--to/--conn/--op cut as awk does over the rows, two logs add up,
 # and bad values are one line and exit 2 with nothing written to the server.
 # Needs NFSLOAD, jq, zstd, awk.
