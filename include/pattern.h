@@ -10,10 +10,12 @@
  * Data reduction (--buffer-compress-percentage C, --dedupe-percentage D,
  * nfsload(1) DATA WRITTEN): with C > 0 the buffer itself is reduced, the
  * first C% of every 4 KiB unit of the period being zero bytes, so writes
- * still take a pointer into it. With D > 0 every 4 KiB block of a file is
- * either its own (stamped with 16 bytes naming file and block, so no two
- * are alike) or one of PATTERN_SHARED shared blocks, chosen by a hash of
- * (file, block): such writes are copied into a buffer (pattern_fill).
+ * still take a pointer into it. Every 4 KiB block of a file is either its
+ * own (stamped with 16 bytes naming file and block, so no two are alike and
+ * a block misplaced by a multiple of PATTERN_PERIOD is seen) or, with D > 0,
+ * one of PATTERN_SHARED shared blocks, chosen by a hash of (file, block):
+ * writes are made in a buffer by pattern_fill (pattern_at alone is the
+ * unstamped pattern, for what needs no file's data).
  */
 #ifndef NFSLOAD_PATTERN_H
 #define NFSLOAD_PATTERN_H

@@ -51,6 +51,9 @@ struct run {
 	bool ns_each;
 	const unsigned *local_id;
 	const uint8_t *pattern;		/* write data, see pattern.h */
+	/* A small file's whole content (--mix, the small-file test, their trees; NULL
+	 * without --file-size): file 0 from offset 0, stamped as every write is (pattern_fill) */
+	const uint8_t *small_data;
 	unsigned dedupe_pct;		/* --dedupe-percentage: writes made by pattern_fill */
 	enum worker_phase phase;
 	double rate;			/* open loop: this phase's ops/s (--rate or a curve's point) */

@@ -33,6 +33,21 @@ check_eq "hdr-log: counts equal the series' operations" "$(jqv '[.series[].ops] 
 	"$(jq -s '[.[].count] | add' "$TMP/h.json")"
 check_eq "hdr-log: read counts per interval equal the series'" "$(jqv '[.series[] | select(.op == "read") | .ops]')" \
 	"$(jq -s '[.[] | select(.tag == "read") | .count]' "$TMP/h.json")"
+# The series' percentiles against the decoder's, interval by interval: HdrHistogram's
+# percentile math (tests/hdrlog_decode.py, written from the format) over the log's counts
+# names the bucket the value lies in, [pNN_lowest, pNN]; the series' p50 and p99 must lie
+# in that bucket (a percentile one bucket off lies outside it). Prints the intervals that
+# do not.
+for op in read write; do
+	check_eq "hdr-log: $op p50 and p99 of every interval in the decoder's bucket" "" \
+		"$(jq -n -r --arg op "$op" --slurpfile s "$OUT" --slurpfile h "$TMP/h.json" '
+			[$s[0].series[] | select(.op == $op) | .lat_ns] as $a
+			| [$h[] | select(.tag == $op)] as $b
+			| range(0; [$a, $b] | map(length) | max) as $i
+			| ["p50", "p99"][] as $p
+			| select(($a[$i][$p] // -1) < ($b[$i][$p + "_lowest"] // 0) or ($a[$i][$p] // -1) > ($b[$i][$p] // -1))
+			| "interval \($i) \($p): series \($a[$i][$p]), decoder [\($b[$i][$p + "_lowest"]), \($b[$i][$p])]"')"
+done
 check_match "hdr-log: version 1.3 header" "^#\[Histogram log format version 1\.3\]" "$(head -1 "$TMP/h.log")"
 
 # A ramp is not in the series: rows start where measuring starts.

@@ -10,11 +10,14 @@ highestEquivalentValue, getValueAtPercentile). Python 3 stdlib only.
 
 Prints one JSON object per interval line:
   {"tag": "read", "start": 1.0, "length": 1.0, "max_ms": 1.235,
-   "count": 1000, "min": 50000, "max": 1234943, "p50": ..., "p99": ...}
+   "count": 1000, "min": 50000, "max": 1234943, "p50": ..., "p99": ...,
+   "p50_lowest": ..., "p99_lowest": ...}
 start and length are the line's seconds; max_ms is its Interval_Max column;
 count is the total of the decoded counts; min, max, p50 and p99 are values
 (ns in nfsload) from the counts, as HdrHistogram reports them: min is its
-bucket's lowest value, the others their bucket's highest (0 when empty).
+bucket's lowest value, the others their bucket's highest (0 when empty);
+p50_lowest and p99_lowest are the lowest values of p50's and p99's buckets
+(the percentile lies in [p50_lowest, p50], whatever a reader reports in it).
 tag is null on an untagged line.
 
 Exits 1 with a message naming the line on anything malformed: a missing or
@@ -139,18 +142,30 @@ def decode_histogram(text):
     return layout, counts
 
 
-def value_at_percentile(layout, counts, total, pct):
-    """AbstractHistogram.getValueAtPercentile (pct > 0)."""
+def index_at_percentile(counts, total, pct):
+    """The index AbstractHistogram.getValueAtPercentile (pct > 0) stops at; None if empty."""
     if total == 0:
-        return 0
+        return None
     pct = min(max(math.nextafter(pct, -math.inf), 0.0), 100.0)
     rank = max(math.ceil(pct * total / 100.0), 1)
     seen = 0
     for i, c in enumerate(counts):
         seen += c
         if seen >= rank:
-            return layout.highest_at(i)
-    return 0
+            return i
+    return None
+
+
+def value_at_percentile(layout, counts, total, pct):
+    """AbstractHistogram.getValueAtPercentile (pct > 0)."""
+    i = index_at_percentile(counts, total, pct)
+    return 0 if i is None else layout.highest_at(i)
+
+
+def lowest_at_percentile(layout, counts, total, pct):
+    """The lowest value of the bucket getValueAtPercentile reports from (0 if empty)."""
+    i = index_at_percentile(counts, total, pct)
+    return 0 if i is None else layout.lowest_at(i)
 
 
 def parse_line(line):
@@ -175,6 +190,8 @@ def parse_line(line):
         "max": layout.highest_at(nonzero[-1]) if nonzero else 0,
         "p50": value_at_percentile(layout, counts, total, 50.0),
         "p99": value_at_percentile(layout, counts, total, 99.0),
+        "p50_lowest": lowest_at_percentile(layout, counts, total, 50.0),
+        "p99_lowest": lowest_at_percentile(layout, counts, total, 99.0),
     }
     # Interval_Max (ms, 3 decimals) must fall in the decoded max's bucket.
     lo = layout.lowest_at(nonzero[-1]) if nonzero else 0

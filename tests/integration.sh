@@ -21,7 +21,9 @@ nl_during() {
 	wait "$pid" || RC=$?
 }
 
-# files_match NAME DIR N SIZE: every file on disk holds the bytes nfsload writes.
+# files_match NAME DIR N SIZE: every file on disk holds the bytes nfsload writes (each
+# 4 KiB block stamped with its file and block: one written at another offset, even a
+# multiple of the pattern's 64 KiB period away, differs).
 files_match() {
 	local name=$1 dir=$2 n=$3 size=$4 i bad=""
 	for ((i = 0; i < n; i++)); do

@@ -14,7 +14,8 @@ mkdir -p "$D"
 fstype=$(stat -f -c %T "$D")
 echo "# $D is on $fstype"
 
-# Files of the work directory that are not SIZE bytes of the pattern for their id.
+# Files of the work directory that are not SIZE bytes of the pattern for their id (each
+# 4 KiB block stamped with file and block: a block 64 KiB off is seen).
 not_pattern() {
 	local f id bad=0
 	for f in "$D/$1"/file.*; do

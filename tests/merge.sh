@@ -4,13 +4,16 @@
 # (jq, below, with hist.c's nearest-rank and midpoint rule); a merged report merges again
 # to the same result as merging every run at once; a run through a 40 ms delay proxy is
 # the one flagged slow; wire time (--wire-time) merges the same way, totals and series;
-# bad input is one line and exit 2.
-# Needs NFSLOAD, HELPERS (helper_proxy), jq.
+# bad input is one line and exit 2. Judged outside nfsload too: the merged operations
+# and bytes against the READ and WRITE calls tshark sees in the runs' measured windows.
+# Needs NFSLOAD, HELPERS (helper_proxy), jq, tshark.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 t_start_server || exit 1
-trap '[[ -n $PROXY_PID ]] && kill -TERM "$PROXY_PID" 2>/dev/null; t_cleanup' EXIT
+. "$(dirname "$0")/capture.sh"
+trap '[[ -n $PROXY_PID ]] && kill -TERM "$PROXY_PID" 2>/dev/null
+      [[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
 # run N URL ARGS...: one run's JSON report into $TMP/rN.json.
 run() {
@@ -23,6 +26,9 @@ run() {
 nl --dir m4 -c 1 -q 2 --rw randrw --bs 4k --size 1m --nrfiles 1 --runtime 1s \
 	--output-format json --output "$TMP/r4.json" "$URL3"
 check_eq "run 4 (no --series-buckets): exit 0" 0 "$RC"
+# Runs 1 to 3 are captured (ganesha's port: run 3's calls as the proxy passes them on),
+# for a judge of the merged totals outside nfsload (below).
+capture_start "tcp port $NFS_PORT"
 run 1 "$URL3" --engine libnfs
 run 2 "$URL3" --engine native
 proxy_start 40 || exit 1	# 40 ms: far past 3x any direct p99, even on a loaded host
@@ -30,6 +36,30 @@ run 3 "$PROXY_URL" --engine native
 kill -TERM "$PROXY_PID" 2>/dev/null
 wait "$PROXY_PID" 2>/dev/null
 PROXY_PID=
+capture_stop
+# wire_io: "read N BYTES write N BYTES": the READ and WRITE calls tshark sees sent inside
+# the measured windows of runs 1 to 3 (start_unix_ns, duration_ns: not the layouts before
+# them) and the bytes they ask for (count3).
+wire_io() {
+	capture_read -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 0 && nfs" -T fields \
+		-E occurrence=a -E aggregator=, -e frame.time_epoch -e nfs.procedure_v3 -e nfs.count3 |
+		python3 -c '
+import json, sys
+win = [(r["start_unix_ns"] / 1e9, (r["start_unix_ns"] + r["duration_ns"]) / 1e9)
+       for r in (json.load(open(f)) for f in sys.argv[1:])]
+n = {"6": [0, 0], "7": [0, 0]}
+for line in sys.stdin:
+    t, procs, counts = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+    if not any(a <= float(t) <= b for a, b in win):
+        continue
+    counts = iter(counts.split(",") if counts else [])
+    for p in procs.split(","):
+        if p in n:
+            n[p][0] += 1
+            n[p][1] += int(next(counts))
+print("read %d %d write %d %d" % (n["6"][0], n["6"][1], n["7"][0], n["7"][1]))
+' "$TMP/r1.json" "$TMP/r2.json" "$TMP/r3.json"
+}
 
 # merge OUT FILES...: nfsload --merge into $TMP/OUT (JSON).
 merge() {
@@ -62,6 +92,21 @@ for op in read write; do
 			if fabs < 1 then 1 else . end' "${R[@]}" "$M")"
 done
 check_eq "total: ops add" "$(sum .total.ops "${R[@]}")" "$(jq .total.ops "$M")"
+# The merged totals against the wire: every operation a run counted was sent inside its
+# measured window; besides those, only the requests still in flight when a run stopped
+# (not counted: at most connections x iodepth = 8 a run, 24 in all, of 4 KiB each).
+read -r _ wr_n wr_b _ ww_n ww_b <<<"$(wire_io)"
+echo "# merged vs the wire: read $(jq .ops.read.ops "$M") of $wr_n, write $(jq .ops.write.ops "$M") of $ww_n," \
+	"bytes $(jq '.ops.read.bytes + .ops.write.bytes' "$M") of $((wr_b + ww_b))"
+for op in read:$wr_n:$wr_b write:$ww_n:$ww_b; do
+	IFS=: read -r o wn wb <<<"$op"
+	check_ge "the wire: $o calls in the windows ($wn) >= the merged $o operations" "$(jq ".ops.$o.ops + .ops.$o.errors" "$M")" "$wn"
+	check_ge "the wire: $o bytes asked in the windows ($wb) >= the merged $o bytes" "$(jq ".ops.$o.bytes" "$M")" "$wb"
+done
+check_le "the wire: calls in the windows beyond the merged operations, at most the 24 in flight at the stops" 24 \
+	"$((wr_n + ww_n - $(jq '[.ops.read, .ops.write | .ops + .errors] | add' "$M")))"
+check_le "the wire: bytes in the windows beyond the merged bytes, at most 24 x 4 KiB" $((24 * 4096)) \
+	"$((wr_b + ww_b - $(jq '.ops.read.bytes + .ops.write.bytes' "$M")))"
 check_eq "one row per input, in order" "r1.json r2.json r3.json" \
 	"$(jq -r '[.inputs[].file | split("/") | last] | join(" ")' "$M")"
 check_eq "each row names the host" "$(hostname) $(hostname) $(hostname)" \

@@ -5,8 +5,10 @@
 # the ranks' and whose percentiles are those of the ranks' buckets added by hand (jq);
 # 2 and 3 ranks; CSV, the HdrHistogram log and the HTML report of the merged run. Without
 # mpirun the MPI build is the single-host tool. --job and --merge are refused in one line.
+# Judged outside nfsload too: the merged READ and WRITE operations and bytes against the
+# calls tshark sees in the ranks' measured windows.
 # mpirun refuses root unless told (OMPI_ALLOW_RUN_AS_ROOT*): the tests run as root.
-# Needs NFSLOAD_MPI (the MPI build), NFSLOAD, jq, mpirun (openmpi-bin).
+# Needs NFSLOAD_MPI (the MPI build), NFSLOAD, jq, mpirun (openmpi-bin), tshark.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +22,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Shared memory between ranks on one host; no warnings about a missing network.
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 t_start_server || exit 1
+. "$(dirname "$0")/capture.sh"
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
 # mpi NP ARGS...: mpirun -np NP the MPI build, bounded; stdout $OUT, stderr $ERR, $RC.
 mpi() {
@@ -30,14 +34,57 @@ mpi() {
 		RC=$?
 }
 
+# wire_io JSON...: "read N BYTES write N BYTES": the READ and WRITE calls tshark sees in
+# the capture sent inside the measured windows of the reports JSON... (start_unix_ns,
+# duration_ns: not the layouts before them) and the bytes they ask for (count3).
+wire_io() {
+	capture_read -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 0 && nfs" -T fields \
+		-E occurrence=a -E aggregator=, -e frame.time_epoch -e nfs.procedure_v3 -e nfs.count3 |
+		python3 -c '
+import json, sys
+win = [(r["start_unix_ns"] / 1e9, (r["start_unix_ns"] + r["duration_ns"]) / 1e9)
+       for r in (json.load(open(f)) for f in sys.argv[1:])]
+n = {"6": [0, 0], "7": [0, 0]}
+for line in sys.stdin:
+    t, procs, counts = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+    if not any(a <= float(t) <= b for a, b in win):
+        continue
+    counts = iter(counts.split(",") if counts else [])
+    for p in procs.split(","):
+        if p in n:
+            n[p][0] += 1
+            n[p][1] += int(next(counts))
+print("read %d %d write %d %d" % (n["6"][0], n["6"][1], n["7"][0], n["7"][1]))
+' "$@"
+}
+
 for np in 2 3; do
 	name="mpirun -np $np"
 	M=$TMP/np$np.json
+	capture_start "tcp port $NFS_PORT"
 	mpi "$np" --engine native --dir "mpi$np" -c 2 -q 4 --rw randrw --bs 4k --size 2m \
 		--nrfiles 2 --runtime 2s --keep --output-format json --output "$M" "$URL3"
+	capture_stop
 	check_eq "$name: exit 0" 0 "$RC"
 	ranks=()
 	for ((r = 0; r < np; r++)); do ranks+=("$M.rank$r"); done
+	# The merged totals against the wire: every operation a rank counted was sent in its
+	# measured window; besides, only what was in flight at a rank's stop (not counted: at
+	# most connections x iodepth = 8 a rank, of 4 KiB each).
+	read -r _ wr_n wr_b _ ww_n ww_b <<<"$(wire_io "${ranks[@]}")"
+	echo "# $name: merged vs the wire: read $(jq .ops.read.ops "$M") of $wr_n, write $(jq .ops.write.ops "$M") of $ww_n"
+	for op in read:$wr_n:$wr_b write:$ww_n:$ww_b; do
+		IFS=: read -r o wn wb <<<"$op"
+		check_ge "$name: the wire: $o calls in the windows ($wn) >= the merged $o operations" \
+			"$(jq ".ops.$o.ops + .ops.$o.errors" "$M")" "$wn"
+		check_ge "$name: the wire: $o bytes asked in the windows ($wb) >= the merged $o bytes" \
+			"$(jq ".ops.$o.bytes" "$M")" "$wb"
+	done
+	check_le "$name: the wire: calls beyond the merged operations, at most the $((np * 8)) in flight at the stops" \
+		$((np * 8)) "$((wr_n + ww_n - $(jq '[.ops.read, .ops.write | .ops + .errors] | add' "$M")))"
+	check_le "$name: the wire: bytes beyond the merged bytes, at most $((np * 8)) x 4 KiB" $((np * 8 * 4096)) \
+		"$((wr_b + ww_b - $(jq '.ops.read.bytes + .ops.write.bytes' "$M")))"
+	capture_explain
 	check_eq "$name: each rank's own report next to --output" "$np" \
 		"$(jq -s 'length' "${ranks[@]}" 2>/dev/null)"
 	check_eq "$name: one row per rank" "$(seq -s ' ' 0 $((np - 1)) | sed 's/[0-9]\+/rank &/g')" \

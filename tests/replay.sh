@@ -28,21 +28,25 @@ URL41=${URL4/version=4/version=4.1}
 . "$(dirname "$0")/capture.sh"
 trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
-# wire CAPTURE [SINCE_NS UNTIL_NS]: what tshark sees of the NFS calls in CAPTURE (every
-# TCP connection in it decoded as RPC), sent from SINCE_NS to UNTIL_NS (Unix ns; a
-# replay's measured phase: not its set-up, not its clean-up) if given. Prints
+# wire CAPTURE PORTS [SINCE_NS UNTIL_NS]: what tshark sees of the NFS calls in CAPTURE
+# (the TCP connections to the server's PORTS, "P P ...", decoded as RPC), sent from
+# SINCE_NS to UNTIL_NS (Unix ns; a replay's measured phase: not its set-up, not its
+# clean-up) if given. Prints
 #   read N / write N      READ and WRITE operations (NFSv4: in COMPOUNDs)
 #   meta N                other requests (v3 calls, v4 COMPOUNDs) but the set-up kinds
 #   span S                seconds from the first READ or WRITE call to the last
 #   p50_read US           median rpc.time of READ replies (microseconds)
 wire() {
-	# Every TCP connection of these captures is RPC: tshark tries its heuristics (RPC's
-	# checks the record mark and the call header) before the port tables. libnfs binds
-	# reserved ports (512-1023), where many protocols have registered ones that tshark
-	# otherwise tries first (in one run nfs-cat's connection, READs and all, was decoded
-	# as something else). Before, a first pass found every connection's ports for -d
-	# (decode as RPC): the same decode, frame for frame, on every capture here.
-	tshark -r "$1" -o tcp.try_heuristic_first:TRUE -o tcp.reassemble_out_of_order:TRUE \
+	local port decode=()
+	# Decoded as RPC by the server's ports, named (-d), not found by tshark's heuristics
+	# (a guess is not a judge to rely on). tshark tries a connection's server port, as
+	# its SYN says, before the other one: libnfs binds reserved client ports (512-1023),
+	# where protocols tshark knows have ports of their own (decoded by port alone, one
+	# run's nfs-cat connection, READs and all, was taken for something else).
+	for port in $2; do
+		decode+=(-d "tcp.port==$port,rpc")
+	done
+	tshark -r "$1" "${decode[@]}" -o tcp.reassemble_out_of_order:TRUE \
 		-Y rpc -T fields -E separator=/t -E occurrence=a -E aggregator=, \
 		-e frame.time_epoch -e rpc.msgtyp -e rpc.program -e rpc.programversion \
 		-e rpc.procedure -e rpc.time -e nfs.ops.count -e nfs.opcode 2>/dev/null | python3 -c '
@@ -94,7 +98,13 @@ for k, v in n.items():
     print(k, v)
 print("span", max(io_times) - min(io_times) if io_times else 0)
 print("p50_read", statistics.median(rtt) if rtt else 0)
-' ${2:+"$2" "$3"}
+' ${3:+"$3" "$4"}
+}
+# server_ports CAPTURE: the ports the capture's servers answered on (sources of SYN-ACKs),
+# for a capture made elsewhere (tests/data's: its README says how, not which ports).
+server_ports() {
+	tshark -r "$1" -Y "tcp.flags.syn == 1 && tcp.flags.ack == 1" -T fields -e tcp.srcport \
+		2>/dev/null | sort -un | tr '\n' ' '
 }
 val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
@@ -106,17 +116,21 @@ within() {
 # replay_check NAME TRACE URL [SPEED]: replays TRACE on URL (a work directory of its own,
 # removed after), captured; checks the counts, the span, the statuses, the latency.
 replay_check() {
-	local name=$1 trace=$2 url=$3 speed=${4:-1} dir start span_tr span_rp
+	local name=$1 trace=$2 url=$3 speed=${4:-1} dir start span_tr span_rp ports
 	dir=rp-$name
 	dir=${dir//[^A-Za-z0-9-]/-}
-	wire "$trace" >"$TMP/trace.counts"
+	# A capture made here went to this server's ports; one from tests/data to its own.
+	ports="$NFS_PORT $MNT_PORT"
+	[[ $trace == "$DATA"/* ]] && ports=$(server_ports "$trace")
+	check_match "$name: the capture's server ports found" "^[0-9]+( [0-9]+)* ?$" "$ports"
+	wire "$trace" "$ports" >"$TMP/trace.counts"
 	capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT" || return
 	nl --replay "$trace" --replay-speed "$speed" --dir "$dir" --output-format json "$url"
 	capture_stop || return
 	check_eq "$name: exit 0" 0 "$RC"
 	json_ok "$OUT" || { t_fail "$name: JSON" "$(head -c 300 "$ERR")"; return; }
 	start=$(jqv .start_unix_ns)
-	wire "$CAP" "$start" "$((start + $(jqv .duration_ns)))" >"$TMP/replay.counts"
+	wire "$CAP" "$NFS_PORT $MNT_PORT" "$start" "$((start + $(jqv .duration_ns)))" >"$TMP/replay.counts"
 	for k in read write; do
 		if [[ $(val $k "$TMP/trace.counts") -gt 0 ]]; then
 			within "$name: $k calls on the wire" "$(val $k "$TMP/replay.counts")" \

@@ -11,7 +11,8 @@
 #   - each slot's sequence ids going 1, 2, 3 ... without a gap or a repeat, though two
 #     threads send on the session at once, and each slot's READs and WRITEs going over
 #     the connections of one thread only;
-#   - both threads and every connection doing I/O, no errors, and --verify clean.
+#   - both threads and every connection doing I/O, no errors, and --verify clean;
+#   - every READ and WRITE on the wire one the report counts (run, layout, read-back).
 # Needs NFSLOAD, HELPERS, jq, python3, tshark (capture needs root, as the server does).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -102,8 +103,18 @@ if capture_start "tcp port $NFS_PORT"; then
 	check_le "$name: a slot's READs and WRITEs over one thread's connections at most" 8 \
 		"$(awk -v d="$data" '$2 == d && $5 ~ /(^|,)(25|38)(,|$)/ && !seen[$3 " " $1]++ { n[$3]++ }
 			END { for (x in n) if (n[x] > m) m = n[x]; print m + 0 }' "$TMP/compounds")"
-	check_ge "$name: the READs and WRITEs on the wire" "$(jqv '.ops.read.count + .ops.write.count')" \
-		"$(( $(op_count 25) + $(op_count 38) ))"
+	# Every READ and WRITE on the wire, once each: on the data session's connections the
+	# run's own, the layout's writes (and what it sent again) and the --verify pass's
+	# read-back, as the report counts them (with their errors: none); elsewhere (the
+	# control connection) one WRITE alone: the new work directory's marker, written in the
+	# COMPOUND that creates it (SEQUENCE PUTROOTFH LOOKUP LOOKUP OPEN GETFH WRITE).
+	data_rw=$(on_data '$5 ~ /(^|,)(25|38)(,|$)/' | awk '{ k = split($5, o, ","); for (i = 1; i <= k; i++) n += o[i] == 25 || o[i] == 38 } END { print n + 0 }')
+	echo "# $name: on the wire READ $(op_count 25) WRITE $(op_count 38), on the data session $data_rw; report: $(jqv '"read \(.ops.read.count)+\(.ops.read.errors) write \(.ops.write.count)+\(.ops.write.errors) layout \(.layout.stats.count)+\(.layout.stats.errors) retried \(.layout.retried) verify pass \(.verify.pass.stats.count)+\(.verify.pass.stats.errors)"')"
+	check_eq "$name: the READs and WRITEs on the data session, those of the run, the layout and the read-back" \
+		"$(jqv '([.ops.read, .ops.write, .layout.stats, .verify.pass.stats | .count + .errors] | add) + .layout.retried')" \
+		"$data_rw"
+	check_eq "$name: besides, one WRITE: the work directory's marker, where it is created" \
+		"1 1" "$(( $(op_count 25) + $(op_count 38) - data_rw )) $(awk '$5 ~ /(^|,)18,10,38$/' "$TMP/compounds" | wc -l)"
 	check_eq "$name: nothing malformed" 0 "$(tsh -Y _ws.malformed | wc -l)"
 	capture_explain
 fi

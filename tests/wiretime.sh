@@ -10,10 +10,10 @@
 # sample: p50 120.6 us vs the capture's 118.6 in one run, 120.6 vs 80.6 in another).
 # Without CAP_NET_RAW: --wire-source tap fails before anything is written, --wire-time
 # falls back to socket timestamps and says so.
-# Then what moves it: a proxy holding every reply 5 ms moves wire and total alike (the client's share stays small); a busy loop on the client's core
-# (the server kept on the other one) widens the client's share, not the wire. Also:
+# Then what moves it: a proxy holding every reply 5 ms moves wire and total alike (the client's share stays small); replies
+# read 5 ms late (injected by strace) widen the client's share by that, not the wire. Also:
 # the epoll sockets measure it too, NFSv4.1, the JSON fields, what a libnfs run says.
-# Needs NFSLOAD, HELPERS, jq, tshark (capture needs root, as the server does).
+# Needs NFSLOAD, HELPERS, jq, tshark, strace (capture needs root, as the server does).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,9 +25,7 @@ fi
 t_start_server || exit 1
 URL41=${URL4/version=4/version=4.1}
 . "$(dirname "$0")/capture.sh"
-HOG_PID=
-trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null
-      [[ -n $HOG_PID ]] && kill "$HOG_PID" 2>/dev/null; t_cleanup' EXIT
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
 
 # rpc_times PROC: tshark's rpc.time (seconds) of every NFSv3 reply to PROC, one a line.
 rpc_times() {
@@ -143,43 +141,41 @@ if proxy_start 5; then
 	wait "$PROXY_PID" 2>/dev/null
 fi
 
-# --- a client slowed on purpose: its share widens, not the wire ----------------------
-# The server on CPU 0; the client on CPU 1 at nice 15, and in the second run a busy
-# loop beside it at nice 0 (a sleeper's wake-up credit otherwise lets the client
-# preempt an equal busy loop at once: that slows nothing).
-SRV_MASK=$(taskset -p "$GANESHA_PID" 2>/dev/null | awk '{ print $NF }')
-if [[ $(nproc) -ge 2 && -n $SRV_MASK ]] && taskset -a -p 1 "$GANESHA_PID" >/dev/null 2>&1; then
-	# slow_run NAME: 3 s of QD1 reads, nfsload on CPU 1; RC_NAME, slow-NAME.json.
-	slow_run() {
-		local rc=0
-		t_run_bounded 120 nice -n 15 taskset 2 "$NFSLOAD" --quiet --engine native --wire-time --dir wt \
-			-q 1 --rw randread --bs 4k --size 4m --runtime 3s -t 1 --keep \
-			--output-format json "$URL3" >"$TMP/slow-$1.json" 2>"$ERR" || rc=$?
-		printf -v "RC_$1" %s "$rc"
-	}
-	q() { jq -r "$2" "$TMP/slow-$1.json"; }
-	slow_run idle
-	# Once in a while (seen once under ASan in ~10 runs) the scheduler lets the client
-	# through beside the busy loop: then the busy run is made once more.
-	for try in 1 2; do
-		taskset 2 sh -c 'while :; do :; done' &
-		HOG_PID=$!
-		slow_run hog
-		kill "$HOG_PID" 2>/dev/null
-		wait "$HOG_PID" 2>/dev/null
-		HOG_PID=
-		dclient=$(($(q hog .ops.read.client_lat_ns.p90) - $(q idle .ops.read.client_lat_ns.p90)))
-		((dclient > 0)) && break
-		echo "# slow client: try $try: client p90 did not grow ($dclient ns)"
+# --- a client slowed on purpose: its share grows by what was injected, not the wire ---
+# strace holds every return from recvfrom 5 ms (inject delay_exit): on the epoll sockets,
+# with the wire timed by the packet tap (its ring is mmap'ed, no syscall a packet), those
+# are the reads of the replies (recv), and a non-blocking read takes only what is in, so
+# every reply is read at least 5 ms after it came: each read's client share (latency less
+# wire: the issue is before the call's frame, the completion 5 ms past the reply's) is at
+# least 5 ms, whatever the load. The wire stays what the capture says it is (tshark's
+# rpc.time, within the tap's 2% or 5 us above): the delay is not put on the wire. (How long
+# the wire is depends on the server and the load, 0.15 ms to 4 ms p90 was seen here: no
+# bound on it but the capture's.) (LeakSanitizer cannot run under ptrace: detect_leaks=0.)
+DELAY_US=5000
+if command -v strace >/dev/null && capture_start "tcp port $NFS_PORT"; then
+	RC=0
+	t_run_bounded 120 env NFSLOAD_IO_URING=0 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -o /dev/null -e trace=recvfrom -e inject=recvfrom:delay_exit=$DELAY_US \
+		"$NFSLOAD" --quiet --engine native --wire-time --wire-source tap --dir wt -q 1 \
+		--rw randread --bs 4k --size 1m --keep --output-format json "$URL3" >"$OUT" 2>"$ERR" || RC=$?
+	capture_stop
+	name="slow client (replies read $DELAY_US us late)"
+	check_eq "$name: exit 0" 0 "$RC"
+	rpc_times 6 >"$TMP/times"
+	check_eq "$name: READ replies on the wire == reads reported" "$(jqv .ops.read.ops)" \
+		"$(wc -l <"$TMP/times")"
+	check_le "$name: at most 1% left out" $(($(jqv .ops.read.ops) / 100)) "$(jqv .ops.read.wire_missed)"
+	echo "# $name: client p50 $(jqv .ops.read.client_lat_ns.p50) ns, wire p50 $(jqv .ops.read.wire_lat_ns.p50) ns, total p50 $(jqv .ops.read.lat_ns.p50) ns"
+	# A percentile is its histogram bucket's midpoint: up to 1/256 of it below the value.
+	check_ge "$name: client p50 >= the injected $DELAY_US us, less half a bucket" \
+		$((DELAY_US * 1000 - DELAY_US * 1000 / 256)) "$(jqv .ops.read.client_lat_ns.p50)"
+	for p in 50 90; do
+		close_to "$name: wire p$p is the capture's, the delay not in it" "$(pct $p <"$TMP/times")" \
+			"$(jqv ".ops.read.wire_lat_ns.p$p")" 2 5000
 	done
-	taskset -a -p "$SRV_MASK" "$GANESHA_PID" >/dev/null 2>&1
-	check_eq "slow client: both runs exit 0" "0 0" "$RC_idle $RC_hog"
-	dwire=$(($(q hog .ops.read.wire_lat_ns.p90) - $(q idle .ops.read.wire_lat_ns.p90)))
-	check_ge "slow client: client p90 grew (by $dclient ns)" 1 "$dclient"
-	check_ge "slow client: client p90 grew more than wire p90 ($dclient vs $dwire ns)" \
-		"$((dwire + 1))" "$dclient"
+	capture_explain
 else
-	t_fail "slow client" "needs 2 CPUs and taskset on the server ($(nproc) CPUs)"
+	t_fail "slow client" "strace not installed or no capture (scripts/deps.sh test installs them)"
 fi
 
 # --- NFSv4.1 and the other outputs ---------------------------------------------------

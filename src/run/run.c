@@ -113,9 +113,17 @@ static int prepare(struct app *a)
 	a->run.pattern = pattern_new(max_bs > cfg->file_size ? max_bs : cfg->file_size,
 				     cfg->buffer_compress_percentage);
 	a->run.dedupe_pct = cfg->dedupe_percentage;
+	if (a->run.pattern && cfg->file_size) {
+		uint8_t *d = malloc(cfg->file_size);
+
+		if (d)
+			pattern_fill(a->run.pattern, 0, 0, 0, d, cfg->file_size);
+		a->run.small_data = d;
+	}
 	if (cfg->buffer_compress_percentage)
 		a->verify.pattern = a->run.pattern;
-	if (!a->run.pattern || op_stats_init_all(r->ops, HIST_PRECISE_BITS, config_open_loop(cfg)) ||
+	if (!a->run.pattern || (cfg->file_size && !a->run.small_data) ||
+	    op_stats_init_all(r->ops, HIST_PRECISE_BITS, config_open_loop(cfg)) ||
 	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
 	    op_stats_init(&r->verify_pass, HIST_PRECISE_BITS, false) ||
 	    setup_times_init(&r->setup, cfg))
@@ -363,6 +371,7 @@ static void app_destroy(struct app *a)
 	free(r->conns);
 	aggregate_servers_free(r);
 	free((void *)a->run.pattern);
+	free((void *)a->run.small_data);
 	replay_close(a);
 }
 

@@ -25,7 +25,7 @@ int run_make_trees(struct app *a)
 		fprintf(stderr, "nfsload: making %u trees of %u x %u files\n", cfg->connections,
 			cfg->dirs, cfg->small_files ? 0 : cfg->files_per_dir);
 	for (unsigned k = 0; k < a->nns; k++)
-		if (workdir_trees_make(a->wd[k], a->run.pattern, cfg->small_files > 0, a->err,
+		if (workdir_trees_make(a->wd[k], a->run.small_data, cfg->small_files > 0, a->err,
 				       sizeof(a->err)))
 			return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.layout_ran = !cfg->small_files;

@@ -6,6 +6,9 @@
  * small-file passes draw theirs in slots_mix.c. The connection's phase ends
  * here once nothing is left to send or to wait for.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "pattern.h"
 #include "worker_int.h"
 
@@ -16,15 +19,29 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint6
 	const struct run *run = wc->w->run;
 	struct slot *s = wc->free_slots[--wc->nfree];
 	const void *buf = NULL;
+	bool no_buf = false;
 
-	if (op->type == OP_WRITE && run->verify) {
+	/*
+	 * Every write is made in the slot's own buffer: its 4 KiB blocks stamped with
+	 * file and offset (pattern_fill, also with --dedupe-percentage 0), so a block
+	 * that lands at the wrong place differs from what belongs there. The shared
+	 * pattern repeats every 64 KiB: sent as it is, a block written 64 KiB off would
+	 * match. A read-only run never needs the buffer: it is made at the first write.
+	 */
+	if (op->type == OP_WRITE && !s->buf) {
+		const struct config *cfg = run->cfg;
+
+		s->buf = malloc(cfg->bs > run->layout_bs ? cfg->bs : run->layout_bs);
+		no_buf = !s->buf;
+	}
+	if (no_buf) {
+		/* refused below, as the engine refuses what it cannot take */
+	} else if (op->type == OP_WRITE && run->verify) {
 		verify_fill(run->verify, op->file, op->offset, s->buf, op->len);
 		buf = s->buf;
-	} else if (op->type == OP_WRITE && run->dedupe_pct) {
+	} else if (op->type == OP_WRITE) {
 		pattern_fill(run->pattern, run->dedupe_pct, op->file, op->offset, s->buf, op->len);
 		buf = s->buf;
-	} else if (op->type == OP_WRITE) {
-		buf = pattern_at(run->pattern, op->file, op->offset);
 	}
 	s->file = op->file;
 	s->offset = op->offset;
@@ -37,6 +54,10 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint6
 	s->busy = true;
 	s->req = (struct engine_req){ .op = op->type, .file = op->range, .offset = op->offset,
 				      .len = op->len, .buf = buf };
+	if (no_buf) {
+		slots_refused(wc, s, -ENOMEM, t);
+		return false;
+	}
 	return slots_queue(wc, s, t);
 }
 

@@ -37,7 +37,7 @@ static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t 
 	s->req = (struct engine_req){
 		.op = tg->op, .path = path, .path2 = tg->op == OP_RENAME ? path2 : NULL,
 		.len = whole ? (uint32_t)cfg->file_size : 0,
-		.buf = tg->op == OP_WRITE || filled ? wc->w->run->pattern : NULL,
+		.buf = tg->op == OP_WRITE || filled ? wc->w->run->small_data : NULL,
 	};
 	/* SETATTR in turn: mode, size (to --file-size), times. */
 	if (tg->op == OP_SETATTR) {
