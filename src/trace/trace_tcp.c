@@ -53,6 +53,8 @@ static int cut(struct trace_ctx *c, uint32_t conn, struct trace_dir *d)
 {
 	int rc = 0;
 
+	if (!d->buf)
+		return 0;	/* nothing captured yet (a first packet cut before its payload) */
 	for (;;) {
 		const uint8_t *q = d->buf + d->off;
 		size_t avail = d->len - d->off, i;
@@ -126,10 +128,13 @@ static int take(struct trace_ctx *c, struct trace_flow *f, struct trace_dir *d,
 		  const uint8_t *p, uint32_t caplen, uint32_t len)
 {
 	d->next_seq += len;
-	if (grow(&d->buf, &d->cap, d->len + caplen) < 0)
-		return -ENOMEM;
-	memcpy(d->buf + d->len, p, caplen);
-	d->len += caplen;
+	/* A packet cut before its payload (caplen 0) may come first: buf is still NULL then. */
+	if (caplen) {
+		if (grow(&d->buf, &d->cap, d->len + caplen) < 0)
+			return -ENOMEM;
+		memcpy(d->buf + d->len, p, caplen);
+		d->len += caplen;
+	}
 	if (caplen < len) {
 		int rc = cut(c, f->conn, d);
 
