@@ -191,7 +191,7 @@ clean:
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
-FUZZ_TARGETS := options url units job rpc merge oplog
+FUZZ_TARGETS := options url units job rpc merge oplog nfs3 nfs4 gss pcap replay
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(NFS_CFLAGS) $(RPC_CFLAGS) $(FUZZ_SAN)
 # all of src/ but main.c, as the unit tests link it (config.c's dependencies move)
@@ -207,7 +207,7 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) $(shell find src -name '*
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
 
 $(FUZZ_BUILD)/obj:
