@@ -185,9 +185,11 @@ clean:
 -include $(LIB_OBJS:.o=.d) $(BUILD)/main.d $(UNIT_BINS:=.d) $(HELPER_BINS:=.d) $(MPI_OBJS:.o=.d)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
-#   make fuzz [FUZZ_SECONDS=60]   libFuzzer targets (options url units job rpc merge oplog) built
-#   with clang into build-fuzz/; each replays tests/fuzz/regress/<target>/, then
-#   fuzzes FUZZ_SECONDS from a copy of tests/fuzz/corpus/<target>/. Fails on a crash.
+#   make fuzz [FUZZ_SECONDS=60]   the libFuzzer targets (FUZZ_TARGETS) built with clang into
+#   build-fuzz/ (scripts/deps.sh fuzz installs clang and libFuzzer); each replays
+#   tests/fuzz/regress/<target>/, then fuzzes FUZZ_SECONDS from a copy of
+#   tests/fuzz/corpus/<target>/. Fails on a crash. tests/fuzz/check.sh: every target once
+#   over its corpus and regress inputs, no fuzzing (ok/FAIL lines, for the mutants).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
@@ -198,7 +200,7 @@ FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(NFS_CFLAGS) $(RPC
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
 FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 
-.PHONY: fuzz
+.PHONY: fuzz deps-fuzz
 .SECONDARY: $(FUZZ_OBJS)
 fuzz: $(FUZZ_BINS)
 	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
@@ -210,6 +212,10 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) $(shell find src -name '*
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
 
-$(FUZZ_BUILD)/obj:
+deps-fuzz:
+	@scripts/deps.sh fuzz
+
+# deps-fuzz first: clang and libFuzzer before anything is compiled with them
+$(FUZZ_BUILD)/obj: | deps-fuzz
 	mkdir -p $@
 	@echo '*' > $(FUZZ_BUILD)/.gitignore
