@@ -210,7 +210,14 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard include/*.h) $(shell find src -name '*
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_EXTRA_$*) $(FUZZ_OBJS) $(LIBS)
+
+# nfs3's judge: libnfs's own XDR decoders, in a unit of their own (libnfs's XDR header
+# and libtirpc's cannot meet)
+FUZZ_EXTRA_nfs3 := $(FUZZ_BUILD)/libnfs_oracle.o
+$(FUZZ_BUILD)/fuzz_nfs3: $(FUZZ_EXTRA_nfs3)
+$(FUZZ_BUILD)/libnfs_oracle.o: tests/fuzz/libnfs_oracle.c tests/fuzz/libnfs_oracle.h | $(FUZZ_BUILD)/obj
+	$(FUZZ_CC) -g -O1 -std=c11 -D_GNU_SOURCE $(NFS_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 deps-fuzz:
 	@scripts/deps.sh fuzz
