@@ -5,12 +5,13 @@
 # target: "ok - fuzz TARGET: ..." when every input passes the target's checks,
 # "FAIL - fuzz TARGET: <the check that failed>" when one does not. For the
 # mutants (tests/mutants/fuzz-*.patch): deterministic, a few seconds a target.
-#   tests/fuzz/check.sh [TARGET...]     (default: every target)
+#   tests/fuzz/check.sh [TARGET...]     (default: $FUZZ_CHECK, else every target)
+# FUZZ_CHECK="nfs3 gss" limits it as arguments do (a mutant's "# env:" line).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 all=$(sed -n 's/^FUZZ_TARGETS := //p' Makefile)
-targets=${*:-$all}
+targets=${*:-${FUZZ_CHECK:-$all}}
 bins=()
 for t in $targets; do
 	bins+=("build-fuzz/fuzz_$t")
