@@ -38,7 +38,7 @@ for t in $targets; do
 	done
 	log=build-fuzz/$t.check.log
 	# -runs=0: the inputs are run once each (as the corpus is loaded), nothing more
-	if build-fuzz/fuzz_$t -runs=0 -timeout=25 -rss_limit_mb=2048 "${dirs[@]}" >"$log" 2>&1; then
+	if build-fuzz/fuzz_$t -runs=0 -timeout=25 -rss_limit_mb=2048 -artifact_prefix=build-fuzz/check- "${dirs[@]}" >"$log" 2>&1; then
 		echo "ok - fuzz $t: $n inputs pass its checks"
 	else
 		why=$(grep -m1 -E 'check failed|runtime error|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY' "$log")
