@@ -272,6 +272,34 @@ static void test_out_of_order(void **state)
 	unlink(c.path);
 }
 
+/*
+ * fuzz: a segment exactly 2^31 bytes behind the stream (as far behind as a sequence
+ * number can say): an old retransmission, dropped; the stream goes on.
+ */
+static void test_half_space_behind(void **state)
+{
+	uint8_t a[2][512];
+	size_t n[2];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	for (int i = 0; i < 2; i++)
+		n[i] = read_call(a[i], sizeof(a[i]), 70 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+	seg(&c, CLI, a[0], (uint32_t)n[0]);
+	seg_at(&c, CLI, c.seq[CLI] - 0x80000000u, a[1], (uint32_t)n[1], (uint32_t)n[1], 0x18);
+	seg(&c, CLI, a[1], (uint32_t)n[1]);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 2);
+	assert_int_equal(t.ops[1].offset, 4096);
+	assert_int_equal(t.left.lost_bytes + t.left.skipped_bytes + t.left.records, 0);
+	trace_free(&t);
+	unlink(c.path);
+}
+
 /* Record 2's first half never captured: records 1 and 3 read, the rest counted. */
 static void test_gap(void **state)
 {
@@ -572,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_link_types),
 		cmocka_unit_test(test_split_three),
 		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_half_space_behind),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_snaplen_cut),
 		cmocka_unit_test(test_snaplen_no_payload),

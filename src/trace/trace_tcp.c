@@ -157,7 +157,7 @@ static int drain(struct trace_ctx *c, struct trace_flow *f, struct trace_dir *d,
 				best = i;
 		struct trace_seg s = d->ooo[best];
 		int32_t ahead = (int32_t)(s.seq - d->next_seq);
-		uint32_t trim = ahead < 0 ? (uint32_t)-ahead : 0;
+		uint32_t trim = ahead < 0 ? d->next_seq - s.seq : 0;	/* (-ahead overflows at -2^31) */
 
 		if (ahead > 0 && !force)
 			break;
@@ -249,7 +249,7 @@ int trace_tcp_segment(struct trace_ctx *c, const uint8_t *src, const uint8_t *ds
 	}
 	ahead = (int32_t)(seq - d->next_seq);
 	if (ahead < 0) {	/* a retransmission, or part of one */
-		uint32_t old = (uint32_t)-ahead;
+		uint32_t old = d->next_seq - seq;	/* 1..2^31 (-ahead overflows at -2^31) */
 
 		if (old >= len)
 			return 0;
