@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages nfsload needs, only those missing.
 #
-#   scripts/deps.sh [build|test|demo|bench|mpi]      (default: build)
+#   scripts/deps.sh [build|test|demo|bench|mpi|fuzz]      (default: build)
 #
 # As root: apt-get installs what is missing (apt-get update only then). Not root and
 # something missing: one line saying what to run, exit 1. Silent when all is present.
@@ -23,6 +23,8 @@ mpi_pkgs=(libopenmpi-dev openmpi-bin)
 # krb5-kdc, krb5-admin-server, krb5-user: tests/kdc.sh's realm for GANESHA_KRB5 (tests/krb5.sh);
 # libfaketime: tests/krb5.sh's KDC an hour ahead of the server.
 krb5_pkgs=(krb5-kdc krb5-admin-server krb5-user libfaketime)
+# clang and libclang-rt-14-dev (libclang_rt.fuzzer-x86_64.a, libFuzzer on Debian 12): make fuzz.
+fuzz_pkgs=(clang libclang-rt-14-dev)
 test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark strace zstd "${mpi_pkgs[@]}"
 	"${krb5_pkgs[@]}")
 
@@ -32,8 +34,9 @@ demo) pkgs=("${build_pkgs[@]}" "${server_pkgs[@]}") ;;
 mpi) pkgs=("${build_pkgs[@]}" "${mpi_pkgs[@]}") ;;
 test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" chromium) ;; # chromium: the HTML report test
 bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" time) ;;
+fuzz) pkgs=("${build_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
 *)
-	echo "usage: $0 [build|test|demo|bench|mpi]" >&2
+	echo "usage: $0 [build|test|demo|bench|mpi|fuzz]" >&2
 	exit 2
 	;;
 esac

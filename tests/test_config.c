@@ -202,6 +202,8 @@ static void test_good_options(void **state)
 		{ { "--timeout", "30s" }, FIELD(timeout_ns), 30 * NS_S },
 		{ { "--timeout", "1s" }, FIELD(timeout_ns), NS_S },
 		{ { "--timeout", "1h" }, FIELD(timeout_ns), 3600 * NS_S },
+		/* fuzz: whole seconds are libnfs's limit alone (test_bad_options) */
+		{ { "--timeout", "1500ms" }, FIELD(timeout_ns), 1500000000 },
 		{ { "--seed", "0" }, FIELD(seed), 0 },
 		{ { "--seed", "18446744073709551615" }, FIELD(seed), UINT64_MAX },
 		{ { "--skip-layout" }, FIELD(skip_layout), 1 },
@@ -616,6 +618,8 @@ static void test_url_good(void **state)
 		  "nfs://my-host.example.com/e?version=3" },
 		{ "nfs://srv/a.b/c_d-e", "srv", "/a.b/c_d-e", 3, 0, 0,
 		  "nfs://srv/a.b/c_d-e?version=3" },
+		/* fuzz: one letter is a server name; only libnfs refuses it (test_url_bad) */
+		{ "nfs://s/export", "s", "/export", 3, 0, 0, "nfs://s/export?version=3" },
 	};
 	struct config c;
 	int bad = 0;

@@ -488,6 +488,42 @@ static void test_exist_first(void **state)
 	trace_free(&t);
 }
 
+/*
+ * fuzz: a handle the trace reads (a data file) and looks a name up in: the data
+ * file stays a file, and the name under it is not made beforehand (the set-up
+ * could not make it; its LOOKUP fails on replay where the trace's did not).
+ */
+static void test_name_under_data_file(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	struct trace_op *op;
+	uint32_t root, f;
+
+	(void)state;
+	root = fh(&t, "ROOT");
+	f = fh(&t, "F");
+	mnt(&t, 1, 100, root);
+	op = v3(&t, 1, P3_LOOKUP, 200, 210, 0);		/* node 1 */
+	op->dir = root, op->name = nm(&t, "f"), op->result_fh = f;
+	op = v3(&t, 1, P3_READ, 300, 310, 0);
+	op->fh = f, op->count = 4096;
+	op = v3(&t, 1, P3_LOOKUP, 400, 410, 0);		/* node 2, under the data file */
+	op->dir = f, op->name = nm(&t, "x");
+	build(&t, 0, &p);
+
+	assert_int_equal(p.nnodes, 3);
+	assert_int_equal(p.nodes[1].file, 0);
+	assert_string_equal(p.paths[1], "file.000000");
+	assert_true(p.nodes[1].before);
+	assert_false(p.nodes[1].dir);
+	assert_string_equal(p.paths[2], "file.000000/x");
+	assert_false(p.nodes[2].before);
+	assert_int_equal(p.ops, 3);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* RENAME: from one name to another, the second made by it; a path too long is left out. */
 static void test_rename_long_path(void **state)
 {
@@ -878,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_name_collision),
 		cmocka_unit_test(test_first_touch),
 		cmocka_unit_test(test_exist_first),
+		cmocka_unit_test(test_name_under_data_file),
 		cmocka_unit_test(test_rename_long_path),
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_two_conns),

@@ -272,6 +272,34 @@ static void test_out_of_order(void **state)
 	unlink(c.path);
 }
 
+/*
+ * fuzz: a segment exactly 2^31 bytes behind the stream (as far behind as a sequence
+ * number can say): an old retransmission, dropped; the stream goes on.
+ */
+static void test_half_space_behind(void **state)
+{
+	uint8_t a[2][512];
+	size_t n[2];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	for (int i = 0; i < 2; i++)
+		n[i] = read_call(a[i], sizeof(a[i]), 70 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+	seg(&c, CLI, a[0], (uint32_t)n[0]);
+	seg_at(&c, CLI, c.seq[CLI] - 0x80000000u, a[1], (uint32_t)n[1], (uint32_t)n[1], 0x18);
+	seg(&c, CLI, a[1], (uint32_t)n[1]);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 2);
+	assert_int_equal(t.ops[1].offset, 4096);
+	assert_int_equal(t.left.lost_bytes + t.left.skipped_bytes + t.left.records, 0);
+	trace_free(&t);
+	unlink(c.path);
+}
+
 /* Record 2's first half never captured: records 1 and 3 read, the rest counted. */
 static void test_gap(void **state)
 {
@@ -323,6 +351,36 @@ static void test_snaplen_cut(void **state)
 	assert_int_equal(t.left.cut_packets, 1);
 	assert_int_equal(t.left.lost_bytes, n[0] - 30);
 	assert_int_equal(t.left.records, 1);
+	trace_free(&t);
+	unlink(c.path);
+}
+
+/*
+ * fuzz: a stream's first packet cut before its payload (caplen 0): all of it
+ * lost, nothing copied (the stream had no buffer yet), the next record read.
+ */
+static void test_snaplen_no_payload(void **state)
+{
+	uint8_t a[2][512];
+	size_t n[2];
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	for (int i = 0; i < 2; i++)
+		n[i] = read_call(a[i], sizeof(a[i]), 50 + (uint32_t)i, (uint64_t)i * 4096, 4096);
+	seg_at(&c, CLI, c.seq[CLI], a[0], (uint32_t)n[0], 0, 0x18);
+	c.seq[CLI] += (uint32_t)n[0];
+	seg(&c, CLI, a[1], (uint32_t)n[1]);
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 1);
+	assert_int_equal(t.ops[0].offset, 4096);
+	assert_int_equal(t.left.cut_packets, 1);
+	assert_int_equal(t.left.lost_bytes, n[0]);
+	assert_int_equal(t.left.records, 0);
 	trace_free(&t);
 	unlink(c.path);
 }
@@ -414,6 +472,31 @@ static size_t compound(uint8_t *buf, size_t cap, uint32_t xid, bool lookup)
 		assert_true(xdrx_put64(&x, 65536) && xdrx_put32(&x, 512));
 	}
 	return rpc_finish_call(&x, buf, 0);
+}
+
+/* fuzz: a COMPOUND of no operations, the capture's first call, and its reply: counted, no op. */
+static void test_v4_empty_compound(void **state)
+{
+	uint32_t ok[] = { 0, 0, 0 };	/* NFS4_OK, tag<>, no results */
+	uint8_t call[128], rep[64];
+	struct cap c;
+	struct trace t;
+	XDR x;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	assert_true(rpc_start_call(&x, call, sizeof(call), 60, 100003, 4, 1, NULL));
+	assert_true(xdrx_put32(&x, 0) && xdrx_put32(&x, 1) && xdrx_put32(&x, 0));	/* tag, 4.1, 0 ops */
+	seg(&c, CLI, call, (uint32_t)rpc_finish_call(&x, call, 0));
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 60, ok, 3));
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.nops, 0);
+	assert_int_equal(t.compounds, 1);
+	assert_int_equal(t.left.orphan_replies, 0);
+	trace_free(&t);
+	unlink(c.path);
 }
 
 static void test_v4_compound(void **state)
@@ -517,11 +600,14 @@ int main(void)
 		cmocka_unit_test(test_link_types),
 		cmocka_unit_test(test_split_three),
 		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_half_space_behind),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_snaplen_cut),
+		cmocka_unit_test(test_snaplen_no_payload),
 		cmocka_unit_test(test_mid_connection),
 		cmocka_unit_test(test_gss_integrity),
 		cmocka_unit_test(test_v4_compound),
+		cmocka_unit_test(test_v4_empty_compound),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_not_a_capture),
 	};

@@ -246,7 +246,7 @@ static const struct opt core[] = {
 	  .help = "warm-up excluded from every statistic",
 	  .off = F(ramp_ns) },
 	{ .name = "timeout", .kind = OPT_TIME, .arg = "TIME",
-	  .help = "RPC timeout, whole seconds (default 5s); a connection\nwith no reply "
+	  .help = "RPC timeout, 1s to 1h (default 5s; libnfs: whole seconds);\na connection with no reply "
 	  "for that long is lost and re-made",
 	  .off = F(timeout_ns) },
 	{ .name = "seed", .kind = OPT_CUSTOM, .arg = "N",

@@ -84,6 +84,8 @@ static int32_t status_of(const struct trace_op *op)
 /* Second pass, part one: data files, paths, what exists beforehand. */
 static int place_names(struct builder *b, struct replay_plan *p)
 {
+	bool *under_file;
+
 	for (size_t k = 0; k < b->nc; k++) {
 		struct cand *c = &b->c[k];
 		struct node *nd;
@@ -109,8 +111,19 @@ static int place_names(struct builder *b, struct replay_plan *p)
 	p->nodes = calloc(b->n, sizeof(*p->nodes));
 	p->paths = calloc(b->n, sizeof(*p->paths));
 	p->file_size = calloc(p->nfiles + 1, sizeof(*p->file_size));
-	if (!p->nodes || !p->paths || !p->file_size)
+	/* Names under a handle the trace also reads or writes as a file (a trace at odds
+	 * with itself): no set-up can make them, so none is made beforehand. */
+	under_file = calloc(b->n, sizeof(*under_file));
+	if (!p->nodes || !p->paths || !p->file_size || !under_file) {
+		free(under_file);
 		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < b->n; i++) {
+		uint32_t up = b->nodes[i].parent;
+
+		under_file[i] = !b->nodes[i].data && up != NONE &&
+				(b->nodes[up].data || under_file[up]);
+	}
 	for (uint32_t i = 0; i < b->n; i++) {
 		struct node *nd = &b->nodes[i];
 		struct replay_node *rn = &p->nodes[i];
@@ -133,11 +146,14 @@ static int place_names(struct builder *b, struct replay_plan *p)
 			if (strlen(path) > PATH_LEN_MAX)
 				continue;
 		}
-		rn->before = i == 0 || nd->data || nd->first == TOUCH_USED ||
-			     (rn->dir && nd->first == TOUCH_NONE);
-		if (!(p->paths[i] = strdup(path)))
+		rn->before = i == 0 || nd->data || (!under_file[i] && (nd->first == TOUCH_USED ||
+			     (rn->dir && nd->first == TOUCH_NONE)));
+		if (!(p->paths[i] = strdup(path))) {
+			free(under_file);
 			return -ENOMEM;
+		}
 	}
+	free(under_file);
 	/* What exists beforehand sits in directories that do. */
 	for (uint32_t i = b->n; i-- > 1;) {
 		uint32_t up = b->nodes[i].parent;

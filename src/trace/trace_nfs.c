@@ -134,11 +134,15 @@ int trace_nfs_call(struct trace_ctx *c, uint32_t conn, uint32_t prog, uint32_t v
 
 void trace_nfs_reply(struct trace_ctx *c, const struct trace_call *call, XDR *x)
 {
-	struct trace_op *op = &c->t->ops[call->first];
+	struct trace_op *op;
 
+	/* A COMPOUND of no operations has no op at first (and t->ops may still be NULL). */
 	if (call->vers == 4) {
 		trace_nfs4_reply(c, call, x);
-	} else if (call->prog == 100005) {
+		return;
+	}
+	op = &c->t->ops[call->first];
+	if (call->prog == 100005) {
 		mnt_reply(c, op, x);
 	} else if (op->proc == 0) {
 		op->status = 0;

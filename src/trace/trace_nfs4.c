@@ -315,9 +315,13 @@ static void results(struct trace_ctx *c, struct trace_op *ops, uint32_t n, XDR *
 
 void trace_nfs4_reply(struct trace_ctx *c, const struct trace_call *call, XDR *x)
 {
-	struct trace_op *ops = &c->t->ops[call->first];
+	struct trace_op *ops;
 	uint32_t st, n;
 
+	/* A COMPOUND of no operations: nothing to give a status (t->ops may still be NULL). */
+	if (call->n == 0)
+		return;
+	ops = &c->t->ops[call->first];
 	if (call->proc == 0) {
 		ops[0].status = 0;
 		return;

@@ -53,6 +53,8 @@ static int cut(struct trace_ctx *c, uint32_t conn, struct trace_dir *d)
 {
 	int rc = 0;
 
+	if (!d->buf)
+		return 0;	/* nothing captured yet (a first packet cut before its payload) */
 	for (;;) {
 		const uint8_t *q = d->buf + d->off;
 		size_t avail = d->len - d->off, i;
@@ -126,10 +128,13 @@ static int take(struct trace_ctx *c, struct trace_flow *f, struct trace_dir *d,
 		  const uint8_t *p, uint32_t caplen, uint32_t len)
 {
 	d->next_seq += len;
-	if (grow(&d->buf, &d->cap, d->len + caplen) < 0)
-		return -ENOMEM;
-	memcpy(d->buf + d->len, p, caplen);
-	d->len += caplen;
+	/* A packet cut before its payload (caplen 0) may come first: buf is still NULL then. */
+	if (caplen) {
+		if (grow(&d->buf, &d->cap, d->len + caplen) < 0)
+			return -ENOMEM;
+		memcpy(d->buf + d->len, p, caplen);
+		d->len += caplen;
+	}
 	if (caplen < len) {
 		int rc = cut(c, f->conn, d);
 
@@ -152,7 +157,7 @@ static int drain(struct trace_ctx *c, struct trace_flow *f, struct trace_dir *d,
 				best = i;
 		struct trace_seg s = d->ooo[best];
 		int32_t ahead = (int32_t)(s.seq - d->next_seq);
-		uint32_t trim = ahead < 0 ? (uint32_t)-ahead : 0;
+		uint32_t trim = ahead < 0 ? d->next_seq - s.seq : 0;	/* (-ahead overflows at -2^31) */
 
 		if (ahead > 0 && !force)
 			break;
@@ -244,7 +249,7 @@ int trace_tcp_segment(struct trace_ctx *c, const uint8_t *src, const uint8_t *ds
 	}
 	ahead = (int32_t)(seq - d->next_seq);
 	if (ahead < 0) {	/* a retransmission, or part of one */
-		uint32_t old = (uint32_t)-ahead;
+		uint32_t old = d->next_seq - seq;	/* 1..2^31 (-ahead overflows at -2^31) */
 
 		if (old >= len)
 			return 0;

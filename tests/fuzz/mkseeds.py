@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Seeds for the nfs3, nfs4 and gss fuzz targets, cut from real captures.
+
+    tests/fuzz/mkseeds.py OUTDIR CAPTURE.pcap...
+
+Reads classic pcap files (Ethernet, as dumpcap writes on lo; convert pcapng
+with `editcap -F pcap`), puts each TCP direction back in order (loopback
+captures have no loss), cuts ONC RPC records (record marking), matches replies
+to calls by xid and writes, per kind of reply, at most PER_KIND files:
+
+  OUTDIR/nfs3/<proc>-<n>   byte 0 the decoder fuzz_nfs3.c reads it with, byte 1
+                           an odd offset, then the results after the RPC header
+  OUTDIR/nfs4/<ops>-<n>    byte 0 flags (0), byte 1 an odd offset, then the
+                           COMPOUND's results (status, tag, results)
+  OUTDIR/gss/<kind>-<n>    the whole reply record (header included), after
+                           fuzz_gss.c's two control bytes
+
+The corpora in tests/fuzz/corpus/ were made this way from a native run against
+the private nfs-ganesha (tests/ganesha.sh; see tests/fuzz/README.md).
+"""
+import os
+import struct
+import sys
+
+PER_KIND = 4
+# fuzz_nfs3.c's decoders, by NFSv3 procedure (MOUNT's MNT is 0)
+NFS3_DEC = {1: 1, 3: 2, 4: 3, 6: 4, 7: 5, 21: 6, 8: 7, 9: 7, 2: 8, 12: 8, 13: 8,
+            14: 8, 19: 9, 17: 10}
+NFS3_NAME = {1: 'getattr', 2: 'setattr', 3: 'lookup', 4: 'access', 6: 'read', 7: 'write',
+             8: 'create', 9: 'mkdir', 12: 'remove', 13: 'rmdir', 14: 'rename',
+             17: 'readdirplus', 19: 'fsinfo', 21: 'commit'}
+
+
+def packets(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    magic = struct.unpack('<I', data[:4])[0]
+    end = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+    linktype = struct.unpack(end + 'I', data[20:24])[0]
+    if linktype != 1:
+        sys.exit(f'{path}: link type {linktype}, only Ethernet')
+    at = 24
+    while at + 16 <= len(data):
+        _, _, incl, _ = struct.unpack(end + 'IIII', data[at:at + 16])
+        yield data[at + 16:at + 16 + incl]
+        at += 16 + incl
+
+
+def segments(path):
+    for p in packets(path):
+        if len(p) < 14 or p[12:14] != b'\x08\x00':
+            continue
+        ip = p[14:]
+        hl = (ip[0] & 15) * 4
+        if ip[9] != 6:
+            continue
+        total = struct.unpack('>H', ip[2:4])[0]
+        tcp = ip[hl:total]
+        sport, dport, seq = struct.unpack('>HHI', tcp[:8])
+        thl = (tcp[12] >> 4) * 4
+        yield (ip[12:16], sport, ip[16:20], dport), seq, tcp[13], tcp[thl:]
+
+
+def records(path):
+    """(direction key, record) in capture order, fragments joined."""
+    streams = {}
+    for key, seq, flags, payload in segments(path):
+        s = streams.setdefault(key, {'next': None, 'buf': b'', 'rec': b''})
+        if flags & 2:
+            s['next'] = (seq + 1) & 0xffffffff
+            continue
+        if not payload or s['next'] is None:
+            continue
+        if seq != s['next']:	# a retransmission (loopback: none expected)
+            continue
+        s['next'] = (seq + len(payload)) & 0xffffffff
+        s['buf'] += payload
+        while len(s['buf']) >= 4:
+            mark = struct.unpack('>I', s['buf'][:4])[0]
+            n = mark & 0x7fffffff
+            if len(s['buf']) < 4 + n:
+                break
+            s['rec'] += s['buf'][4:4 + n]
+            s['buf'] = s['buf'][4 + n:]
+            if mark >> 31:
+                yield key, s['rec']
+                s['rec'] = b''
+
+
+def skip_opaque(b, at):
+    n = struct.unpack('>I', b[at:at + 4])[0]
+    return at + 4 + ((n + 3) & ~3)
+
+
+def main():
+    out = sys.argv[1]
+    calls = {}
+    count = {}
+    gss_seeds = []
+    for cap in sys.argv[2:]:
+        for key, rec in records(cap):
+            if len(rec) < 8:
+                continue
+            xid, mtype = struct.unpack('>II', rec[:8])
+            if mtype == 0:
+                prog, vers, proc = struct.unpack('>III', rec[12:24])
+                at = skip_opaque(rec, 28)		# cred (flavor at 24)
+                at = skip_opaque(rec, at + 4)		# verifier
+                ops = []
+                calls[xid] = (prog, vers, proc, ops)
+                continue
+            if xid not in calls or struct.unpack('>I', rec[8:12])[0] != 0:
+                continue
+            prog, vers, proc, ops = calls.pop(xid)
+            at = 12
+            at = skip_opaque(rec, at + 4)		# verifier
+            if struct.unpack('>I', rec[at:at + 4])[0] != 0:
+                continue
+            results = rec[at + 4:]
+            if prog == 100005 and proc == 1:
+                kind, target, sel = 'mnt', 'nfs3', 0
+            elif prog == 100003 and vers == 3 and proc in NFS3_DEC:
+                kind, target, sel = NFS3_NAME[proc], 'nfs3', NFS3_DEC[proc]
+            elif prog == 100003 and vers == 4 and proc == 1:
+                # the kind: how many results and about how long (the ops are in them)
+                nres = struct.unpack('>I', results[skip_opaque(results, 4):][:4])[0]
+                kind, target, sel = f'n{nres}-len{len(results) // 32 * 32}', 'nfs4', 0
+            else:
+                continue
+            k = (target, kind)
+            count[k] = count.get(k, 0) + 1
+            if count[k] > PER_KIND:
+                continue
+            os.makedirs(f'{out}/{target}', exist_ok=True)
+            with open(f'{out}/{target}/{kind}-{count[k]}', 'wb') as f:
+                f.write(bytes([sel, 1]) + results)
+            if count[k] == 1 and (target == 'nfs3' or len(gss_seeds) < 40):
+                gss_seeds.append((f'{target}-{kind}', rec, at))
+    write_gss(out, gss_seeds)
+    for cap in sys.argv[2:]:
+        write_segments(out, cap)
+    write_replay(out)
+
+
+def write_segments(out, cap, per=3, msgs=24):
+    """fuzz_pcap.c's segment feeds: [1 | flags, piece] + messages "direction,
+    length (2 bytes), payload": the first msgs payloads of each of the
+    capture's first TCP connections, in capture order."""
+    os.makedirs(f'{out}/pcap', exist_ok=True)
+    flows = {}
+    for key, seq, flags, payload in segments(cap):
+        if not payload:
+            continue
+        rev = (key[2], key[3], key[0], key[1])
+        flow = flows.get(key) or flows.get(rev)
+        if flow is None:
+            if len(flows) == per:
+                continue
+            flow = flows[key] = {'first': key, 'msgs': []}
+        if len(flow['msgs']) < msgs and len(payload) < 65536:
+            flow['msgs'].append((0 if key == flow['first'] else 1, payload))
+    base = os.path.basename(cap).split('.')[0]
+    for i, flow in enumerate(flows.values()):
+        body = b''.join(bytes([d]) + struct.pack('>H', len(p)) + p for d, p in flow['msgs'])
+        for flags, piece in ((1, 7), (3, 13), (7, 5)):
+            with open(f'{out}/pcap/seg-{base}-{i}-{flags}', 'wb') as f:
+                f.write(bytes([flags, piece]) + body)
+
+
+def write_replay(out):
+    """fuzz_replay.c's made-up traces (byte 0 bit 0 set): a v3 and a v4.1 session
+    on a small tree, two connections each, as the fio and nfsload captures have."""
+    os.makedirs(f'{out}/replay', exist_ok=True)
+    fhs = [b'\x01' * 8, b'\x02' * 8, b'\x03' * 8, b'\x04' * 8, b'\x05' * 8]
+    names = [b'dir', b'file.000000', b'a', b'b', b'..', b'x' * 70]
+    tables = b''.join(bytes([len(t)]) + b''.join(bytes([len(x)]) + x for x in t)
+                      for t in (fhs, names))
+
+    def op(conn, flags, proc, status=0, fh=0, d=0, name=0, res=0, d2=0, n2=0, off=0,
+           count=256, stable=0, delay=0x21):
+        return bytes([conn, flags, proc, status, fh, d, name, res, d2, n2, off >> 8, off & 255,
+                      count >> 8, count & 255, stable, delay])
+    v3 = [op(0, 4, 1, res=1), op(0, 0, 19, fh=1), op(0, 0, 3, d=1, name=1, res=2),
+          op(0, 0, 9, d=1, name=3, res=3), op(1, 0, 8, d=3, name=4, res=4, stable=1),
+          op(0, 0, 7, fh=2, off=1, count=256, stable=2), op(1, 0, 6, fh=2, off=2),
+          op(1, 0, 21, fh=2), op(0, 0, 14, d=3, name=4, d2=1, n2=5),
+          op(1, 0, 12, d=1, name=5), op(0, 0, 17, fh=3), op(0, 0, 3, d=1, name=6, res=5),
+          op(1, 0, 2, fh=4), op(0, 0, 13, d=1, name=3), op(1, 0, 18, fh=1)]
+    v4 = [op(0, 0x13, 42), op(0, 0x13, 43), op(0, 0x13, 53), op(0, 0x11, 24),
+          op(0, 0x11, 15, name=2), op(0, 0x11, 10, res=2),
+          op(1, 0x13, 53), op(1, 0x11, 22, fh=2), op(1, 0x11, 18, name=2), op(1, 0x11, 10, res=3),
+          op(1, 0x13, 53), op(1, 0x11, 22, fh=3), op(1, 0x11, 25, off=4),
+          op(0, 0x13, 53), op(0, 0x11, 22, fh=3), op(0, 0x11, 38, off=5, stable=2),
+          op(0, 0x13, 53), op(0, 0x11, 22, fh=1), op(0, 0x11, 29, name=3, n2=4),
+          op(1, 0x13, 53), op(1, 0x11, 22, fh=1), op(1, 0x11, 6, name=4),
+          op(1, 0x13, 53), op(1, 0x11, 22, fh=1), op(1, 0x11, 28, name=4),
+          op(0, 0x13, 53), op(0, 0x11, 22, fh=3), op(0, 0x11, 4)]
+    for name, ops, max_io in (('v3', v3, 5), ('v4', v4, 0), ('v3v4', v3 + v4, 9)):
+        with open(f'{out}/replay/made-{name}', 'wb') as f:
+            f.write(bytes([1, max_io]) + tables + b''.join(ops))
+
+
+def xdr_opaque(b):
+    return struct.pack('>I', len(b)) + b + bytes(-len(b) % 4)
+
+
+def write_gss(out, seeds):
+    """fuzz_gss.c's inputs: [mode, seq] + a reply record. Each real reply as
+    service none (1), and re-wrapped as RPCSEC_GSS would carry it: a flavor 6
+    verifier, integrity's body (2) and privacy's (3), a context creation's
+    reply (0). The MICs and wrap tokens are the sizes MIT's krb5 makes (28 and
+    60 bytes), their bytes not a real key's: no GSS call accepts them without
+    a context anyway."""
+    os.makedirs(f'{out}/gss', exist_ok=True)
+    seq = 7
+    mic = bytes(range(0x40, 0x40 + 28))
+    for name, rec, at in seeds:
+        head = rec[:12]			# xid, REPLY, MSG_ACCEPTED
+        results = rec[at + 4:]
+        gverf = struct.pack('>I', 6) + xdr_opaque(mic)
+        ok = struct.pack('>I', 0)
+        kinds = {
+            'none': (1, rec),
+            'integrity': (2, head + gverf + ok + xdr_opaque(struct.pack('>I', seq) + results) +
+                          xdr_opaque(mic)),
+            'privacy': (3, head + gverf + ok +
+                        xdr_opaque(bytes(range(16)) + struct.pack('>I', seq) + results +
+                                   bytes(range(44)))),
+        }
+        for kind, (mode, r) in kinds.items():
+            with open(f'{out}/gss/{kind}-{name}', 'wb') as f:
+                f.write(bytes([mode, seq]) + r)
+    # context creation: handle, major, minor, window, token
+    for i, (major, window) in enumerate(((0, 128), (1, 0), (0x10000, 64))):
+        rec = struct.pack('>III', 0x1000 + i, 1, 0) + struct.pack('>I', 6) + xdr_opaque(mic)
+        rec += struct.pack('>I', 0) + xdr_opaque(bytes(range(16))) + struct.pack('>III', major, 0,
+                                                                               window)
+        rec += xdr_opaque(bytes(range(100)))
+        with open(f'{out}/gss/init-{i}', 'wb') as f:
+            f.write(bytes([0, 0]) + rec)
+    # denied: RPCSEC_GSS_CREDPROBLEM and CTXPROBLEM (AUTH_ERROR 13, 14)
+    for stat in (13, 14):
+        with open(f'{out}/gss/denied-{stat}', 'wb') as f:
+            f.write(bytes([2, seq]) + struct.pack('>IIIII', 0x2000 + stat, 1, 1, 1, stat))
+
+
+if __name__ == '__main__':
+    main()
