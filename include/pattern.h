@@ -43,5 +43,17 @@ const uint8_t *pattern_at(const uint8_t *pattern, uint32_t file, uint64_t offset
  */
 void pattern_fill(const uint8_t *pattern, unsigned dedupe_pct, uint32_t file, uint64_t offset,
 		  uint8_t *buf, size_t len);
+/*
+ * What pattern_fill's bytes (dedupe_pct 0) depend on besides the stamps: two
+ * writes of the same key hold the same bytes but for their stamps, at the
+ * same places. Never 0, so 0 can mean "nothing filled".
+ */
+uint64_t pattern_key(uint32_t file, uint64_t offset);
+/*
+ * Rewrites only the stamps of len bytes for file/offset (dedupe_pct 0) in buf,
+ * which pattern_fill filled for a write of the same pattern_key and at least
+ * len bytes: the same bytes as pattern_fill, for 16 of every 4096.
+ */
+void pattern_restamp(uint32_t file, uint64_t offset, uint8_t *buf, size_t len);
 
 #endif

@@ -195,6 +195,45 @@ static void test_same_place_same_bytes(void **state)
 	free(pat);
 }
 
+/*
+ * pattern_restamp over a buffer pattern_fill made for a write of the same
+ * pattern_key: the bytes pattern_fill gives, at aligned and unaligned offsets,
+ * in other files of the same key, and shorter than the first write. A key
+ * that differs means different bytes (else the slot's cache would be wrong).
+ */
+static void test_restamp(void **state)
+{
+	static const struct { uint32_t file; uint64_t offset; size_t len; } w[][2] = {
+		{ { 0, 0, MiB }, { 0, 5 * MiB, MiB } },
+		{ { 3, 65536, 65536 }, { 3, 65536 * 40, 65536 } },
+		{ { 2, 4096 * 3 + 7, 20000 }, { 2, 4096 * 3 + 7 + 65536 * 9, 19000 } },
+		{ { 1, 10, 4096 }, { 1, 10 + 65536, 100 } },
+		/* another file whose 4099-byte shift lands on the same phase: 4099 * 4096 = 3 * 4096 mod 64 KiB */
+		{ { 0, 3 * 4096, 8192 }, { 4096, 0, 8192 } },
+	};
+	uint8_t *pat = pattern_new(MiB, 0), *a = xmalloc(MiB), *b = xmalloc(MiB);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		assert_int_equal(pattern_key(w[i][0].file, w[i][0].offset),
+				 pattern_key(w[i][1].file, w[i][1].offset));
+		pattern_fill(pat, 0, w[i][0].file, w[i][0].offset, a, w[i][0].len);
+		pattern_restamp(w[i][1].file, w[i][1].offset, a, w[i][1].len);
+		pattern_fill(pat, 0, w[i][1].file, w[i][1].offset, b, w[i][1].len);
+		assert_memory_equal(a, b, w[i][1].len);
+		/* the first write's stamps were all replaced: the blocks differ */
+		pattern_fill(pat, 0, w[i][0].file, w[i][0].offset, b, w[i][1].len);
+		assert_true(memcmp(a, b, w[i][1].len) != 0);
+	}
+	assert_true(pattern_key(0, 0) != pattern_key(0, 4096));
+	assert_true(pattern_key(0, 0) != pattern_key(0, 1));
+	assert_true(pattern_key(0, 0) != pattern_key(1, 0));
+	assert_true(pattern_key(0, 0) != 0);
+	free(a);
+	free(b);
+	free(pat);
+}
+
 /* --verify blocks over the reduced P: they check, and compress alike. */
 static void test_verify_reduced(void **state)
 {
@@ -232,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_dedupe_and_compress),
 		cmocka_unit_test(test_same_place_same_bytes),
 		cmocka_unit_test(test_verify_reduced),
+		cmocka_unit_test(test_restamp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

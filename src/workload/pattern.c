@@ -1,6 +1,7 @@
 /*
  * pattern: write data as a function of file and offset.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,8 +43,9 @@ static uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-void pattern_fill(const uint8_t *pattern, unsigned dedupe_pct, uint32_t file, uint64_t offset,
-		  uint8_t *buf, size_t len)
+/* The 16 bytes that name (file, block); copy: the block's pattern bytes too. */
+static void fill(const uint8_t *pattern, unsigned dedupe_pct, uint32_t file, uint64_t offset,
+		 uint8_t *buf, size_t len, bool copy)
 {
 	while (len > 0) {
 		uint64_t block = offset / PATTERN_UNIT, h = mix64(mix64(file) ^ block);
@@ -59,17 +61,38 @@ void pattern_fill(const uint8_t *pattern, unsigned dedupe_pct, uint32_t file, ui
 			vfile = UINT32_MAX;
 			vblock = (h >> 32) % PATTERN_SHARED;
 		}
-		memcpy(buf, pattern_at(pattern, vfile, vblock * PATTERN_UNIT) + at, n);
-		k = mix64(mix64(vfile) ^ vblock ^ UINT64_C(0x7374616d70));	/* "stamp" */
-		for (size_t j = 0; j < PATTERN_STAMP; j++) {
-			if (j == 8)
-				k = mix64(k);
-			stamp[j] = (uint8_t)(k >> (8 * (j % 8)));
+		if (copy)
+			memcpy(buf, pattern_at(pattern, vfile, vblock * PATTERN_UNIT) + at, n);
+		if (at < PATTERN_STAMP) {
+			k = mix64(mix64(vfile) ^ vblock ^ UINT64_C(0x7374616d70));	/* "stamp" */
+			for (size_t j = 0; j < PATTERN_STAMP; j++) {
+				if (j == 8)
+					k = mix64(k);
+				stamp[j] = (uint8_t)(k >> (8 * (j % 8)));
+			}
+			for (size_t j = at; j < PATTERN_STAMP && j < at + n; j++)
+				buf[j - at] = stamp[j];
 		}
-		for (size_t j = at; j < PATTERN_STAMP && j < at + n; j++)
-			buf[j - at] = stamp[j];
 		buf += n;
 		offset += n;
 		len -= n;
 	}
+}
+
+void pattern_fill(const uint8_t *pattern, unsigned dedupe_pct, uint32_t file, uint64_t offset,
+		  uint8_t *buf, size_t len)
+{
+	fill(pattern, dedupe_pct, file, offset, buf, len, true);
+}
+
+uint64_t pattern_key(uint32_t file, uint64_t offset)
+{
+	uint64_t phase = (offset + UINT64_C(4099) * file) % PATTERN_PERIOD;
+
+	return 1 + phase * PATTERN_UNIT + offset % PATTERN_UNIT;
+}
+
+void pattern_restamp(uint32_t file, uint64_t offset, uint8_t *buf, size_t len)
+{
+	fill(NULL, 0, file, offset, buf, len, false);
 }

@@ -38,9 +38,24 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint6
 		/* refused below, as the engine refuses what it cannot take */
 	} else if (op->type == OP_WRITE && run->verify) {
 		verify_fill(run->verify, op->file, op->offset, s->buf, op->len);
+		s->buf_key = 0;
 		buf = s->buf;
 	} else if (op->type == OP_WRITE) {
-		pattern_fill(run->pattern, run->dedupe_pct, op->file, op->offset, s->buf, op->len);
+		/*
+		 * A slot's writes mostly repeat the bytes of its last one (with blocks of
+		 * 64 KiB or more, every write to a file): then only the stamps change,
+		 * and copying 1 MiB per write would cost more CPU than sending it.
+		 */
+		uint64_t key = run->dedupe_pct ? 0 : pattern_key(op->file, op->offset);
+
+		if (key && key == s->buf_key && op->len <= s->buf_len) {
+			pattern_restamp(op->file, op->offset, s->buf, op->len);
+		} else {
+			pattern_fill(run->pattern, run->dedupe_pct, op->file, op->offset, s->buf,
+				     op->len);
+			s->buf_key = key;
+			s->buf_len = op->len;
+		}
 		buf = s->buf;
 	}
 	s->file = op->file;

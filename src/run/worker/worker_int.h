@@ -36,7 +36,9 @@ struct slot {
 	uint32_t range;		/* which of the connection's files */
 	uint32_t file;
 	uint64_t offset;
-	uint8_t *buf;		/* --verify: this slot's write data */
+	uint8_t *buf;		/* this slot's write data, made at its first write */
+	uint64_t buf_key;	/* pattern_key of what buf holds (0: anything else) */
+	uint32_t buf_len;	/* and how many bytes of it */
 	struct meta_target tg;	/* --mix: what and where */
 	uint32_t len;
 	uint8_t tries;		/* a layout write: times issued (see redo_later) */
