@@ -8,6 +8,25 @@ set -uo pipefail
 JOBS=$(cd "$(dirname "$0")/../jobs" && pwd)
 t_start_server || exit 1
 
+# phases_without_io: the phases (by name) that did not do the I/O their settings ask
+# for: reads when rw reads (rwmixread > 0 in a mix), writes when it writes, none of a
+# kind they do not ask for, every byte in a full --bs operation; a small-file phase,
+# files in every pass. Without it a preset whose phases did nothing passed: exit 0, no
+# errors, the right rows, "reads only at 100" with no reads at all.
+phases_without_io() {
+	jqv '[[.summary, .runs] | transpose[] | .[0].name as $name | .[1].report as $r
+		| $r.settings as $s
+		| (if ($s.rw | test("^(rand)?read$")) then 100
+		   elif ($s.rw | test("^(rand)?write$")) then 0 else $s.rwmixread end) as $pr
+		| select(if (($r.small_files.passes // []) | length > 0)
+			 then ([$r.small_files.passes[].files > 0] | all | not)
+			 else (($pr > 0) != ($r.ops.read.count > 0)) or (($pr < 100) != ($r.ops.write.count > 0))
+			   or $r.ops.read.bytes != $r.ops.read.count * $s.bs
+			   or $r.ops.write.bytes != $r.ops.write.count * $s.bs end)
+		| "\($name) (\($s.rw), \($pr)% reads): \($r.ops.read.count) reads, \($r.ops.write.count) writes"]
+		| join("; ")'
+}
+
 preset() {
 	local job=$1
 	shift
@@ -15,6 +34,7 @@ preset() {
 		--output-format json "$URL3"
 	check_eq "$job: exit 0" 0 "$RC"
 	check_eq "$job: no errors" 0 "$(jqv '[.summary[].errors] | add')"
+	check_eq "$job: every phase did the I/O it asks for" "" "$(phases_without_io)"
 }
 
 preset large-sequential.job
@@ -27,6 +47,7 @@ check_eq "large-sequential: the steady-state verdict in each" true \
 nl --job "$JOBS/large-sequential.job" --size 2m --runtime 6s --dir preset-large-sequential-6s \
 	--output-format json "$URL3"
 check_eq "large-sequential, 6 s: exit 0" 0 "$RC"
+check_eq "large-sequential, 6 s: every phase did the I/O it asks for" "" "$(phases_without_io)"
 check_eq "large-sequential, 6 s: a steady-state verdict in each phase" "true true" \
 	"$(jqv '[.runs[].report.steady_state | .valid and .intervals >= 3] | map(tostring) | join(" ")')"
 
