@@ -124,9 +124,12 @@ in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { print (v >= lo && v <=
 # include/pattern.h): the first floor(4096 x PCT / 100) bytes of every 4 KiB unit zero, the
 # rest random bytes; zlib's ratio on 8 MiB of such 64 KiB chunks, made here with the
 # test's own random bytes. One percent more or less moves it by 0.0099 (41 bytes a
-# unit); the random bytes chosen, by under 0.0001; --verify's 32-byte header in each
-# 64 KiB block and its zero runs turned into an 8-byte key repeated (include/verify.h),
-# by 0.0011. The file is judged within 0.0025 of it: a quarter of one percent.
+# unit): the file is judged within half that, 0.005, of it, so 59% and 61% fail. What
+# nfsload adds to the data the setting describes stays inside: the 16 bytes that stamp
+# a 4 KiB block with its file and block where stamps are written (0.0039),
+# --verify's 32-byte header in each 64 KiB block and its zero runs turned into an
+# 8-byte key repeated (include/verify.h: 0.0011); the random bytes chosen move it by
+# under 0.0001.
 zref() {
 	python3 -c 'import os, sys, zlib
 z = 4096 * int(sys.argv[1]) // 100
@@ -141,9 +144,9 @@ for vf in "" --verify; do
 	r=$(zratio "$EXPORT_DIR/compress$vf/file.000000")
 	ref=$(zref 60)
 	echo "# compress 60${vf:+ $vf}: zlib ratio $r on the server's file; 60% by its definition: $ref"
-	check_eq "compress 60${vf:+ $vf}: zlib ratio on the server's file within 0.0025 of 60%'s ($ref)" yes \
-		"$(in_range "$r" "$(awk -v r="$ref" 'BEGIN { print r - 0.0025 }')" \
-			"$(awk -v r="$ref" 'BEGIN { print r + 0.0025 }')")"
+	check_eq "compress 60${vf:+ $vf}: zlib ratio on the server's file within 0.005 of 60%'s ($ref)" yes \
+		"$(in_range "$r" "$(awk -v r="$ref" 'BEGIN { print r - 0.005 }')" \
+			"$(awk -v r="$ref" 'BEGIN { print r + 0.005 }')")"
 	nl --dir "dedupe$vf" -c 2 -q 4 --rw write --bs 4k --size 8m --dedupe-percentage 50 \
 		--keep $vf --output-format json "$URL3"
 	check_eq "dedupe 50${vf:+ $vf}: exit 0" 0 "$RC"
