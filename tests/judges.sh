@@ -205,6 +205,51 @@ print("%d %d %.1f %g %d %d %d" % (1e9 * late, 1e9 * gap, 1e6 * (t[-1] - t[0]) / 
 	capture_explain
 fi
 
+# Poisson arrivals (--arrival poisson): each of the 4 connections draws exponential gaps
+# of 4/400 s (src/workload/schedule.c), so the run's calls are a Poisson process of
+# 400/s. Judged from the calls' send times:
+#   - N calls in the measured window d: Poisson(400 d), within 4 sqrt(400 d) of it;
+#   - the calls in each 50 ms window from the first call's (W full windows): Poisson(20)
+#     each, so their variance over their mean (the index of dispersion) is
+#     chi-square(W-1)/(W-1): 1 for Poisson, about 0 for uniform arrivals or for the
+#     4 connections in step; bounds where 1e-5 of chi-square is left on each side
+#     (Wilson-Hilferty, z = 4.265: 0.30-2.30 at W = 39).
+# Both count calls, not their gaps: a loaded machine sends a few calls late, in bursts,
+# which shortens many gaps (the median gap, printed, is ln 2 x 2.5 ms = 1.73 ms when none
+# is late) but moves a call to the next window only when it crosses a window's edge.
+name="pacing 400/s poisson"
+if capture_start "tcp dst port $NFS_PORT"; then
+	nl --dir jmix -t 1 -c 4 -q 4 --rw randread --bs 4k --size 8m --runtime 2s --rate 400 \
+		--arrival poisson --skip-layout --keep --output-format json "$URL3"
+	capture_stop
+	check_eq "$name: exit 0, no errors" "0 0" "$RC $(jqv .total.errors)"
+	calltimes "$NFS_PORT" | awk '$3 == 0 { print $1 }' >"$TMP/pace"
+	n=$(wc -l <"$TMP/pace")
+	read -r lo hi disp dlo dhi nwin med < <(sort -n "$TMP/pace" | python3 -c '
+import math, statistics, sys
+t = [float(x) for x in sys.stdin.read().split()]
+e = 400 * float(sys.argv[1]) / 1e9
+w = [0] * int((t[-1] - t[0]) / 0.05)
+for x in t:
+    k = int((x - t[0]) / 0.05)
+    if k < len(w):
+        w[k] += 1
+k = len(w) - 1
+def chi2(z):
+    return k * (1 - 2 / (9 * k) + z * math.sqrt(2 / (9 * k))) ** 3 / k
+g = [t[j + 1] - t[j] for j in range(len(t) - 1)]
+print("%d %d %.3f %.3f %.3f %d %d" % (e - 4 * math.sqrt(e), e + 4 * math.sqrt(e),
+      statistics.variance(w) / statistics.mean(w), chi2(-4.265), chi2(4.265), len(w),
+      1e9 * statistics.median(g)))' "$(jqv .duration_ns)")
+	echo "# $name: $n calls on the wire (Poisson bounds $lo-$hi); per 50 ms: variance/mean" \
+		"$disp over $nwin windows ($dlo-$dhi); median gap $med ns"
+	check_ge "$name: READ calls on the wire >= $lo (400/s over the window, 4 sigma)" "$lo" "$n"
+	check_le "$name: READ calls on the wire <= $hi (400/s over the window, 4 sigma)" "$hi" "$n"
+	check_ge "$name: calls per 50 ms on the wire: variance/mean >= $dlo (Poisson)" "$dlo" "$disp"
+	check_le "$name: calls per 50 ms on the wire: variance/mean <= $dhi (Poisson)" "$dhi" "$disp"
+	capture_explain
+fi
+
 # --- Open loop: coordinated omission ---------------------------------------------------
 # One connection at iodepth 1 asked for 100 reads a second (a call due every 10 ms),
 # through tests/helper_proxy.c: the data connection (its 2nd accept: the control
