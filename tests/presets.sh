@@ -33,17 +33,20 @@ phases_without_io() {
 
 # wire_short: the phases whose bytes on the wire fall short of what they report (judged
 # outside nfsload: a capture of the job, headers only). Phases run one after the other,
-# each on connections of its own: a phase owns the time from the end of the one before
-# (its report's start_unix_ns + duration_ns; not the next one's start_unix_ns: a
-# small-file phase's is its last pass's) to its own end, the last one to the end of the
-# capture. In it the TCP payload to the server's NFS port must carry at least the bytes
-# its writes report, and the payload from it at least those its reads report (headers,
-# its layout's writes and the calls in flight at the previous stop only add), and more
-# than nothing each way the phase asks for (a small-file phase writes its files whole
-# in its first pass, files x file_size bytes, and reads them back).
+# each on TCP connections of its own, made before its measured window: a connection
+# belongs to the phase in whose time its first bytes went, a phase's time running from
+# the end of the one before (its report's start_unix_ns + duration_ns; not the next
+# one's start_unix_ns: a small-file phase's is its last pass's) to its own end. All
+# of a connection's bytes count for its phase, those after the phase's end too (a
+# write in flight at the stop, counted by the worker that had not seen the stop yet).
+# The TCP payload to the server's NFS port must carry at least the bytes the phase's
+# writes report, the payload from it at least those its reads report (headers, the
+# layout's writes and the calls in flight at the stop only add), and more than nothing
+# each way the phase asks for (a small-file phase writes its files whole in its first
+# pass, files x file_size bytes, and reads them back).
 wire_short() {
 	capture_read -o tcp.desegment_tcp_streams:FALSE -Y "tcp.len > 0" -T fields \
-		-e frame.time_epoch -e tcp.dstport -e tcp.len >"$TMP/wire-bytes"
+		-e frame.time_epoch -e tcp.stream -e tcp.dstport -e tcp.len >"$TMP/wire-bytes"
 	jqv '[.summary, .runs] | transpose[] | .[0].name as $name | .[1].report
 		| ((.small_files.passes // []) | length) as $sf
 		| (.settings.rw // "") as $rw
@@ -52,11 +55,12 @@ wire_short() {
 		    else .ops.write.bytes end),
 		   $sf > 0 or (($rw | test("read|rw")) and .settings.rwmixread != 0),
 		   $sf > 0 or (($rw | test("read$")) | not)] | @tsv' >"$TMP/phases"
-	awk -F'\t' -v port="$NFS_PORT" '
+	awk -F'\t' -v port="$NFS_PORT" -v n=0 '
 		NR == FNR { name[n] = $1; end[n] = $2 / 1e9; rd[n] = $3; wr[n] = $4
 			    wantr[n] = $5 == "true"; wantw[n] = $6 == "true"; n++; next }
-		{ for (i = 0; i < n - 1 && $1 >= end[i]; i++) ;
-		  if ($2 == port) up[i] += $3; else down[i] += $3 }
+		!($2 in phase) { for (i = 0; i < n - 1 && $1 >= end[i]; i++) ;
+				 phase[$2] = i }
+		{ i = phase[$2]; if ($3 == port) up[i] += $4; else down[i] += $4 }
 		END { for (i = 0; i < n; i++)
 			if (up[i] < wr[i] || down[i] < rd[i] || (wantw[i] && up[i] == 0) || (wantr[i] && down[i] == 0))
 				printf "%s: %.0f bytes to the server for %.0f written, %.0f back for %.0f read; ",
