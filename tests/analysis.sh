@@ -63,7 +63,10 @@ check_ge "csv: 4 rows or more" 4 $(($(wc -l <"$OUT") - 1))
 check_eq "csv: 11 fields in every row" 11 "$(awk -F, '{ print NF }' "$OUT" | sort -u)"
 check_eq "csv: only read rows for randread" read "$(tail -n +2 "$OUT" | cut -d, -f3 | sort -u)"
 
-# Open loop at a rate the server sustains: achieved ~ requested, corrected >= uncorrected.
+# Open loop at a rate the server sustains: achieved ~ requested, both histograms whole.
+# The pacing on the wire and the corrected and uncorrected latencies against the
+# schedule and the replies on the wire: tests/judges.sh (corrected >= uncorrected, once
+# checked here, holds by construction: an operation never goes out before its start).
 for arrival in uniform poisson; do
 	nl --dir a -t 2 -c 4 -q 4 --rw randread --size 16m --nrfiles 2 --runtime 4s --rate 400 \
 		--arrival $arrival --keep --output-format json "$URL3"
@@ -71,10 +74,9 @@ for arrival in uniform poisson; do
 	check_eq "rate $arrival: achieved within 10% of 400/s" true \
 		"$(jqv '.open_loop.achieved_rate | . > 360 and . < 440')"
 	check_eq "rate $arrival: kept up" true "$(jqv .open_loop.kept_up)"
-	check_eq "rate $arrival: latency from the intended start >= from the issue (p50)" true \
-		"$(jqv '.ops.read | .lat_ns.p50 >= .lat_ns_uncorrected.p50')"
-	check_eq "rate $arrival: both histograms count every operation" "$(jqv .ops.read.count)" \
-		"$(jqv '[.ops.read.buckets[][2]] | add')"
+	check_eq "rate $arrival: both histograms count every operation" \
+		"$(jqv '.ops.read.count | "\(.) \(.)"')" \
+		"$(jqv '.ops.read | "\([.buckets[][2]] | add) \([.buckets_uncorrected[]?[2]] | add)"')"
 done
 # More than one connection at iodepth 1 can do: the report says the server fell behind.
 nl --dir a -c 1 -q 1 --rw randread --size 16m --nrfiles 2 --runtime 2s --rate 1000000 --keep "$URL3"

@@ -65,7 +65,9 @@ capture_start() {
 	: >"$TMP/tshark.err"
 	# dumpcap itself (what tshark -w runs): live in ~0.1 s, where tshark first loads every
 	# dissector (~2 s a capture).
-	timeout -k 10 300 dumpcap -q -B 64 -i lo \
+	# CAP_SNAPLEN: bytes kept of each packet (unset: all), for a capture read for its
+	# headers only (tcp.len is the IP header's; a mark's token fits in 128).
+	timeout -k 10 300 dumpcap -q -B 64 -i lo ${CAP_SNAPLEN:+-s "$CAP_SNAPLEN"} \
 		-f "($1) or (udp dst port $CAP_MARK_PORT and dst host 127.0.0.1)" \
 		-w "$CAP" 2>"$TMP/tshark.err" &
 	TSHARK_PID=$!

@@ -7,14 +7,79 @@ set -uo pipefail
 
 JOBS=$(cd "$(dirname "$0")/../jobs" && pwd)
 t_start_server || exit 1
+. "$(dirname "$0")/capture.sh"
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
+# Headers only: what is judged is the TCP payload each way, not its contents.
+CAP_SNAPLEN=128
+
+# phases_without_io: the phases (by name) that did not do the I/O their settings ask
+# for: reads when rw reads (rwmixread > 0 in a mix), writes when it writes, none of a
+# kind they do not ask for, every byte in a full --bs operation; a small-file phase,
+# files in every pass. Without it a preset whose phases did nothing passed: exit 0, no
+# errors, the right rows, "reads only at 100" with no reads at all.
+phases_without_io() {
+	jqv '[[.summary, .runs] | transpose[] | .[0].name as $name | .[1].report as $r
+		| $r.settings as $s
+		| (if ($s.rw | test("^(rand)?read$")) then 100
+		   elif ($s.rw | test("^(rand)?write$")) then 0 else $s.rwmixread end) as $pr
+		| select(if (($r.small_files.passes // []) | length > 0)
+			 then ([$r.small_files.passes[].files > 0] | all | not)
+			 else (($pr > 0) != ($r.ops.read.count > 0)) or (($pr < 100) != ($r.ops.write.count > 0))
+			   or $r.ops.read.bytes != $r.ops.read.count * $s.bs
+			   or $r.ops.write.bytes != $r.ops.write.count * $s.bs end)
+		| "\($name) (\($s.rw), \($pr)% reads): \($r.ops.read.count) reads, \($r.ops.write.count) writes"]
+		| join("; ")'
+}
+
+# wire_short: the phases whose bytes on the wire fall short of what they report (judged
+# outside nfsload: a capture of the job, headers only). Phases run one after the other,
+# each on TCP connections of its own, made before its measured window: a connection
+# belongs to the phase in whose time its first bytes went, a phase's time running from
+# the end of the one before (its report's start_unix_ns + duration_ns; not the next
+# one's start_unix_ns: a small-file phase's is its last pass's) to its own end. All
+# of a connection's bytes count for its phase, those after the phase's end too (a
+# write in flight at the stop, counted by the worker that had not seen the stop yet).
+# The TCP payload to the server's NFS port must carry at least the bytes the phase's
+# writes report, the payload from it at least those its reads report (headers, the
+# layout's writes and the calls in flight at the stop only add), and more than nothing
+# each way the phase asks for (a small-file phase writes its files whole in its first
+# pass, files x file_size bytes, and reads them back).
+wire_short() {
+	capture_read -o tcp.desegment_tcp_streams:FALSE -Y "tcp.len > 0" -T fields \
+		-e frame.time_epoch -e tcp.stream -e tcp.dstport -e tcp.len >"$TMP/wire-bytes"
+	jqv '[.summary, .runs] | transpose[] | .[0].name as $name | .[1].report
+		| ((.small_files.passes // []) | length) as $sf
+		| (.settings.rw // "") as $rw
+		| [$name, .start_unix_ns + .duration_ns, .ops.read.bytes,
+		   (if $sf > 0 then .small_files.passes[0].files * .settings.file_size
+		    else .ops.write.bytes end),
+		   $sf > 0 or (($rw | test("read|rw")) and .settings.rwmixread != 0),
+		   $sf > 0 or (($rw | test("read$")) | not)] | @tsv' >"$TMP/phases"
+	awk -F'\t' -v port="$NFS_PORT" -v n=0 '
+		NR == FNR { name[n] = $1; end[n] = $2 / 1e9; rd[n] = $3; wr[n] = $4
+			    wantr[n] = $5 == "true"; wantw[n] = $6 == "true"; n++; next }
+		!($2 in phase) { for (i = 0; i < n - 1 && $1 >= end[i]; i++) ;
+				 phase[$2] = i }
+		{ i = phase[$2]; if ($3 == port) up[i] += $4; else down[i] += $4 }
+		END { for (i = 0; i < n; i++)
+			if (up[i] < wr[i] || down[i] < rd[i] || (wantw[i] && up[i] == 0) || (wantr[i] && down[i] == 0))
+				printf "%s: %.0f bytes to the server for %.0f written, %.0f back for %.0f read; ",
+					name[i], up[i], wr[i], down[i], rd[i] }' "$TMP/phases" "$TMP/wire-bytes"
+}
 
 preset() {
-	local job=$1
+	local job=$1 short
 	shift
+	capture_start "tcp port $NFS_PORT" || return 1
 	nl --job "$JOBS/$job" --size 2m --runtime 1s --dir "preset-${job%.job}" "$@" \
 		--output-format json "$URL3"
+	capture_stop
 	check_eq "$job: exit 0" 0 "$RC"
 	check_eq "$job: no errors" 0 "$(jqv '[.summary[].errors] | add')"
+	check_eq "$job: every phase did the I/O it asks for" "" "$(phases_without_io)"
+	short=$(wire_short)
+	check_eq "$job: every phase's bytes on the wire, each way, at least those it reports" "" "$short"
+	capture_explain
 }
 
 preset large-sequential.job
@@ -27,6 +92,7 @@ check_eq "large-sequential: the steady-state verdict in each" true \
 nl --job "$JOBS/large-sequential.job" --size 2m --runtime 6s --dir preset-large-sequential-6s \
 	--output-format json "$URL3"
 check_eq "large-sequential, 6 s: exit 0" 0 "$RC"
+check_eq "large-sequential, 6 s: every phase did the I/O it asks for" "" "$(phases_without_io)"
 check_eq "large-sequential, 6 s: a steady-state verdict in each phase" "true true" \
 	"$(jqv '[.runs[].report.steady_state | .valid and .intervals >= 3] | map(tostring) | join(" ")')"
 

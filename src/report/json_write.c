@@ -82,6 +82,8 @@ void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 	}
 	if (buckets)
 		report_json_buckets(out, "buckets", &s->lat);
+	if (buckets && s->lat_unc.counts)
+		report_json_buckets(out, "buckets_uncorrected", &s->lat_unc);
 	if (op_stats_has_wire(s)) {
 		const struct hist *w = &s->wire, *c = &s->client;
 

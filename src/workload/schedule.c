@@ -172,6 +172,15 @@ void schedule_advance(struct schedule *s, unsigned i)
 		/* From the sequence number: no rounding drift over a long run. */
 		c->next_ns = c->base_ns + (uint64_t)((double)c->seq * s->gap_ns);
 	}
+	/*
+	 * Still waiting in the heap: a reply's refill issued its start before the timer
+	 * ran. Its key grew in place; left there, it hid every earlier start below it
+	 * until its own came (Poisson calls sent up to 100 ms late, seen on the wire).
+	 */
+	if (c->heap_idx != HEAP_NONE) {
+		down(s, c->heap_idx);
+		arm(s);
+	}
 }
 
 void schedule_wait(struct schedule *s, unsigned i)
