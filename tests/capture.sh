@@ -11,6 +11,8 @@
 #                          dropped packets
 #   capture_read ARGS...   tshark reading $CAP with ARGS (decode-as, -Y, -T ...), with TCP
 #                          segments put back in sequence order before RPC reassembly
+#   capture_wire_io JSON...  "read N BYTES write N BYTES": NFSv3 READ/WRITE calls (and
+#                          the bytes they ask for) sent inside the reports' measured windows
 #   capture_explain        after a capture's checks: if any failed since its capture_stop,
 #                          prints (as "# " lines) what the capture holds per TCP stream
 #
@@ -149,4 +151,28 @@ capture_explain() {
 			printf "# stream %s, client port %s: %d frames, %d bytes to the server, %d frames, %d bytes back; RPC calls %d, replies %d\n", s, port[s], f[s, 1], b[s, 1], f[s, 0], b[s, 0], r[s, 0], r[s, 1]
 		      for (k in x) { split(k, a, "\t"); printf "# stream %s: %s (x%d)\n", a[1], a[2], x[k] } }' |
 		sort -V
+}
+
+# capture_wire_io JSON...: "read N BYTES write N BYTES": the READ and WRITE calls tshark sees in
+# the capture sent inside the measured windows of the reports JSON... (start_unix_ns,
+# duration_ns: not the layouts before them) and the bytes they ask for (count3).
+capture_wire_io() {
+	capture_read -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 0 && nfs" -T fields \
+		-E occurrence=a -E aggregator=, -e frame.time_epoch -e nfs.procedure_v3 -e nfs.count3 |
+		python3 -c '
+import json, sys
+win = [(r["start_unix_ns"] / 1e9, (r["start_unix_ns"] + r["duration_ns"]) / 1e9)
+       for r in (json.load(open(f)) for f in sys.argv[1:])]
+n = {"6": [0, 0], "7": [0, 0]}
+for line in sys.stdin:
+    t, procs, counts = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+    if not any(a <= float(t) <= b for a, b in win):
+        continue
+    counts = iter(counts.split(",") if counts else [])
+    for p in procs.split(","):
+        if p in n:
+            n[p][0] += 1
+            n[p][1] += int(next(counts))
+print("read %d %d write %d %d" % (n["6"][0], n["6"][1], n["7"][0], n["7"][1]))
+' "$@"
 }

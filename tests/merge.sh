@@ -37,30 +37,6 @@ kill -TERM "$PROXY_PID" 2>/dev/null
 wait "$PROXY_PID" 2>/dev/null
 PROXY_PID=
 capture_stop
-# wire_io: "read N BYTES write N BYTES": the READ and WRITE calls tshark sees sent inside
-# the measured windows of runs 1 to 3 (start_unix_ns, duration_ns: not the layouts before
-# them) and the bytes they ask for (count3).
-wire_io() {
-	capture_read -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 0 && nfs" -T fields \
-		-E occurrence=a -E aggregator=, -e frame.time_epoch -e nfs.procedure_v3 -e nfs.count3 |
-		python3 -c '
-import json, sys
-win = [(r["start_unix_ns"] / 1e9, (r["start_unix_ns"] + r["duration_ns"]) / 1e9)
-       for r in (json.load(open(f)) for f in sys.argv[1:])]
-n = {"6": [0, 0], "7": [0, 0]}
-for line in sys.stdin:
-    t, procs, counts = (line.rstrip("\n").split("\t") + ["", ""])[:3]
-    if not any(a <= float(t) <= b for a, b in win):
-        continue
-    counts = iter(counts.split(",") if counts else [])
-    for p in procs.split(","):
-        if p in n:
-            n[p][0] += 1
-            n[p][1] += int(next(counts))
-print("read %d %d write %d %d" % (n["6"][0], n["6"][1], n["7"][0], n["7"][1]))
-' "$TMP/r1.json" "$TMP/r2.json" "$TMP/r3.json"
-}
-
 # merge OUT FILES...: nfsload --merge into $TMP/OUT (JSON).
 merge() {
 	local out=$1
@@ -95,7 +71,7 @@ check_eq "total: ops add" "$(sum .total.ops "${R[@]}")" "$(jq .total.ops "$M")"
 # The merged totals against the wire: every operation a run counted was sent inside its
 # measured window; besides those, only the requests still in flight when a run stopped
 # (not counted: at most connections x iodepth = 8 a run, 24 in all, of 4 KiB each).
-read -r _ wr_n wr_b _ ww_n ww_b <<<"$(wire_io)"
+read -r _ wr_n wr_b _ ww_n ww_b <<<"$(capture_wire_io "$TMP/r1.json" "$TMP/r2.json" "$TMP/r3.json")"
 echo "# merged vs the wire: read $(jq .ops.read.ops "$M") of $wr_n, write $(jq .ops.write.ops "$M") of $ww_n," \
 	"bytes $(jq '.ops.read.bytes + .ops.write.bytes' "$M") of $((wr_b + ww_b))"
 for op in read:$wr_n:$wr_b write:$ww_n:$ww_b; do

@@ -34,30 +34,6 @@ mpi() {
 		RC=$?
 }
 
-# wire_io JSON...: "read N BYTES write N BYTES": the READ and WRITE calls tshark sees in
-# the capture sent inside the measured windows of the reports JSON... (start_unix_ns,
-# duration_ns: not the layouts before them) and the bytes they ask for (count3).
-wire_io() {
-	capture_read -d "tcp.port==$NFS_PORT,rpc" -Y "rpc.msgtyp == 0 && nfs" -T fields \
-		-E occurrence=a -E aggregator=, -e frame.time_epoch -e nfs.procedure_v3 -e nfs.count3 |
-		python3 -c '
-import json, sys
-win = [(r["start_unix_ns"] / 1e9, (r["start_unix_ns"] + r["duration_ns"]) / 1e9)
-       for r in (json.load(open(f)) for f in sys.argv[1:])]
-n = {"6": [0, 0], "7": [0, 0]}
-for line in sys.stdin:
-    t, procs, counts = (line.rstrip("\n").split("\t") + ["", ""])[:3]
-    if not any(a <= float(t) <= b for a, b in win):
-        continue
-    counts = iter(counts.split(",") if counts else [])
-    for p in procs.split(","):
-        if p in n:
-            n[p][0] += 1
-            n[p][1] += int(next(counts))
-print("read %d %d write %d %d" % (n["6"][0], n["6"][1], n["7"][0], n["7"][1]))
-' "$@"
-}
-
 for np in 2 3; do
 	name="mpirun -np $np"
 	M=$TMP/np$np.json
@@ -71,7 +47,7 @@ for np in 2 3; do
 	# The merged totals against the wire: every operation a rank counted was sent in its
 	# measured window; besides, only what was in flight at a rank's stop (not counted: at
 	# most connections x iodepth = 8 a rank, of 4 KiB each).
-	read -r _ wr_n wr_b _ ww_n ww_b <<<"$(wire_io "${ranks[@]}")"
+	read -r _ wr_n wr_b _ ww_n ww_b <<<"$(capture_wire_io "${ranks[@]}")"
 	echo "# $name: merged vs the wire: read $(jq .ops.read.ops "$M") of $wr_n, write $(jq .ops.write.ops "$M") of $ww_n"
 	for op in read:$wr_n:$wr_b write:$ww_n:$ww_b; do
 		IFS=: read -r o wn wb <<<"$op"
