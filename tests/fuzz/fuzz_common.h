@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "config.h"
 #include "options.h"
@@ -132,6 +133,29 @@ static inline void fuzz_check_config(const struct config *c, int rc, const char 
 			   c->io_size % c->nrfiles == 0);
 	/* Time or size based, never neither (io_size 0 = not size based). */
 	FUZZ_CHECK(c->runtime_ns || c->io_size);
+}
+
+/* FNV-1a over n bytes into *h (start at FUZZ_FNV_BASIS): a decode's fingerprint, to
+ * compare two decodes of the same bytes. */
+#define FUZZ_FNV_BASIS UINT64_C(0xcbf29ce484222325)
+static inline void fuzz_hash(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * UINT64_C(0x100000001b3);
+}
+
+/* A memfd for the targets whose code under test opens a file by name: path gets
+ * /proc/self/fd/N. Aborts if none can be made (the target cannot run). */
+static inline int fuzz_memfd(const char *name, char *path, size_t len)
+{
+	int fd = memfd_create(name, 0);
+
+	if (fd < 0)
+		abort();
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
 }
 
 #endif

@@ -28,8 +28,6 @@
 #include "fuzz_common.h"
 #include "engine/native/rpc/xdrx.h"
 
-#define FUZZ_FNV_BASIS UINT64_C(0xcbf29ce484222325)
-
 struct fuzz_dec {
 	const uint8_t *rec;	/* the copy being decoded */
 	size_t len;
@@ -41,10 +39,7 @@ struct fuzz_dec {
 
 static inline void fuzz_dec_hash(struct fuzz_dec *d, const void *p, size_t n)
 {
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		d->trace = (d->trace ^ b[i]) * UINT64_C(0x100000001b3);
+	fuzz_hash(&d->trace, p, n);
 }
 
 static inline void fuzz_dec_hash32(struct fuzz_dec *d, uint64_t v)

@@ -40,7 +40,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define OOO_PIECES 200		/* below trace_tcp.c's TRACE_OOO_MAX (256) */
-#define FNV_BASIS UINT64_C(0xcbf29ce484222325)
 
 static int fd = -1;
 static char path[64];
@@ -49,30 +48,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fd = memfd_create("fuzz_pcap", 0);
-	if (fd < 0)
-		abort();
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd = fuzz_memfd("fuzz_pcap", path, sizeof(path));
 	return 0;
-}
-
-static void hash(uint64_t *h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		*h = (*h ^ b[i]) * UINT64_C(0x100000001b3);
 }
 
 static void hash_table(uint64_t *h, const struct trace_table *tab, size_t input, bool bounded)
 {
-	hash(h, &tab->n, sizeof(tab->n));
+	fuzz_hash(h, &tab->n, sizeof(tab->n));
 	for (uint32_t i = 1; i <= tab->n; i++) {
 		const struct trace_blob *b = trace_blob(tab, i);
 
 		FUZZ_CHECK(b && b->len > 0 && (!bounded || b->len <= input));
-		hash(h, &b->len, sizeof(b->len));
-		hash(h, b->p, b->len);
+		fuzz_hash(h, &b->len, sizeof(b->len));
+		fuzz_hash(h, b->p, b->len);
 	}
 	FUZZ_CHECK(trace_blob(tab, 0) == NULL);
 }
@@ -83,7 +71,7 @@ static void hash_table(uint64_t *h, const struct trace_table *tab, size_t input,
  */
 static uint64_t check_trace(const struct trace *t, size_t input, bool bounded, bool times)
 {
-	uint64_t h = FNV_BASIS;
+	uint64_t h = FUZZ_FNV_BASIS;
 
 	FUZZ_CHECK(t->nops <= t->cap || (t->nops == 0 && t->cap == 0));
 	if (bounded) {
@@ -110,37 +98,37 @@ static uint64_t check_trace(const struct trace *t, size_t input, bool bounded, b
 		if (times)
 			FUZZ_CHECK(o->call_ns <= t->span_ns && o->reply_ns <= t->span_ns);
 		FUZZ_CHECK(trace_op_name(o, name, sizeof(name)) && fuzz_terminated(name, sizeof(name)));
-		hash(&h, &o->conn, sizeof(o->conn));
-		hash(&h, &o->version, sizeof(o->version));
-		hash(&h, &o->minor, sizeof(o->minor));
-		hash(&h, &o->proc, sizeof(o->proc));
-		hash(&h, &o->status, sizeof(o->status));
+		fuzz_hash(&h, &o->conn, sizeof(o->conn));
+		fuzz_hash(&h, &o->version, sizeof(o->version));
+		fuzz_hash(&h, &o->minor, sizeof(o->minor));
+		fuzz_hash(&h, &o->proc, sizeof(o->proc));
+		fuzz_hash(&h, &o->status, sizeof(o->status));
 		{
 			uint32_t ix[6] = { o->fh, o->dir, o->name, o->result_fh, o->dir2, o->name2 };
 
-			hash(&h, ix, sizeof(ix));
+			fuzz_hash(&h, ix, sizeof(ix));
 		}
-		hash(&h, &o->offset, sizeof(o->offset));
-		hash(&h, &o->count, sizeof(o->count));
-		hash(&h, &o->stable, sizeof(o->stable));
-		hash(&h, &o->prog, sizeof(o->prog));
-		hash(&h, &o->compound, sizeof(o->compound));
-		hash(&h, &o->compound_status, sizeof(o->compound_status));
+		fuzz_hash(&h, &o->offset, sizeof(o->offset));
+		fuzz_hash(&h, &o->count, sizeof(o->count));
+		fuzz_hash(&h, &o->stable, sizeof(o->stable));
+		fuzz_hash(&h, &o->prog, sizeof(o->prog));
+		fuzz_hash(&h, &o->compound, sizeof(o->compound));
+		fuzz_hash(&h, &o->compound_status, sizeof(o->compound_status));
 		if (times) {
-			hash(&h, &o->call_ns, sizeof(o->call_ns));
-			hash(&h, &o->reply_ns, sizeof(o->reply_ns));
+			fuzz_hash(&h, &o->call_ns, sizeof(o->call_ns));
+			fuzz_hash(&h, &o->reply_ns, sizeof(o->reply_ns));
 		}
 	}
 	hash_table(&h, &t->fhs, input, bounded);
 	hash_table(&h, &t->names, input, bounded);
-	hash(&h, &t->conns, sizeof(t->conns));
-	hash(&h, &t->compounds, sizeof(t->compounds));
-	hash(&h, &t->versions, sizeof(t->versions));
-	hash(&h, &t->session_ops, sizeof(t->session_ops));
-	hash(&h, &t->left, sizeof(t->left));
+	fuzz_hash(&h, &t->conns, sizeof(t->conns));
+	fuzz_hash(&h, &t->compounds, sizeof(t->compounds));
+	fuzz_hash(&h, &t->versions, sizeof(t->versions));
+	fuzz_hash(&h, &t->session_ops, sizeof(t->session_ops));
+	fuzz_hash(&h, &t->left, sizeof(t->left));
 	if (times) {
-		hash(&h, &t->packets, sizeof(t->packets));
-		hash(&h, &t->span_ns, sizeof(t->span_ns));
+		fuzz_hash(&h, &t->packets, sizeof(t->packets));
+		fuzz_hash(&h, &t->span_ns, sizeof(t->span_ns));
 	}
 	return h;
 }

@@ -57,7 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define NAME_LEAF_MAX 64
 #define PATH_MAX_ 240
 #define CHECK_NODES_MAX 4000	/* the O(n^2) parent check stops here */
-#define FNV_BASIS UINT64_C(0xcbf29ce484222325)
 
 static int fd = -1;
 static char path[64];
@@ -66,19 +65,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fd = memfd_create("fuzz_replay", 0);
-	if (fd < 0)
-		abort();
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd = fuzz_memfd("fuzz_replay", path, sizeof(path));
 	return 0;
-}
-
-static void hash(uint64_t *h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		*h = (*h ^ b[i]) * UINT64_C(0x100000001b3);
 }
 
 static bool plain_leaf(const char *s, size_t n)
@@ -138,7 +126,7 @@ static void check_paths(const struct replay_plan *p)
 static uint64_t check_plan(const struct trace *t, const struct replay_plan *p, uint32_t max_io,
 			   bool in_order)
 {
-	uint64_t h = FNV_BASIS, sum = 0, skipped = 0;
+	uint64_t h = FUZZ_FNV_BASIS, sum = 0, skipped = 0;
 
 	check_paths(p);
 	FUZZ_CHECK(p->ops >= 1 && p->nconns >= 1);
@@ -181,24 +169,24 @@ static uint64_t check_plan(const struct trace *t, const struct replay_plan *p, u
 				if (o->type != OP_COMMIT)
 					FUZZ_CHECK(o->len <= max_io);
 			}
-			hash(&h, o, offsetof(struct replay_op, unchecked));
-			hash(&h, &o->unchecked, sizeof(o->unchecked));
+			fuzz_hash(&h, o, offsetof(struct replay_op, unchecked));
+			fuzz_hash(&h, &o->unchecked, sizeof(o->unchecked));
 		}
-		hash(&h, &c->trace_conn, sizeof(c->trace_conn));
-		hash(&h, &c->depth, sizeof(c->depth));
-		hash(&h, &c->span_ns, sizeof(c->span_ns));
-		hash(&h, c->files, c->nfiles * sizeof(*c->files));
+		fuzz_hash(&h, &c->trace_conn, sizeof(c->trace_conn));
+		fuzz_hash(&h, &c->depth, sizeof(c->depth));
+		fuzz_hash(&h, &c->span_ns, sizeof(c->span_ns));
+		fuzz_hash(&h, c->files, c->nfiles * sizeof(*c->files));
 	}
 	FUZZ_CHECK(sum == p->ops);
 	for (uint32_t i = 0; i < p->npaths; i++) {
-		hash(&h, &p->nodes[i].before, sizeof(p->nodes[i].before));
-		hash(&h, &p->nodes[i].dir, sizeof(p->nodes[i].dir));
+		fuzz_hash(&h, &p->nodes[i].before, sizeof(p->nodes[i].before));
+		fuzz_hash(&h, &p->nodes[i].dir, sizeof(p->nodes[i].dir));
 		if (p->paths[i])
-			hash(&h, p->paths[i], strlen(p->paths[i]) + 1);
+			fuzz_hash(&h, p->paths[i], strlen(p->paths[i]) + 1);
 	}
-	hash(&h, p->file_size, p->nfiles * sizeof(*p->file_size));
-	hash(&h, &p->span_ns, sizeof(p->span_ns));
-	hash(&h, p->skipped, sizeof(p->skipped));
+	fuzz_hash(&h, p->file_size, p->nfiles * sizeof(*p->file_size));
+	fuzz_hash(&h, &p->span_ns, sizeof(p->span_ns));
+	fuzz_hash(&h, p->skipped, sizeof(p->skipped));
 	return h;
 }
 

@@ -35,7 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define NFS4_OPS_MAX 64		/* results walked in one COMPOUND */
 #define OP4_ILLEGAL_NUM 10044	/* a server's answer to an opcode it does not know */
 #define XDR_STEPS_MAX 64		/* helper calls in one DEC_XDR walk */
-#define FNV_BASIS UINT64_C(0xcbf29ce484222325)
 
 enum { DEC_MNT, DEC_GETATTR, DEC_LOOKUP, DEC_ACCESS, DEC_READ, DEC_WRITE, DEC_COMMIT,
        DEC_CREATE, DEC_WCC, DEC_FSINFO, DEC_READDIRPLUS, DEC_COMPOUND, DEC_XDR, DEC_COUNT };
@@ -53,14 +52,6 @@ struct run {
 	uint64_t trace;		/* of one decoding's results and where they lie */
 };
 
-static void hash_bytes(uint64_t *h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		*h = (*h ^ b[i]) * UINT64_C(0x100000001b3);
-}
-
 /* p[0..n) lies in the record; its offset and length go to the trace. */
 static void check_inside(struct run *r, const void *p, size_t n)
 {
@@ -71,7 +62,7 @@ static void check_inside(struct run *r, const void *p, size_t n)
 		FUZZ_CHECK(b >= r->rec && n <= r->len && b - r->rec <= (ptrdiff_t)(r->len - n));
 		where[1] = (uint64_t)(b - r->rec);
 	}
-	hash_bytes(&r->trace, where, sizeof(where));
+	fuzz_hash(&r->trace, where, sizeof(where));
 }
 
 /* A result and the stream's position after it, to the trace. */
@@ -80,7 +71,7 @@ static void trace(struct run *r, int rc, XDR *x)
 	uint64_t v[2] = { (uint64_t)(int64_t)rc, xdr_getpos(x) };
 
 	FUZZ_CHECK(v[1] <= r->len);
-	hash_bytes(&r->trace, v, sizeof(v));
+	fuzz_hash(&r->trace, v, sizeof(v));
 }
 
 static int entry(void *arg, const char *name, uint32_t namelen, uint64_t cookie, bool is_dir)
@@ -88,8 +79,8 @@ static int entry(void *arg, const char *name, uint32_t namelen, uint64_t cookie,
 	struct run *r = arg;
 
 	check_inside(r, name, namelen);
-	hash_bytes(&r->trace, &cookie, sizeof(cookie));
-	hash_bytes(&r->trace, &is_dir, sizeof(is_dir));
+	fuzz_hash(&r->trace, &cookie, sizeof(cookie));
+	fuzz_hash(&r->trace, &is_dir, sizeof(is_dir));
 	/* a non-zero return stops the walk and comes back from the decoder */
 	return ++r->entries == 100 ? 7 : 0;
 }
@@ -316,7 +307,7 @@ static void decode_xdr(XDR *x, struct run *r)
 		case 6:
 			ok = xdrx_get_fixed(x, buf, n % sizeof(buf));
 			if (ok)
-				hash_bytes(&r->trace, buf, n % sizeof(buf));
+				fuzz_hash(&r->trace, buf, n % sizeof(buf));
 			break;
 		default:
 			ok = xdrx_skip32(x, n);
@@ -352,7 +343,7 @@ static void decode_copy(const uint8_t *rec, size_t len, struct run *r)
 		abort();
 	memcpy(mem + r->odd, rec, len);
 	r->rec = mem + r->odd;
-	r->trace = FNV_BASIS;
+	r->trace = FUZZ_FNV_BASIS;
 	xdrx_create(&x, mem + r->odd, len, XDR_DECODE);
 	FUZZ_CHECK(rpc_decode_reply(&x, &rep) == 0);
 	decode_results(&x, r);
@@ -372,8 +363,8 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 
 	FUZZ_CHECK(len <= r->max);
 	FUZZ_CHECK(((uintptr_t)rec & 3) == 0);
-	hash_bytes(&r->hash, &n, sizeof(n));
-	hash_bytes(&r->hash, rec, len);
+	fuzz_hash(&r->hash, &n, sizeof(n));
+	fuzz_hash(&r->hash, rec, len);
 	r->records++;
 	if (!r->decode)
 		return 0;
@@ -394,7 +385,7 @@ static int on_record(void *arg, const uint8_t *rec, size_t len)
 		   rc == -EBADMSG || rc == -EIO);
 	if (rep.stat != RPC_REPLY_OK)
 		return 0;
-	r->trace = FNV_BASIS;
+	r->trace = FUZZ_FNV_BASIS;
 	decode_results(&x, r);
 	decode_copy(rec, len, r);
 	return 0;
@@ -433,7 +424,7 @@ static int feed(struct run *r, uint8_t how, const uint8_t *p, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct run chunked = { .hash = FNV_BASIS }, whole = { .hash = FNV_BASIS };
+	struct run chunked = { .hash = FUZZ_FNV_BASIS }, whole = { .hash = FUZZ_FNV_BASIS };
 	int rc_chunked, rc_whole;
 
 	if (size < 2)
