@@ -43,6 +43,13 @@
 # ahead of a gap and reassemble in sequence order, as nfsload's own reader does
 # (src/trace/trace_tcp.c). Every reading of a capture goes through it.
 
+# Every suite that sources this reads captures with tshark: without it, say so once.
+if ! command -v tshark >/dev/null; then
+	t_fail "tshark" "not installed (scripts/deps.sh test installs it)"
+	t_summary
+	exit 1
+fi
+
 CAP=$TMP/cap.pcap
 TSHARK_PID=
 CAP_MARK_PORT=7

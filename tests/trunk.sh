@@ -17,11 +17,6 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v tshark >/dev/null; then
-	t_fail "tshark" "not installed (scripts/deps.sh test installs it)"
-	t_summary
-	exit 1
-fi
 t_start_server || exit 1
 URL41=${URL4/version=4/version=4.1}
 . "$(dirname "$0")/capture.sh"
