@@ -57,6 +57,17 @@ check_eq "layout skew: exit 0" 0 "$RC"
 nl --dir jmix -c 1 -q 4 --rw write --bs 1m --size 8m --keep "$URL3"
 check_eq "layout mix: exit 0" 0 "$RC"
 
+# mix_shape NAME CALL FILE BYTES WHAT: the calls in FILE (an "offset length" line each) of
+# 4 KiB and 64 KiB only, but the last (the budget cuts it short), each aligned to its
+# size, BYTES in all ("NAME: the bytes WHAT").
+mix_shape() {
+	check_le "$1: only 4 KiB and 64 KiB ${2}s on the wire, but the last" 1 \
+		"$(awk '$2 != 4096 && $2 != 65536' "$3" | wc -l)"
+	check_eq "$1: each $2 aligned to its size" "" \
+		"$(awk '$1 % ($2 == 65536 ? 65536 : 4096)' "$3" | head -3)"
+	check_eq "$1: the bytes $5" "$4" "$(awk '{ s += $2 } END { print s }' "$3")"
+}
+
 # --- Skew and size mixes, NFSv3 and NFSv4.1 ------------------------------------------
 # zipf:1.2 over NFSv3, zipf:1.0 over NFSv4.1: the two thetas the issue found alike
 # to the old check (>= 75%), each judged against its own law.
@@ -97,13 +108,7 @@ for vt in 3:1.2 4.1:1.0; do
 		calls "$v" read >"$TMP/mixr-$v"
 		n=$(wc -l <"$TMP/mixr-$v")
 		check_eq "$name: READ calls on the wire == reads reported" "$(jqv .ops.read.count)" "$n"
-		# The budget cuts the last one short (at most one call of another size).
-		check_le "$name: only 4 KiB and 64 KiB READs on the wire, but the last" 1 \
-			"$(awk '$2 != 4096 && $2 != 65536' "$TMP/mixr-$v" | wc -l)"
-		check_eq "$name: each READ aligned to its size" "" \
-			"$(awk '$1 % ($2 == 65536 ? 65536 : 4096)' "$TMP/mixr-$v" | head -3)"
-		check_eq "$name: the bytes asked for == 40 MiB" $((40 << 20)) \
-			"$(awk '{ s += $2 } END { print s }' "$TMP/mixr-$v")"
+		mix_shape "$name" READ "$TMP/mixr-$v" $((40 << 20)) "asked for == 40 MiB"
 		read -r lo hi < <(python3 "$HERE/judges.py" split "$n" 50)
 		pct=$(awk '$2 == 4096 { k++ } END { printf "%.2f", 100 * k / NR }' "$TMP/mixr-$v")
 		echo "# $name: $pct% of $n READs of 4 KiB on the wire (4 sigma: $lo-$hi)"
@@ -122,12 +127,7 @@ for vt in 3:1.2 4.1:1.0; do
 		calls "$v" write >"$TMP/mixw-$v"
 		n=$(wc -l <"$TMP/mixw-$v")
 		check_eq "$name: WRITE calls on the wire == writes reported" "$(jqv .ops.write.count)" "$n"
-		check_le "$name: only 4 KiB and 64 KiB WRITEs on the wire, but the last" 1 \
-			"$(awk '$2 != 4096 && $2 != 65536' "$TMP/mixw-$v" | wc -l)"
-		check_eq "$name: each WRITE aligned to its size" "" \
-			"$(awk '$1 % ($2 == 65536 ? 65536 : 4096)' "$TMP/mixw-$v" | head -3)"
-		check_eq "$name: the bytes sent == 8 MiB" $((8 << 20)) \
-			"$(awk '{ s += $2 } END { print s }' "$TMP/mixw-$v")"
+		mix_shape "$name" WRITE "$TMP/mixw-$v" $((8 << 20)) "sent == 8 MiB"
 		read -r lo hi mean < <(python3 "$HERE/judges.py" count 8m 4k/50:64k/50)
 		echo "# $name: $n WRITEs on the wire (law: $mean on average, $lo-$hi but 1e-5 each side)"
 		check_ge "$name: WRITE calls on the wire >= $lo (8 MiB in 4k/50:64k/50)" "$lo" "$n"
