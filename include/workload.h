@@ -23,12 +23,17 @@
 #include "distrib.h"
 
 /*
- * OP_COMMIT is not chosen by a stream: the worker adds it (--commit-every).
- * The ones after it are the metadata operations of --mix (see meta.h).
+ * Every operation the program knows, in report order. What each is (its
+ * names, colour, class, versions, engines) is the op table's (ops.h): no
+ * code outside it may read meaning into an op's position.
  */
 enum op_type {
 	OP_READ, OP_WRITE, OP_COMMIT, OP_GETATTR, OP_LOOKUP, OP_ACCESS, OP_SETATTR,
-	OP_READDIR, OP_CREATE, OP_REMOVE, OP_MKDIR, OP_RMDIR, OP_RENAME, OP_OPEN, OP_NTYPES
+	OP_READDIR, OP_CREATE, OP_REMOVE, OP_MKDIR, OP_RMDIR, OP_RENAME, OP_OPEN,
+	/* NFSv4.2 (RFC 7862, RFC 8276): on the connection's data files */
+	OP_READ_PLUS, OP_SEEK, OP_ALLOCATE, OP_DEALLOCATE, OP_IO_ADVISE, OP_COPY, OP_CLONE,
+	OP_GETXATTR, OP_SETXATTR, OP_LISTXATTRS, OP_REMOVEXATTR,
+	OP_NTYPES
 };
 
 enum wl_mode {
@@ -73,7 +78,7 @@ struct wl_op {
 
 /* "read", "getattr", ...: the name of an op type in reports, JSON keys and --mix. */
 const char *op_name(enum op_type t);
-/* The NFS procedure (or libnfs call, for composite ones) behind an op type. */
+/* The NFS procedure or operation (or libnfs call, for composite ones) behind an op type. */
 const char *op_procedure(enum op_type t);
 
 const char *wl_mode_name(enum wl_mode m);

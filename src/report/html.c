@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "html_int.h"
+#include "ops.h"
 #include "report.h"
 #include "report_int.h"
 #include "svg.h"
@@ -32,11 +33,6 @@
 #define SPECTRUM_POINTS 100
 #define SPECTRUM_MAX 1e5	/* 1/(1-p) at p = 99.999% */
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
-
-static const char *const op_colors[OP_NTYPES] = {
-	"#2563eb", "#059669", "#7c3aed", "#d97706", "#0891b2", "#db2777", "#65a30d", "#4f46e5",
-	"#dc2626", "#0d9488", "#9333ea", "#ca8a04", "#475569", "#be123c",
-};
 
 /*
  * Narrow windows (a laptop's half screen, 900 px) keep the whole totals
@@ -159,12 +155,12 @@ static void time_charts(FILE *out, const struct report *r)
 		if (!tl->n[t] || !html_op_seen(r, t))
 			continue;
 		for (int m = 0; m < 2; m++)
-			tput[m][nt] = (struct svg_line){ op_name(t), op_colors[t], NULL, tl->n[t],
+			tput[m][nt] = (struct svg_line){ op_name(t), op_info(t)->colour, NULL, tl->n[t],
 							 tl->x[t], tl->y[M_MIB + m][t] };
 		nt++;
 		for (int p = 0; p < 3; p++) {
 			snprintf(pct_name[p][t], sizeof(pct_name[p][t]), "%s %s", op_name(t), pct[p]);
-			lines[nl++] = (struct svg_line){ pct_name[p][t], op_colors[t], pct_dash[p],
+			lines[nl++] = (struct svg_line){ pct_name[p][t], op_info(t)->colour, pct_dash[p],
 							 tl->n[t], tl->x[t], tl->y[M_P50 + p][t] };
 		}
 	}
@@ -223,7 +219,7 @@ static void spectrum(FILE *out, const struct report *r)
 		for (int i = 0; i < SPECTRUM_POINTS; i++)
 			y[n][i] = (double)hist_percentile(h, fmax(100.0 * (1.0 - 1.0 / x[i]), 1e-9));
 		snprintf(name[n], sizeof(name[n]), "%s%s", op_name(t), kind[kd]);
-		s[n] = (struct svg_line){ name[n], op_colors[t], dash[kd], SPECTRUM_POINTS, x, y[n] };
+		s[n] = (struct svg_line){ name[n], op_info(t)->colour, dash[kd], SPECTRUM_POINTS, x, y[n] };
 		n++;
 		wire += kd >= 2;
 	}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ops.h"
 #include "report.h"
 #include "report_int.h"
 #include "units.h"
@@ -153,7 +154,9 @@ void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *ro
 		report_json_str(out, r->sweep_key);
 		fputs(", \"sweep_value\": ", out);
 		report_json_str(out, r->sweep_value);
-		for (int t = 0; t <= OP_COMMIT; t++) {
+		for (int t = 0; t < OP_NTYPES; t++) {
+			if (op_info(t)->cls != OPC_IO)
+				continue;
 			fprintf(out, ", \"%s_iops\": ", op_name(t));
 			report_json_num(out, r->iops[t]);
 			fprintf(out, ", \"%s_mib_s\": ", op_name(t));

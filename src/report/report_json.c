@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "ops.h"
 #include "report.h"
 #include "report_int.h"
 #include "version.h"
@@ -282,7 +283,7 @@ void report_json(FILE *out, const struct report *r)
 		r->duration_ns, r->interrupted ? "true" : "false");
 	for (int t = 0; t < OP_NTYPES; t++) {
 		/* read, write and commit always; metadata operations when used. */
-		if (t > OP_COMMIT && !r->ops[t].ops && !r->ops[t].errors)
+		if (op_info(t)->cls != OPC_IO && !r->ops[t].ops && !r->ops[t].errors)
 			continue;
 		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_name(t));
 		report_json_op(out, &r->ops[t], r->duration_ns, op_procedure(t));

@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "meta.h"
+#include "ops.h"
 #include "units.h"
 
 
 const char *meta_op_name(enum op_type t)
 {
-	return t < OP_NTYPES && t != OP_COMMIT ? op_name(t) : NULL;
+	return t < OP_NTYPES && op_info(t)->mix ? op_name(t) : NULL;
 }
 
 int meta_mix_parse(const char *s, struct meta_mix *mix, char *err, size_t len)
@@ -33,12 +34,9 @@ int meta_mix_parse(const char *s, struct meta_mix *mix, char *err, size_t len)
 
 		if (eq)
 			*eq = '\0';
-		for (t = 0; t < OP_NTYPES && (!meta_op_name(t) || strcmp(meta_op_name(t), tok)); t++)
-			;
+		t = (int)op_by_name(tok);
 		if (t == OP_NTYPES) {
-			snprintf(err, len, "--mix: '%s' is not an operation (read, write, getattr, "
-				 "lookup, access, setattr, readdir, create, remove, mkdir, rmdir, "
-				 "rename, open)", tok);
+			snprintf(err, len, "--mix: '%s' is not an operation (%s)", tok, op_mix_names());
 			return -EINVAL;
 		}
 		if (!eq || units_parse_uint(eq + 1, 0, 1000000, &w)) {

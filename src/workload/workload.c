@@ -15,25 +15,6 @@ static const char *const mode_names[] = {
 	[WL_READWRITE] = "readwrite", [WL_RANDRW] = "randrw",
 };
 
-static const char *const op_names[OP_NTYPES] = {
-	"read", "write", "commit", "getattr", "lookup", "access", "setattr", "readdir", "create",
-	"remove", "mkdir", "rmdir", "rename", "open",
-};
-static const char *const op_procs[OP_NTYPES] = {
-	"READ", "WRITE", "COMMIT", "GETATTR", "LOOKUP", "ACCESS", "SETATTR", "READDIRPLUS",
-	"CREATE", "REMOVE", "MKDIR", "RMDIR", "RENAME", "OPEN",
-};
-
-const char *op_name(enum op_type t)
-{
-	return op_names[t];
-}
-
-const char *op_procedure(enum op_type t)
-{
-	return op_procs[t];
-}
-
 void wl_file_name(const char *dir, uint32_t id, char *buf, size_t len)
 {
 	if (dir)
