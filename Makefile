@@ -207,7 +207,7 @@ clean:
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BUILD := build-fuzz
-FUZZ_TARGETS := options url units job rpc merge oplog nfs3 nfs4 gss pcap replay
+FUZZ_TARGETS := options url units job rpc merge oplog nfs3 nfs4 nfs42 gss pcap replay
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(NFS_CFLAGS) $(RPC_CFLAGS) $(FUZZ_SAN)
 # all of src/ but main.c, as the unit tests link it (config.c's dependencies move)

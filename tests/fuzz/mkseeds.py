@@ -14,6 +14,10 @@ to calls by xid and writes, per kind of reply, at most PER_KIND files:
                            COMPOUND's results (status, tag, results)
   OUTDIR/gss/<kind>-<n>    the whole reply record (header included), after
                            fuzz_gss.c's two control bytes
+  OUTDIR/nfs42/<name>      NFSv4.2 COMPOUND replies (fuzz_nfs42.c), built here
+                           from RFC 7862 / RFC 8276's XDR (write_nfs42): the
+                           engine's captures have no 4.2 yet. Alone:
+                           tests/fuzz/mkseeds.py --nfs42 OUTDIR
 
 The corpora in tests/fuzz/corpus/ were made this way from a native run against
 the private nfs-ganesha (tests/ganesha.sh; see tests/fuzz/README.md).
@@ -140,6 +144,7 @@ def main():
     for cap in sys.argv[2:]:
         write_segments(out, cap)
     write_replay(out)
+    write_nfs42(out)
 
 
 def write_segments(out, cap, per=3, msgs=24):
@@ -244,5 +249,81 @@ def write_gss(out, seeds):
             f.write(bytes([2, seq]) + struct.pack('>IIIII', 0x2000 + stat, 1, 1, 1, stat))
 
 
+def write_nfs42(out):
+    """fuzz_nfs42.c's inputs: [sel, odd] + READ_PLUS's count (u32) and offset
+    (u64) + COMPOUND4res. Each reply as the engine's requests get it: SEQUENCE,
+    PUTFH (COPY and CLONE: PUTFH, SAVEFH, PUTFH), the operation; the refusals
+    (NOTSUPP, OP_ILLEGAL, NOXATTR) and a few with the callbacks' stop (sel)."""
+    os.makedirs(f'{out}/nfs42', exist_ok=True)
+    w = lambda *v: struct.pack('>' + 'I' * len(v), *v)
+    q = lambda v: struct.pack('>Q', v)
+    sid = w(0, 0x01020304, 0x05060708, 0x090a0b0c)
+    seq = w(53, 0) + bytes(range(16)) + w(7, 0, 63, 63, 0)
+    putfh = w(22, 0)
+    two = (putfh, w(32, 0), putfh)
+
+    def data(off, b):
+        return w(0) + q(off) + xdr_opaque(b)
+
+    def hole(off, n):
+        return w(1) + q(off) + q(n)
+
+    def cinfo():
+        return w(1) + q(41) + q(42)
+
+    def reply(status, *results):
+        return w(status) + xdr_opaque(b'') + w(len(results)) + b''.join(results)
+
+    blk = bytes((i * 7 + 1) & 0xff for i in range(512))
+    seeds = {
+        'read_plus-mixed': (0, 4096, 8192, reply(0, seq, putfh, w(68, 0, 1, 4) +
+                            data(8192, blk) + hole(8704, 1024) + data(9728, blk[:100]) +
+                            hole(9828, 2460))),
+        'read_plus-data': (0, 512, 0, reply(0, seq, putfh, w(68, 0, 0, 1) + data(0, blk))),
+        'read_plus-hole-wide': (0, 4096, 65536, reply(0, seq, putfh, w(68, 0, 0, 1) +
+                                hole(0, 1 << 30))),
+        'read_plus-eof-empty': (0, 4096, 1 << 20, reply(0, seq, putfh, w(68, 0, 1, 0))),
+        'read_plus-stop-2': (2, 4096, 8192, reply(0, seq, putfh, w(68, 0, 0, 3) +
+                             data(8192, blk[:10]) + hole(8202, 10) + data(8212, blk[:3]))),
+        'read_plus-overlap': (0, 4096, 0, reply(0, seq, putfh, w(68, 0, 0, 2) +
+                              data(0, blk[:64]) + data(32, blk[:64]))),
+        'read_plus-illegal': (0, 4096, 0, reply(10044, seq, putfh, w(10044, 10044))),
+        'seek-data': (0, 0, 0, reply(0, seq, putfh, w(69, 0, 0) + q(123456))),
+        'seek-eof-misread': (16, 0, 0, reply(0, seq, putfh, w(69, 0, 1) + q(0))),
+        'seek-nxio': (0, 0, 0, reply(6, seq, putfh, w(69, 6))),
+        'allocate': (0, 0, 0, reply(0, seq, putfh, w(59, 0))),
+        'deallocate': (0, 0, 0, reply(0, seq, putfh, w(62, 0))),
+        'io_advise': (0, 0, 0, reply(0, seq, putfh, w(63, 0, 2, 0x12, 0))),
+        'copy': (0, 0, 0, reply(0, seq, *two, w(60, 0, 0) + q(1 << 20) + w(2) + bytes(8) +
+                 w(1, 1))),
+        'copy-async': (0, 0, 0, reply(0, seq, *two, w(60, 0, 1) + sid + q(0) + w(0) +
+                       bytes(8) + w(0, 0))),
+        'copy-noreqs': (0, 0, 0, reply(10094, seq, *two, w(60, 10094, 1, 0))),
+        'copy-notsupp': (0, 0, 0, reply(10004, seq, *two, w(60, 10004))),
+        'clone': (0, 0, 0, reply(0, seq, *two, w(71, 0))),
+        'clone-illegal': (0, 0, 0, reply(10044, seq, *two, w(10044, 10044))),
+        'getxattr': (0, 0, 0, reply(0, seq, putfh, w(72, 0) + xdr_opaque(b'value-3'))),
+        'getxattr-noxattr': (0, 0, 0, reply(10095, seq, putfh, w(72, 10095))),
+        'setxattr': (0, 0, 0, reply(0, seq, putfh, w(73, 0) + cinfo())),
+        'removexattr': (0, 0, 0, reply(0, seq, putfh, w(75, 0) + cinfo())),
+        'listxattrs': (0, 0, 0, reply(0, seq, putfh, w(74, 0) + q(7) + w(3) + xdr_opaque(b'a') +
+                       xdr_opaque(b'nfsload.1') + xdr_opaque(b'') + w(1))),
+        'listxattrs-stop-1': (1, 0, 0, reply(0, seq, putfh, w(74, 0) + q(0) + w(2) +
+                              xdr_opaque(b'x') + xdr_opaque(b'yy') + w(0))),
+        'all': (0, 1000, 0, reply(0, seq, putfh, w(68, 0, 1, 1) + hole(0, 1000),
+                                  w(69, 0, 0) + q(4096), w(59, 0), w(62, 0),
+                                  w(63, 0, 1, 1), w(72, 0) + xdr_opaque(b'v'),
+                                  w(73, 0) + cinfo(), w(74, 0) + q(0) + w(0, 1),
+                                  w(75, 0) + cinfo(), w(32, 0), putfh,
+                                  w(60, 0, 0) + q(0) + w(0) + bytes(8) + w(0, 0), w(71, 0))),
+    }
+    for name, (sel, count, off, rep) in seeds.items():
+        with open(f'{out}/nfs42/{name}', 'wb') as f:
+            f.write(bytes([sel, 1]) + struct.pack('>IQ', count, off) + rep)
+
+
 if __name__ == '__main__':
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == '--nfs42':
+        write_nfs42(sys.argv[2])
+    else:
+        main()
