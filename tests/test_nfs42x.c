@@ -32,8 +32,13 @@ static void chk(int line, const char *what, uint64_t got, uint64_t want)
 {
 	if (got == want)
 		return;
-	print_error("line %d: %s: got %" PRIu64 " (0x%" PRIx64 "), want %" PRIu64 " (0x%" PRIx64
-		    ")\n", line, what, got, got, want, want);
+	/* an errno shows as one: -95, not 18446744073709551521 */
+	if ((int64_t)got < 0 && (int64_t)got > -4096)
+		print_error("line %d: %s: got %" PRId64 ", want %" PRId64 "\n", line, what,
+			    (int64_t)got, (int64_t)want);
+	else
+		print_error("line %d: %s: got %" PRIu64 " (0x%" PRIx64 "), want %" PRIu64
+			    " (0x%" PRIx64 ")\n", line, what, got, got, want, want);
 	bad++;
 }
 #define CHECK(what, got, want) chk(__LINE__, what, (uint64_t)(got), (uint64_t)(want))
