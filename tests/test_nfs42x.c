@@ -457,6 +457,44 @@ static void test_read_plus_hole_edges(void **state)
 	CHECK("byte 5096 (past the range)", b.buf[5096], 0xee);
 	chk_truncations(__LINE__, &r, 8192, 5096);
 
+	/* Data that starts before the offset: cut to it, the bytes from the offset on. */
+	fill_pat(d, 8000, sizeof(d));
+	memset(&r, 0, sizeof(r));
+	put(&r, 0);
+	put(&r, 2);
+	put_data(&r, 8000, d, sizeof(d));
+	put_hole(&r, 8100, 92);
+	memset(b.buf, 0xee, sizeof(b.buf));
+	b.offset = 8050;
+	b.calls = 0;
+	CHECK("rc (data from before)", dec_rp(&r, 4 * r.n, 8050, 142, &res, &b), 0);
+	CHECK("data bytes (data from before)", res.data, 50);
+	CHECK("hole bytes (data from before)", res.holes, 92);
+	CHECK("byte 0 (data from before)", b.buf[0], pat(8050));
+	CHECK("byte 49 (data from before)", b.buf[49], pat(8099));
+	CHECK("byte 50 (hole after)", b.buf[50], 0);
+
+	/* Segments wholly before the range are skipped: nfs-ganesha 4.3 answers every
+	 * READ_PLUS with one empty data segment at offset 0 (none of the range: 0 bytes). */
+	memset(&r, 0, sizeof(r));
+	put(&r, 0);
+	put(&r, 1);
+	put_data(&r, 0, d, 0);
+	b.calls = 0;
+	b.offset = 65536;
+	CHECK("rc (ganesha's empty segment)", dec_rp(&r, 4 * r.n, 65536, 65536, &res, &b), 0);
+	CHECK("segments (ganesha's empty segment)", res.nsegs, 1);
+	CHECK("bytes (ganesha's empty segment)", res.data + res.holes, 0);
+	CHECK("callbacks (ganesha's empty segment)", b.calls, 0);
+	memset(&r, 0, sizeof(r));
+	put(&r, 0);
+	put(&r, 2);
+	put_hole(&r, 0, 4096);
+	put_data(&r, 4096, d, 64);
+	CHECK("rc (a hole ending at the offset)", dec_rp(&r, 4 * r.n, 4096, 64, &res, NULL), 0);
+	CHECK("holes (a hole ending at the offset)", res.holes, 0);
+	CHECK("data (a hole ending at the offset)", res.data, 64);
+
 	/* All hole, at the end of the file; no segments at all (a read at eof). */
 	memset(&r, 0, sizeof(r));
 	put(&r, 1);
@@ -493,7 +531,7 @@ static void test_read_plus_refused(void **state)
 	(void)state;
 	bad = 0;
 	fill_pat(d, 0, sizeof(d));
-	for (k = 0; k < 12; k++) {
+	for (k = 0; k < 13; k++) {
 		const char *what = "";
 		uint32_t count = 4096;
 		int rc;
@@ -520,9 +558,9 @@ static void test_read_plus_refused(void **state)
 			put_hole(&r, o + 128, 64);
 			break;
 		case 3:
-			what = "data not at the offset";
+			what = "data after the offset (a gap before it)";
 			put(&r, 1);
-			put_data(&r, o - 8, d, 64);
+			put_data(&r, o + 8, d, 64);
 			break;
 		case 4:
 			what = "data past the range";
@@ -551,9 +589,10 @@ static void test_read_plus_refused(void **state)
 			put64(&r, 64);
 			break;
 		case 8:
-			what = "a hole ending before the offset";
-			put(&r, 1);
-			put_hole(&r, 0, o - 1);
+			what = "a segment before the range after one inside it";
+			put(&r, 2);
+			put_data(&r, o, d, 64);
+			put_data(&r, 0, d, 0);
 			break;
 		case 9:
 			what = "a hole whose end overflows";
@@ -571,6 +610,13 @@ static void test_read_plus_refused(void **state)
 			r.n = 0;
 			put(&r, 2);
 			put(&r, 0);
+			break;
+		case 12:
+			what = "data straddling the range's end";
+			count = 100;
+			put(&r, 2);
+			put_hole(&r, o, 50);
+			put_data(&r, o + 50, d, 64);
 			break;
 		}
 		b = (struct rebuild){ .offset = o };
@@ -1126,9 +1172,21 @@ static void test_native_dec(void **state)
 	put(&r, 0);
 	put(&r, 0);
 	put(&r, 1);
-	put_data(&r, 999, d, 10);
+	put_data(&r, 1001, d, 10);
 	q = (struct engine_req){ .op = OP_READ_PLUS, .offset = 1000, .len = 100 };
 	CHECK("READ_PLUS out of place", v42_dec(&r, &q, 0), -EBADMSG);
+	/* nfs-ganesha 4.3's answer: nothing of the range (a short read for the worker) */
+	memset(&r, 0, sizeof(r));
+	put(&r, 22);
+	put(&r, 0);
+	put(&r, 68);
+	put(&r, 0);
+	put(&r, 0);
+	put(&r, 1);
+	put_data(&r, 0, d, 0);
+	q = (struct engine_req){ .op = OP_READ_PLUS, .offset = 65536, .len = 4096 };
+	CHECK("READ_PLUS ganesha 4.3", v42_dec(&r, &q, 0), 0);
+	CHECK("READ_PLUS ganesha 4.3: no data pointer", q.data == NULL, 1);
 	assert_int_equal(bad, 0);
 }
 

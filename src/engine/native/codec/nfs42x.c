@@ -163,6 +163,7 @@ static int read_plus_walk(XDR *x, uint64_t offset, uint32_t count, struct nfs42_
 {
 	uint64_t limit = offset > UINT64_MAX - count ? UINT64_MAX : offset + count;
 	uint64_t pos = offset;
+	bool inside = false;	/* a segment of the range was seen: none before it may follow */
 	bool past = false;	/* a hole went past the range: nothing may follow */
 	uint32_t n, i;
 
@@ -178,32 +179,48 @@ static int read_plus_walk(XDR *x, uint64_t offset, uint32_t count, struct nfs42_
 
 		if (past || !xdrx_get32(x, &s.type) || !xdrx_get64(x, &at))
 			return -EBADMSG;
-		if (s.type == NFS4_CONTENT_DATA) {
-			/* data4: where it starts, the bytes; exactly where the last segment ended */
-			if (!xdrx_get_opaque(x, UINT32_MAX, &s.data, &dlen) || at != pos ||
-			    dlen > limit - pos)
+		if (s.type == NFS4_CONTENT_DATA) {	/* data4: where, the bytes */
+			if (!xdrx_get_opaque(x, UINT32_MAX, &s.data, &dlen))
 				return -EBADMSG;
 			len = dlen;
-			r->data += len;
-		} else if (s.type == NFS4_CONTENT_HOLE) {
-			/* data_info4: where it starts, how long; the first may start before offset */
-			if (!xdrx_get64(x, &len) || len > UINT64_MAX - at)
+		} else if (s.type == NFS4_CONTENT_HOLE) {	/* data_info4: where, how long */
+			if (!xdrx_get64(x, &len))
 				return -EBADMSG;
-			end = at + len;
-			if (at > pos || (i > 0 && at != pos) || end < pos)
-				return -EBADMSG;
-			if (end > limit) {
-				end = limit;
-				past = true;
-			}
-			len = end - pos;
-			r->holes += len;
 		} else {
 			return -EBADMSG;
 		}
+		if (len > UINT64_MAX - at)
+			return -EBADMSG;
+		end = at + len;
+		/*
+		 * Wholly before the range: nothing of what was asked, skipped (as
+		 * Linux's client does). nfs-ganesha 4.3 answers every READ_PLUS with
+		 * one empty data segment at offset 0.
+		 */
+		if (at < offset && end <= offset) {
+			if (inside)
+				return -EBADMSG;	/* out of order */
+			continue;
+		}
+		/* The first may start before offset (cut to it); each next where the last ended. */
+		if (at > pos || (inside && at != pos))
+			return -EBADMSG;
+		inside = true;
+		if (end > limit) {
+			if (s.type == NFS4_CONTENT_DATA)
+				return -EBADMSG;	/* more bytes than asked for */
+			end = limit;
+			past = true;
+		}
+		if (s.data)
+			s.data += pos - at;
 		s.offset = pos;
-		s.length = len;
-		pos += len;
+		s.length = end - pos;
+		if (s.type == NFS4_CONTENT_DATA)
+			r->data += s.length;
+		else
+			r->holes += s.length;
+		pos = end;
 		if (fn && (rc = fn(arg, &s)))
 			return rc;
 	}

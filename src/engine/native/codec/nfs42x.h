@@ -115,13 +115,16 @@ struct nfs42_read_plus_res {
 
 /*
  * READ_PLUS asked at offset for count bytes. The reply must describe the range
- * from offset on without a gap: segments in file order, none overlapping the
- * one before, a data segment inside the range (the first one at offset), a
- * hole touching it (it may start before offset or end past the range, as the
- * last one), at most NFS42_READ_PLUS_SEGS_MAX of them; an unknown content type
- * is -EBADMSG. The whole reply is checked before fn (may be NULL) sees a
- * segment; fn's non-zero return stops the walk and is returned.
- * The bytes of the range are rebuilt by copying each data segment to
+ * from offset on without a gap: segments in file order, each starting where the
+ * one before ended (the first at offset, or before it: cut to it), none going
+ * past the range but a hole (cut to it, and then the last one), at most
+ * NFS42_READ_PLUS_SEGS_MAX of them; an unknown content type is -EBADMSG.
+ * Segments wholly before offset, ahead of the others, are skipped as Linux's
+ * client skips them (nfs-ganesha 4.3 answers every READ_PLUS with one empty
+ * data segment at offset 0 and eof false: 0 bytes, a short read). nsegs
+ * counts them, fn never sees them. The whole reply is checked before fn (may
+ * be NULL) sees a segment; fn's non-zero return stops the walk and is
+ * returned. The range's bytes are rebuilt by copying each data segment to
  * buf[s->offset - offset] and zeroing each hole's there.
  */
 int nfs42_dec_read_plus(XDR *x, uint64_t offset, uint32_t count, struct nfs42_read_plus_res *r,
