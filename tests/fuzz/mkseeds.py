@@ -287,6 +287,12 @@ def write_nfs42(out):
                              data(8192, blk[:10]) + hole(8202, 10) + data(8212, blk[:3]))),
         'read_plus-overlap': (0, 4096, 0, reply(0, seq, putfh, w(68, 0, 0, 2) +
                               data(0, blk[:64]) + data(32, blk[:64]))),
+        'read_plus-hole-wraps': (0, 4096, 8192, reply(0, seq, putfh, w(68, 0, 0, 1) +
+                                 hole(8192, (1 << 64) - 1))),
+        'read_plus-ganesha43': (0, 4096, 65536, reply(0, seq, putfh, w(68, 0, 0, 1) +
+                                data(0, b''))),
+        'read_plus-from-before': (0, 142, 8050, reply(0, seq, putfh, w(68, 0, 0, 2) +
+                                  data(8000, blk[:100]) + hole(8100, 92))),
         'read_plus-illegal': (0, 4096, 0, reply(10044, seq, putfh, w(10044, 10044))),
         'seek-data': (0, 0, 0, reply(0, seq, putfh, w(69, 0, 0) + q(123456))),
         'seek-eof-misread': (16, 0, 0, reply(0, seq, putfh, w(69, 0, 1) + q(0))),
