@@ -14,13 +14,20 @@ to calls by xid and writes, per kind of reply, at most PER_KIND files:
                            COMPOUND's results (status, tag, results)
   OUTDIR/gss/<kind>-<n>    the whole reply record (header included), after
                            fuzz_gss.c's two control bytes
-  OUTDIR/nfs42/<name>      NFSv4.2 COMPOUND replies (fuzz_nfs42.c), built here
-                           from RFC 7862 / RFC 8276's XDR (write_nfs42): the
-                           engine's captures have no 4.2 yet. Alone:
-                           tests/fuzz/mkseeds.py --nfs42 OUTDIR
+  OUTDIR/nfs42/real-<op>-<n>  the replies to minor version 2 COMPOUNDs of a v4.2
+                           operation (fuzz_nfs42.c): bytes 0-1 as for nfs4, then
+                           READ_PLUS's count and offset from its call, the results
+  OUTDIR/nfs42/<name>      NFSv4.2 replies built here from RFC 7862 / RFC 8276's
+                           XDR (write_nfs42), for what a server seldom sends
+                           (asynchronous COPY, mixed READ_PLUS segments, garbage).
+                           Alone: tests/fuzz/mkseeds.py --nfs42 OUTDIR
 
 The corpora in tests/fuzz/corpus/ were made this way from a native run against
 the private nfs-ganesha (tests/ganesha.sh; see tests/fuzz/README.md).
+nfs42/real-* come from the v4.2 requests native_v42.c builds, sent to
+nfs-ganesha 4.3 at minor version 2 before the engine's I/O path sent them (a
+driver over nat_queue; ganesha answers the xattr ops, COPY and CLONE with
+NFS4ERR_NOTSUPP and every READ_PLUS with one empty data segment at offset 0).
 """
 import os
 import struct
@@ -33,6 +40,37 @@ NFS3_DEC = {1: 1, 3: 2, 4: 3, 6: 4, 7: 5, 21: 6, 8: 7, 9: 7, 2: 8, 12: 8, 13: 8,
 NFS3_NAME = {1: 'getattr', 2: 'setattr', 3: 'lookup', 4: 'access', 6: 'read', 7: 'write',
              8: 'create', 9: 'mkdir', 12: 'remove', 13: 'rmdir', 14: 'rename',
              17: 'readdirplus', 19: 'fsinfo', 21: 'commit'}
+
+
+NFS42_NAME = {59: 'allocate', 60: 'copy', 62: 'deallocate', 63: 'io_advise', 68: 'read_plus',
+              69: 'seek', 71: 'clone', 72: 'getxattr', 73: 'setxattr', 74: 'listxattrs',
+              75: 'removexattr'}
+
+
+def compound_call(rec, at):
+    """A COMPOUND call's minorversion, last opcode read, and READ_PLUS's count and
+    offset (0, 0 without one); the ops are read as far as SEQUENCE, PUTFH, SAVEFH
+    and READ_PLUS go."""
+    at = skip_opaque(rec, at)			# tag
+    minor, nops = struct.unpack('>II', rec[at:at + 8])
+    at += 8
+    last, count, off = 0, 0, 0
+    for _ in range(nops):
+        op = struct.unpack('>I', rec[at:at + 4])[0]
+        at += 4
+        last = op
+        if op == 53:				# SEQUENCE: sessionid, 4 words
+            at += 32
+        elif op == 22:				# PUTFH
+            at = skip_opaque(rec, at)
+        elif op == 32:				# SAVEFH
+            pass
+        elif op == 68:				# READ_PLUS: stateid, offset, count
+            off, count = struct.unpack('>QI', rec[at + 16:at + 28])
+            break
+        else:
+            break
+    return minor, last, count, off
 
 
 def packets(path):
@@ -110,7 +148,7 @@ def main():
                 prog, vers, proc = struct.unpack('>III', rec[12:24])
                 at = skip_opaque(rec, 28)		# cred (flavor at 24)
                 at = skip_opaque(rec, at + 4)		# verifier
-                ops = []
+                ops = compound_call(rec, at) if (prog, vers, proc) == (100003, 4, 1) else None
                 calls[xid] = (prog, vers, proc, ops)
                 continue
             if xid not in calls or struct.unpack('>I', rec[8:12])[0] != 0:
@@ -125,6 +163,12 @@ def main():
                 kind, target, sel = 'mnt', 'nfs3', 0
             elif prog == 100003 and vers == 3 and proc in NFS3_DEC:
                 kind, target, sel = NFS3_NAME[proc], 'nfs3', NFS3_DEC[proc]
+            elif prog == 100003 and vers == 4 and proc == 1 and ops and ops[0] == 2 and \
+                    ops[1] in NFS42_NAME:
+                # NFSv4.2: fuzz_nfs42.c's control bytes carry READ_PLUS's count and offset
+                minor, last, rp_count, rp_off = ops
+                kind, target, sel = f'real-{NFS42_NAME.get(last, last)}', 'nfs42', 0
+                results = struct.pack(">IQ", rp_count, rp_off) + results
             elif prog == 100003 and vers == 4 and proc == 1:
                 # the kind: how many results and about how long (the ops are in them)
                 nres = struct.unpack('>I', results[skip_opaque(results, 4):][:4])[0]
