@@ -261,6 +261,14 @@ static void test_encoder_limits(void **state)
 	assert_true(nfs42_enc_getxattr(&e, name));		/* 255 */
 	/* A value larger than the buffer: NULL, nothing written past it (ASan). */
 	assert_null(nfs42_enc_setxattr_in_place(&e, 0, "v", sizeof(wire)));
+	/* An unaligned buffer gives no bytes in place: NULL, not a pointer to misuse. */
+	xdrmem_create(&x, (char *)wire + 1, sizeof(wire) - 4, XDR_ENCODE);
+	assert_true(nfs4_enc_begin(&e, &x, ""));
+	assert_null(nfs42_enc_setxattr_in_place(&e, 0, "v", 8));
+	/* ... while the copying encoder works there. */
+	xdrmem_create(&x, (char *)wire + 1, sizeof(wire) - 4, XDR_ENCODE);
+	assert_true(nfs4_enc_begin(&e, &x, ""));
+	assert_true(nfs42_enc_setxattr(&e, 0, "v", "12345678", 8));
 }
 
 /* ---- decoders ---- */
