@@ -53,8 +53,8 @@ struct replay_op {
 	uint32_t range;		/* data ops: index into the connection's files */
 	uint32_t path, path2;	/* metadata: indexes into plan paths (rename: path2) */
 	/* NFSv4.2 (ops of class OPC_FILE, ops.h), as engine_req's fields of the same names */
-	uint32_t range2;	/* COPY, CLONE: the destination, index into the connection's files */
 	uint64_t offset2;	/* COPY, CLONE: the destination offset */
+	uint32_t range2;	/* COPY, CLONE: the destination, index into the connection's files */
 	uint32_t what;		/* SEEK: 0 data, 1 hole; IO_ADVISE: the hints */
 	uint32_t xname;		/* xattr ops: index into plan xnames (0: none) */
 	uint32_t dep;		/* index of the op of this connection it waits for */
