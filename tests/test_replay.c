@@ -755,7 +755,7 @@ static void test_v42_ops(void **state)
 	op = v4(&t, 1, c, V4_CLONE, 7000, 7050, 0);
 	op->fh = b, op->fh2 = a, op->offset = 8, op->offset2 = 16, op->count = 32;
 	op = v42(&t, ++c, b, V4_SETXATTR, 8000);
-	op->name = nm(&t, "nfsload.2"), op->count = 10;
+	op->name = nm(&t, "nfsload.2"), op->count = 10, op->what = 2;	/* REPLACE */
 	op = v42(&t, ++c, b, V4_GETXATTR, 9000);
 	op->name = odd = nm(&t, "bad/name");
 	v42(&t, ++c, b, V4_LISTXATTRS, 10000)->count = 4096;
@@ -809,6 +809,7 @@ static void test_v42_ops(void **state)
 	assert_int_equal(o[7].type, OP_SETXATTR);
 	assert_int_equal(o[7].range, 1);
 	assert_int_equal(o[7].len, 10);
+	assert_int_equal(o[7].what, 0);	/* SETXATTR's option is not engine_req.what */
 	assert_true(o[7].xname > 0 && o[7].xname < p.nxnames);
 	assert_string_equal(p.xnames[o[7].xname], "nfsload.2");
 	assert_int_equal(o[8].type, OP_GETXATTR);

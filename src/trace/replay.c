@@ -396,7 +396,8 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 			o->offset = c->op->offset;
 			/* What moves data on the wire is cut to the engine's largest. */
 			o->len = c->op->count > max_io && carries(c->type) ? max_io : c->op->count;
-			o->what = c->op->what;
+			if (c->type == OP_SEEK || c->type == OP_IO_ADVISE)	/* (SETXATTR's option: not) */
+				o->what = c->op->what;
 			if ((c->type == OP_COPY || c->type == OP_CLONE) &&
 			    conn_range(rc, b->nodes[c->node2].file, &o->range2))
 				goto nomem;
