@@ -261,7 +261,7 @@ check_eq "nfsload --mix, max: every operation issued" 0 "$(jqv .replay.not_issue
 # An NFSv4.2 capture (READ_PLUS, SEEK, ALLOCATE ... made by hand: tests/data/README) needs a
 # 4.2 connection and the native engine: refused with one line, exit 2, nothing written.
 has42="NFSv4.2 (version=4.2 or version=4 in the URL) and the native engine"
-nl --replay "$DATA/v42-made.pcap" --dir rp-v42 "$URL3"
+nl --replay "$DATA/v42-made.pcap" --dir rp-v42 --keep "$URL3"	# (kept: what a run would leave)
 check_eq "v4.2 capture on version=3: exit 2" 2 "$RC"
 check_eq "v4.2 capture on version=3: one line naming the op and what has it" \
 	"nfsload: --replay $DATA/v42-made.pcap: read_plus needs $has42, not version=3" "$(cat "$ERR")"
