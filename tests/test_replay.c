@@ -717,7 +717,8 @@ static struct trace_op *v42(struct trace *t, uint32_t id, uint32_t f, uint16_t p
  * engine_req's v4.2 fields: READ_PLUS (cut to max_io), SEEK's what, ALLOCATE and
  * DEALLOCATE's lengths (not cut: no data moves), IO_ADVISE's hints, COPY and CLONE from
  * SAVEFH's file to the current one, the xattr ops' names (one not plain: "x<index>")
- * and SETXATTR's value size; one on the export's root is left out.
+ * and SETXATTR's value size; one on the export's root, and an xattr op without a
+ * name, are left out.
  */
 static void test_v42_ops(void **state)
 {
@@ -760,15 +761,16 @@ static void test_v42_ops(void **state)
 	op->name = odd = nm(&t, "bad/name");
 	v42(&t, ++c, b, V4_LISTXATTRS, 10000)->count = 4096;
 	v42(&t, ++c, b, V4_REMOVEXATTR, 11000)->name = nm(&t, "nfsload.2");
+	v42(&t, ++c, b, V4_GETXATTR, 11500);	/* no name (an empty one): left out */
 	++c;					/* SEEK on the export's root: no data file */
 	v4(&t, 1, c, V4_SEQUENCE, 12000, 12050, 0);
 	v4(&t, 1, c, V4_PUTROOTFH, 12000, 12050, 0);
 	v4(&t, 1, c, V4_SEEK, 12000, 12050, 0);
 	build(&t, 4096, &p);
 
-	assert_int_equal(p.trace_ops, 12);
+	assert_int_equal(p.trace_ops, 13);
 	assert_int_equal(p.ops, 11);
-	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 1);
+	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 2);
 	assert_int_equal(p.nfiles, 2);
 	assert_int_equal(p.nconns, 1);
 	assert_int_equal(p.conns[0].nfiles, 2);

@@ -264,9 +264,12 @@ static int walk_v4(struct builder *b, const struct trace_op *ops, size_t n)
 			if (node2 == NONE || node2 == 0 || node == 0)
 				node = NONE;
 			break;
+		case V4_GETXATTR: case V4_SETXATTR: case V4_REMOVEXATTR:
+			if (!op->name)	/* an empty name: nothing to send */
+				node = NONE;
+			/* fall through */
 		case V4_READ_PLUS: case V4_SEEK: case V4_ALLOCATE: case V4_DEALLOCATE:
-		case V4_IO_ADVISE: case V4_GETXATTR: case V4_SETXATTR: case V4_LISTXATTRS:
-		case V4_REMOVEXATTR:
+		case V4_IO_ADVISE: case V4_LISTXATTRS:
 			if (node == 0)	/* the export's root is no data file */
 				node = NONE;
 			break;

@@ -181,6 +181,7 @@ static uint64_t check_plan(const struct trace *t, const struct replay_plan *p, u
 			 * op's name one the plan made, plain or x<index> */
 			FUZZ_CHECK(!two || o->range2 < c->nfiles);
 			FUZZ_CHECK(o->xname < (p->nxnames ? p->nxnames : 1));
+			FUZZ_CHECK(!xattr || o->xname);
 			if (o->xname) {
 				FUZZ_CHECK(xattr && p->xnames[o->xname]);
 				FUZZ_CHECK(strlen(p->xnames[o->xname]) >= 1 &&
