@@ -306,7 +306,7 @@ for k in sorted(n):
 # times as in the capture (tshark counts both), the report's counts the same, no new errors.
 # Needs the native engine's NFSv4.2 (issue 30's other parts) and a ganesha that grants 4.2.
 replay_v42() {
-	local url42=${URL4/version=4/version=4.2} url start k
+	local url42=${URL4/version=4/version=4.2} url start k v
 	if capture_start "tcp port $NFS_PORT"; then
 		nl -c 2 -q 2 --dir v42src --size 1m --bs 4k --runtime 500ms \
 			--mix read_plus=2,seek=1,allocate=1,deallocate=1,io_advise=1 "$url42"
@@ -319,21 +319,23 @@ replay_v42() {
 		"allocate deallocate io_advise read_plus seek" \
 		"$(awk '{ print $1 }' "$TMP/v42.trace.counts" | tr '\n' ' ' | sed 's/ $//')"
 	for url in "$url42" "$URL4"; do
+		v=${url#*\?}
+		v=${v%%&*}	# "version=4.2": the check names' (the ports vary)
 		capture_start "tcp port $NFS_PORT" || return
 		nl --replay "$TMP/v42.pcap" --dir rp-v42e --output-format json "$url"
 		capture_stop || return
-		check_eq "v4.2 replay on ${url##*\?}: exit 0" 0 "$RC"
-		json_ok "$OUT" || { t_fail "v4.2 replay on ${url##*\?}: JSON" "$(head -c 300 "$ERR")"; continue; }
+		check_eq "v4.2 replay on $v: exit 0" 0 "$RC"
+		json_ok "$OUT" || { t_fail "v4.2 replay on $v: JSON" "$(head -c 300 "$ERR")"; continue; }
 		start=$(jqv .start_unix_ns)
 		wire42 "$CAP" "$start" "$((start + $(jqv .duration_ns)))" >"$TMP/v42.replay.counts"
-		check_eq "v4.2 replay on ${url##*\?}: each v4.2 op on the wire (minor version 2) as in the capture" \
+		check_eq "v4.2 replay on $v: each v4.2 op on the wire (minor version 2) as in the capture" \
 			"$(cat "$TMP/v42.trace.counts")" "$(cat "$TMP/v42.replay.counts")"
 		for k in $(awk '{ print $1 }' "$TMP/v42.trace.counts"); do
-			check_eq "v4.2 replay on ${url##*\?}: $k in the report as on the capture's wire" \
+			check_eq "v4.2 replay on $v: $k in the report as on the capture's wire" \
 				"$(val "$k" "$TMP/v42.trace.counts")" "$(jqv ".ops.$k.count")"
 		done
-		check_eq "v4.2 replay on ${url##*\?}: no new errors" 0 "$(jqv .replay.new_errors)"
-		echo "# v4.2 replay on ${url##*\?}: capture $(tr '\n' ' ' <"$TMP/v42.trace.counts")| replay $(tr '\n' ' ' <"$TMP/v42.replay.counts")"
+		check_eq "v4.2 replay on $v: no new errors" 0 "$(jqv .replay.new_errors)"
+		echo "# v4.2 replay on $v: capture $(tr '\n' ' ' <"$TMP/v42.trace.counts")| replay $(tr '\n' ' ' <"$TMP/v42.replay.counts")"
 	done
 }
 if "$NFSLOAD" --version 2>&1 | grep -q "NFSv4\.2"; then
