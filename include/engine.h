@@ -25,6 +25,7 @@
 #include "engine_opts.h"
 #include "fail.h"
 #include "meta.h"
+#include "ops.h"
 #include "option.h"
 #include "workload.h"
 
@@ -181,6 +182,8 @@ struct engine_ops {
 	bool needs_url;			/* false: talks to no server (no URL allowed) */
 	bool wire_time;			/* sets engine_req.wire_ns (--wire-time) */
 	bool takes_path;		/* a local directory instead of a URL (cfg->path) */
+	unsigned op_bit;		/* its OPE_* bit (ops.h): the ops it has are the op
+					 * table's, refused at the start otherwise (check.c) */
 	/* Set-up steps step() reports, NULL-terminated, at most SETUP_STEPS_MAX (setup.h). */
 	const char *const *steps;
 	/* Its own options (option.h; off into struct engine_opts), NULL-name-ended, or NULL.

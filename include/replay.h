@@ -12,7 +12,9 @@
  * I/O, unit-tested without a server.
  *
  * Mapping: an NFSv3 procedure is one operation; an NFSv4 COMPOUND is one,
- * its main operation (READ, WRITE, COMMIT, OPEN, REMOVE ... GETATTR). What
+ * its main operation (READ, WRITE, COMMIT, OPEN, REMOVE ... GETATTR; v4.2's
+ * READ_PLUS, SEEK, ALLOCATE, DEALLOCATE, IO_ADVISE, COPY, CLONE and the
+ * xattr operations as the ops of the same names, on data files). What
  * the replay's own connections do at set-up stands in for the trace's
  * (MOUNT, FSINFO, v4 session plumbing, OPEN and CLOSE of a data file); what
  * no engine operation matches (FSSTAT, READLINK, LINK, LOCK ...) is counted
@@ -46,9 +48,15 @@ struct replay_op {
 	uint64_t at_ns;		/* call time, from the trace's first replayed call */
 	uint64_t offset;	/* READ, WRITE, COMMIT */
 	uint64_t trace_lat_ns;	/* reply - call in the trace; 0: no reply there */
-	uint32_t len;
+	uint32_t len;		/* READ, WRITE, READ_PLUS: bytes (cut to max_io); COMMIT and the
+				 * v4.2 ranges: the trace's count or length; SETXATTR: the value's size */
 	uint32_t range;		/* data ops: index into the connection's files */
 	uint32_t path, path2;	/* metadata: indexes into plan paths (rename: path2) */
+	/* NFSv4.2 (ops of class OPC_FILE, ops.h), as engine_req's fields of the same names */
+	uint64_t offset2;	/* COPY, CLONE: the destination offset */
+	uint32_t range2;	/* COPY, CLONE: the destination, index into the connection's files */
+	uint32_t what;		/* SEEK: 0 data, 1 hole; IO_ADVISE: the hints */
+	uint32_t xname;		/* xattr ops: index into plan xnames (0: none) */
 	uint32_t dep;		/* index of the op of this connection it waits for */
 	uint32_t xconn, xop;	/* an op of another connection it waits for (REPLAY_NO_DEP) */
 	int32_t trace_status;	/* 0: succeeded in the trace; > 0 failed; TRACE_NO_REPLY */
@@ -83,12 +91,18 @@ struct replay_plan {
 	uint32_t nnodes;
 	uint64_t *file_size;	/* per data file: what its reads need */
 	uint32_t nfiles;
+	char **xnames;		/* xattr names, xnames[1..nxnames): the trace's where plain
+				 * ([A-Za-z0-9._-], at most 64 bytes), "x<index>" otherwise */
+	uint32_t nxnames;
 	unsigned depth;		/* largest connection depth */
 	uint64_t ops;		/* operations to replay */
 	uint64_t trace_ops;	/* operations (v3 calls, v4 COMPOUNDs) in the trace */
 	uint64_t skipped[REPLAY_SKIP_N];
 	uint64_t span_ns;	/* first replayed call to the last call */
 };
+
+/* What a success of o gives done(): the bytes READ, WRITE and READ_PLUS move, else 0. */
+uint32_t replay_op_bytes(const struct replay_op *o);
 
 /* What a reason of enum replay_skip is, in a report. */
 const char *replay_skip_name(enum replay_skip r);

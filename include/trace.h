@@ -32,7 +32,16 @@ struct trace_op {
 	uint32_t fh, dir, name, result_fh;	/* indexes in struct trace's tables; 0 = none */
 	uint32_t dir2, name2;		/* RENAME: where to (v4: dir2 0, the current dir) */
 	uint64_t offset;
-	uint32_t count;
+	uint32_t count;			/* READ, WRITE, COMMIT, READ_PLUS; v4.2 ALLOCATE, DEALLOCATE,
+					 * IO_ADVISE, COPY, CLONE: the length (cut to UINT32_MAX);
+					 * SETXATTR: the value's size; LISTXATTRS: maxcount */
+	/* NFSv4.2 (RFC 7862, 8276): GETXATTR, SETXATTR, REMOVEXATTR: name is the xattr's
+	 * name (without "user."), fh the file */
+	uint32_t fh2;			/* COPY, CLONE: the destination (fh: the source, SAVEFH's) */
+	uint64_t offset2;		/* COPY, CLONE: the destination offset */
+	uint32_t what;			/* SEEK: 0 data, 1 hole; IO_ADVISE: the hints' first word;
+					 * SETXATTR: its option */
+	uint64_t data_bytes, hole_bytes;	/* READ_PLUS's reply: bytes of data, of holes */
 	uint8_t stable;			/* WRITE: stable_how; CREATE (v3), OPEN: createmode + 1 */
 	uint8_t prog;			/* enum trace_prog */
 	uint32_t compound;		/* v4: 1.. the COMPOUND it belongs to; 0 otherwise */

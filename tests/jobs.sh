@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Job files and sweeps against a real nfs-ganesha: phases in order, reported
 # each and together, files kept between phases and removed after the last;
-# sweeps as one table; bad job files name the file and line, touch nothing.
+# sweeps as one table; bad job files name the file and line, touch nothing; an op the
+# engine or the URL's NFS version lacks is refused at the start.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -130,6 +131,31 @@ check_match "small files text: the table" "small files: 32 of 2.00 KiB" "$(cat "
 check "small files: nothing left without --keep" test ! -e "$EXPORT_DIR/small2"
 nl --small-files 8 --mix read=1 --runtime 1s "$URL3"
 check_eq "small files with --mix: exit 2" 2 "$RC"
+
+# An op the engine or the URL's version lacks (NFSv4.2's on version=3, version=4.1, libnfs):
+# refused at the start with one line naming it, what has it and what the run lacks, exit
+# 2, nothing written; a job file's phase likewise.
+before=$(find "$EXPORT_DIR" | sort | md5sum)
+has42="NFSv4.2 (version=4.2 or version=4 in the URL) and the native engine"
+nl --dir v42 --mix read=1,read_plus=1 --runtime 1s "$URL3"
+check_eq "v4.2 ops: read_plus on version=3, exit 2" 2 "$RC"
+check_eq "v4.2 ops: version=3's one line" \
+	"nfsload: --mix: read_plus needs $has42, not version=3" "$(cat "$ERR")"
+nl --dir v42 --mix seek=1,getattr=1 --runtime 1s "${URL4/version=4/version=4.1}"
+check_eq "v4.2 ops: seek on version=4.1, exit 2" 2 "$RC"
+check_eq "v4.2 ops: version=4.1's one line" \
+	"nfsload: --mix: seek needs $has42, not version=4.1" "$(cat "$ERR")"
+nl --dir v42 --engine libnfs --mix setxattr=1 --runtime 1s "$URL4"
+check_eq "v4.2 ops: setxattr on libnfs, exit 2" 2 "$RC"
+check_eq "v4.2 ops: libnfs's one line" \
+	"nfsload: --mix: setxattr needs $has42, not version=4 (NFSv4.0 on libnfs) with --engine libnfs" \
+	"$(cat "$ERR")"
+printf '[global]\ndir = v42\nruntime = 1s\n\n[phase a]\nmix = getattr=1\n\n[phase b]\nmix = copy=1\n' \
+	>"$J/v42.job"
+nl --job "$J/v42.job" "$URL3"
+check_eq "v4.2 ops: a job file's phase with copy on version=3, exit 2" 2 "$RC"
+check "v4.2 ops: the job file's line names copy" grep -qF "copy needs $has42, not version=3" "$ERR"
+check_eq "v4.2 ops: refused before anything is written" "$before" "$(find "$EXPORT_DIR" | sort | md5sum)"
 
 # Bad job files: FILE:LINE, exit 2, nothing written.
 before=$(find "$EXPORT_DIR" | sort | md5sum)

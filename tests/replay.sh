@@ -10,7 +10,8 @@
 # capture's (halved with --replay-speed 2), no new errors, the capture's own latency in
 # the report (its p50 as tshark's rpc.time says), the namespace made in the work
 # directory only, and a file that is not a capture refused with exit status 2 before
-# anything is written.
+# anything is written. An NFSv4.2 capture refused where the URL or engine lacks 4.2; and
+# (where nfsload speaks NFSv4.2) a 4.2 client's capture replayed as its own operations.
 # Needs NFSLOAD, jq, python3, tshark, editcap, nfs-ls/nfs-cat/nfs-cp (libnfs-utils).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -256,5 +257,91 @@ nl --replay "$TMP/mix.pcap" --replay-speed max --dir rp-mixmax --output-format j
 check_eq "nfsload --mix, max: exit 0" 0 "$RC"
 check_eq "nfsload --mix, max: no new errors" 0 "$(jqv .replay.new_errors)"
 check_eq "nfsload --mix, max: every operation issued" 0 "$(jqv .replay.not_issued)"
+
+# An NFSv4.2 capture (READ_PLUS, SEEK, ALLOCATE ... made by hand: tests/data/README) needs a
+# 4.2 connection and the native engine: refused with one line, exit 2, nothing written.
+has42="NFSv4.2 (version=4.2 or version=4 in the URL) and the native engine"
+nl --replay "$DATA/v42-made.pcap" --dir rp-v42 --keep "$URL3"	# (kept: what a run would leave)
+check_eq "v4.2 capture on version=3: exit 2" 2 "$RC"
+check_eq "v4.2 capture on version=3: one line naming the op and what has it" \
+	"nfsload: --replay $DATA/v42-made.pcap: read_plus needs $has42, not version=3" "$(cat "$ERR")"
+nl --replay "$DATA/v42-made.pcap" --dir rp-v42 "$URL41"
+check_eq "v4.2 capture on version=4.1: exit 2" 2 "$RC"
+check_eq "v4.2 capture on version=4.1: one line" \
+	"nfsload: --replay $DATA/v42-made.pcap: read_plus needs $has42, not version=4.1" \
+	"$(cat "$ERR")"
+nl --replay "$DATA/v42-made.pcap" --dir rp-v42 --engine libnfs "$URL4"
+check_eq "v4.2 capture on libnfs: exit 2" 2 "$RC"
+check_match "v4.2 capture on libnfs: names the engine" "with --engine libnfs$" "$(cat "$ERR")"
+check "v4.2 capture: nothing written" test ! -e "$EXPORT_DIR/rp-v42"
+
+# wire42 CAPTURE [SINCE_NS UNTIL_NS]: the NFSv4.2 operations of the calls to this server
+# (COMPOUNDs of minor version 2, tshark's own dissector), "NAME N" per opcode seen.
+wire42() {
+	tshark -r "$1" -d "tcp.port==$NFS_PORT,rpc" -o tcp.reassemble_out_of_order:TRUE \
+		-Y "tcp.dstport == $NFS_PORT && nfs.minorversion == 2" -T fields -E occurrence=a \
+		-E aggregator=, -e frame.time_epoch -e nfs.opcode 2>/dev/null | python3 -c '
+import sys
+since = float(sys.argv[1]) / 1e9 if len(sys.argv) > 1 else 0
+until = float(sys.argv[2]) / 1e9 if len(sys.argv) > 2 else float("inf")
+names = {68: "read_plus", 69: "seek", 59: "allocate", 62: "deallocate", 63: "io_advise",
+         60: "copy", 71: "clone", 72: "getxattr", 73: "setxattr", 74: "listxattrs",
+         75: "removexattr"}
+n = {}
+for line in sys.stdin:
+    t, ops = (line.rstrip("\n").split("\t") + [""])[:2]
+    if not since <= float(t) <= until:
+        continue
+    for o in ops.split(",") if ops else []:
+        if int(o) in names:
+            n[names[int(o)]] = n.get(names[int(o)], 0) + 1
+for k in sorted(n):
+    print(k, n[k])
+' ${2:+"$2" "$3"}
+}
+
+# replay_v42: a 4.2 client's capture (nfsload's own --mix of READ_PLUS, SEEK, ALLOCATE,
+# DEALLOCATE, IO_ADVISE on version=4.2) replayed on version=4.2 and on version=4 (asked for
+# 4.2): each v4.2 operation on the replay's wire, in COMPOUNDs of minor version 2, as many
+# times as in the capture (tshark counts both), the report's counts the same, no new errors.
+# Needs the native engine's NFSv4.2 (issue 30's other parts) and a ganesha that grants 4.2.
+replay_v42() {
+	local url42=${URL4/version=4/version=4.2} url start k v
+	if capture_start "tcp port $NFS_PORT"; then
+		nl -c 2 -q 2 --dir v42src --size 1m --bs 4k --runtime 500ms \
+			--mix read_plus=2,seek=1,allocate=1,deallocate=1,io_advise=1 "$url42"
+		check_eq "v4.2 mix capture: exit 0" 0 "$RC"
+		capture_stop && cp "$CAP" "$TMP/v42.pcap"
+	fi
+	[[ -s $TMP/v42.pcap ]] || return
+	wire42 "$TMP/v42.pcap" >"$TMP/v42.trace.counts"
+	check_eq "v4.2 mix capture: its v4.2 ops on the wire" \
+		"allocate deallocate io_advise read_plus seek" \
+		"$(awk '{ print $1 }' "$TMP/v42.trace.counts" | tr '\n' ' ' | sed 's/ $//')"
+	for url in "$url42" "$URL4"; do
+		v=${url#*\?}
+		v=${v%%&*}	# "version=4.2": the check names' (the ports vary)
+		capture_start "tcp port $NFS_PORT" || return
+		nl --replay "$TMP/v42.pcap" --dir rp-v42e --output-format json "$url"
+		capture_stop || return
+		check_eq "v4.2 replay on $v: exit 0" 0 "$RC"
+		json_ok "$OUT" || { t_fail "v4.2 replay on $v: JSON" "$(head -c 300 "$ERR")"; continue; }
+		start=$(jqv .start_unix_ns)
+		wire42 "$CAP" "$start" "$((start + $(jqv .duration_ns)))" >"$TMP/v42.replay.counts"
+		check_eq "v4.2 replay on $v: each v4.2 op on the wire (minor version 2) as in the capture" \
+			"$(cat "$TMP/v42.trace.counts")" "$(cat "$TMP/v42.replay.counts")"
+		for k in $(awk '{ print $1 }' "$TMP/v42.trace.counts"); do
+			check_eq "v4.2 replay on $v: $k in the report as on the capture's wire" \
+				"$(val "$k" "$TMP/v42.trace.counts")" "$(jqv ".ops.$k.count")"
+		done
+		check_eq "v4.2 replay on $v: no new errors" 0 "$(jqv .replay.new_errors)"
+		echo "# v4.2 replay on $v: capture $(tr '\n' ' ' <"$TMP/v42.trace.counts")| replay $(tr '\n' ' ' <"$TMP/v42.replay.counts")"
+	done
+}
+if "$NFSLOAD" --version 2>&1 | grep -q "NFSv4\.2"; then
+	replay_v42
+else
+	t_skip "v4.2 replay end to end" "this build's engines do not speak NFSv4.2 ($NFSLOAD --version)"
+fi
 
 t_summary

@@ -3,7 +3,8 @@
  * order, handles and names interned with trace_intern) turned into plans by
  * replay_plan_build. NFSv3 with its MOUNT, handles never named, the names the
  * replay renames, how a name is first touched, NFSv4 COMPOUNDs, two
- * connections and their depth, max_io, nothing to replay, left-out procedures.
+ * connections and their depth, max_io, nothing to replay, left-out procedures,
+ * NFSv4.2's operations as the ops of the same names.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,10 @@ enum {
 	V4_PUTFH = 22, V4_PUTROOTFH = 24, V4_READ = 25, V4_REMOVE = 28, V4_RENAME = 29,
 	V4_SAVEFH = 32, V4_WRITE = 38,
 	V4_EXCHANGE_ID = 42, V4_CREATE_SESSION = 43, V4_SEQUENCE = 53,
+	/* NFSv4.2 (RFC 7862, RFC 8276) */
+	V4_ALLOCATE = 59, V4_COPY = 60, V4_DEALLOCATE = 62, V4_IO_ADVISE = 63, V4_READ_PLUS = 68,
+	V4_SEEK = 69, V4_CLONE = 71, V4_GETXATTR = 72, V4_SETXATTR = 73, V4_LISTXATTRS = 74,
+	V4_REMOVEXATTR = 75,
 };
 
 static uint32_t fh(struct trace *t, const char *s)
@@ -693,6 +698,138 @@ static void test_v4_compounds(void **state)
 	trace_free(&t);
 }
 
+/* COMPOUND id of minor version 2: SEQUENCE, PUTFH of f, then op; the op. */
+static struct trace_op *v42(struct trace *t, uint32_t id, uint32_t f, uint16_t proc,
+			    uint64_t call)
+{
+	struct trace_op *op;
+
+	v4(t, 1, id, V4_SEQUENCE, call, call + 50, 0)->minor = 2;
+	(op = v4(t, 1, id, V4_PUTFH, call, call + 50, 0))->minor = 2;
+	op->fh = f;
+	(op = v4(t, 1, id, proc, call, call + 50, 0))->minor = 2;
+	op->fh = f;
+	return op;
+}
+
+/*
+ * A 4.2 client's operations replayed as the ops of the same names on data files, with
+ * engine_req's v4.2 fields: READ_PLUS (cut to max_io), SEEK's what, ALLOCATE and
+ * DEALLOCATE's lengths (not cut: no data moves), IO_ADVISE's hints, COPY and CLONE from
+ * SAVEFH's file to the current one, the xattr ops' names (one not plain: "x<index>")
+ * and SETXATTR's value size; one on the export's root, and an xattr op without a
+ * name, are left out.
+ */
+static void test_v42_ops(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	const struct replay_op *o;
+	struct trace_op *op;
+	uint32_t a, b, c = 0, odd;
+
+	(void)state;
+	a = fh(&t, "A");
+	b = fh(&t, "B");
+	op = v42(&t, ++c, a, V4_READ_PLUS, 1000);
+	op->offset = 32768, op->count = 8192;
+	op = v42(&t, ++c, a, V4_SEEK, 2000);
+	op->offset = 512, op->what = 1;
+	op = v42(&t, ++c, a, V4_ALLOCATE, 3000);
+	op->offset = 100, op->count = 200;
+	op = v42(&t, ++c, a, V4_DEALLOCATE, 4000);
+	op->offset = 300, op->count = 1 << 20;
+	op = v42(&t, ++c, a, V4_IO_ADVISE, 5000);
+	op->offset = 7, op->count = 9, op->what = 0x20;
+	++c;					/* COPY A -> B */
+	v4(&t, 1, c, V4_SEQUENCE, 6000, 6050, 0);
+	v4(&t, 1, c, V4_PUTFH, 6000, 6050, 0)->fh = a;
+	v4(&t, 1, c, V4_SAVEFH, 6000, 6050, 0);
+	v4(&t, 1, c, V4_PUTFH, 6000, 6050, 0)->fh = b;
+	op = v4(&t, 1, c, V4_COPY, 6000, 6050, 0);
+	op->fh = a, op->fh2 = b, op->offset = 16384, op->offset2 = 65536, op->count = 4096;
+	++c;					/* CLONE B -> A */
+	v4(&t, 1, c, V4_SEQUENCE, 7000, 7050, 0);
+	v4(&t, 1, c, V4_PUTFH, 7000, 7050, 0)->fh = b;
+	v4(&t, 1, c, V4_SAVEFH, 7000, 7050, 0);
+	v4(&t, 1, c, V4_PUTFH, 7000, 7050, 0)->fh = a;
+	op = v4(&t, 1, c, V4_CLONE, 7000, 7050, 0);
+	op->fh = b, op->fh2 = a, op->offset = 8, op->offset2 = 16, op->count = 32;
+	op = v42(&t, ++c, b, V4_SETXATTR, 8000);
+	op->name = nm(&t, "nfsload.2"), op->count = 10, op->what = 2;	/* REPLACE */
+	op = v42(&t, ++c, b, V4_GETXATTR, 9000);
+	op->name = odd = nm(&t, "bad/name");
+	v42(&t, ++c, b, V4_LISTXATTRS, 10000)->count = 4096;
+	v42(&t, ++c, b, V4_REMOVEXATTR, 11000)->name = nm(&t, "nfsload.2");
+	v42(&t, ++c, b, V4_GETXATTR, 11500);	/* no name (an empty one): left out */
+	++c;					/* SEEK on the export's root: no data file */
+	v4(&t, 1, c, V4_SEQUENCE, 12000, 12050, 0);
+	v4(&t, 1, c, V4_PUTROOTFH, 12000, 12050, 0);
+	v4(&t, 1, c, V4_SEEK, 12000, 12050, 0);
+	build(&t, 4096, &p);
+
+	assert_int_equal(p.trace_ops, 13);
+	assert_int_equal(p.ops, 11);
+	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 2);
+	assert_int_equal(p.nfiles, 2);
+	assert_int_equal(p.nconns, 1);
+	assert_int_equal(p.conns[0].nfiles, 2);
+	assert_int_equal(p.file_size[p.conns[0].files[0]], 32768 + 8192);	/* READ_PLUS's */
+	assert_int_equal(p.file_size[p.conns[0].files[1]], 8 + 32);		/* CLONE's source */
+	o = p.conns[0].ops;
+	assert_int_equal(o[0].type, OP_READ_PLUS);
+	assert_int_equal(o[0].range, 0);
+	assert_int_equal(o[0].offset, 32768);
+	assert_int_equal(o[0].len, 4096);
+	assert_int_equal(replay_op_bytes(&o[0]), 4096);
+	assert_int_equal(o[1].type, OP_SEEK);
+	assert_int_equal(o[1].offset, 512);
+	assert_int_equal(o[1].what, 1);
+	assert_int_equal(replay_op_bytes(&o[1]), 0);
+	assert_int_equal(o[2].type, OP_ALLOCATE);
+	assert_int_equal(o[2].offset, 100);
+	assert_int_equal(o[2].len, 200);
+	assert_int_equal(o[3].type, OP_DEALLOCATE);
+	assert_int_equal(o[3].offset, 300);
+	assert_int_equal(o[3].len, 1 << 20);
+	assert_int_equal(replay_op_bytes(&o[3]), 0);
+	assert_int_equal(o[4].type, OP_IO_ADVISE);
+	assert_int_equal(o[4].what, 0x20);
+	assert_int_equal(o[4].len, 9);
+	assert_int_equal(o[5].type, OP_COPY);
+	assert_int_equal(o[5].range, 0);
+	assert_int_equal(o[5].range2, 1);
+	assert_int_equal(o[5].offset, 16384);
+	assert_int_equal(o[5].offset2, 65536);
+	assert_int_equal(o[5].len, 4096);
+	assert_int_equal(o[6].type, OP_CLONE);
+	assert_int_equal(o[6].range, 1);
+	assert_int_equal(o[6].range2, 0);
+	assert_int_equal(o[6].offset, 8);
+	assert_int_equal(o[6].offset2, 16);
+	assert_int_equal(o[6].len, 32);
+	assert_int_equal(o[7].type, OP_SETXATTR);
+	assert_int_equal(o[7].range, 1);
+	assert_int_equal(o[7].len, 10);
+	assert_int_equal(o[7].what, 0);	/* SETXATTR's option is not engine_req.what */
+	assert_true(o[7].xname > 0 && o[7].xname < p.nxnames);
+	assert_string_equal(p.xnames[o[7].xname], "nfsload.2");
+	assert_int_equal(o[8].type, OP_GETXATTR);
+	assert_true(o[8].xname > 0 && o[8].xname < p.nxnames);
+	{
+		char want[32];
+
+		snprintf(want, sizeof(want), "x%u", odd);
+		assert_string_equal(p.xnames[o[8].xname], want);
+	}
+	assert_int_equal(o[9].type, OP_LISTXATTRS);
+	assert_int_equal(o[10].type, OP_REMOVEXATTR);
+	assert_int_equal(o[10].xname, o[7].xname);
+	assert_int_equal(p.nxnames, 3);	/* [0] unused, two names */
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* (6) Two trace connections: two replay connections, their files and depths. */
 static void test_two_conns(void **state)
 {
@@ -917,6 +1054,7 @@ int main(void)
 		cmocka_unit_test(test_name_under_data_file),
 		cmocka_unit_test(test_rename_long_path),
 		cmocka_unit_test(test_v4_compounds),
+		cmocka_unit_test(test_v42_ops),
 		cmocka_unit_test(test_two_conns),
 		cmocka_unit_test(test_cross_conns),
 		cmocka_unit_test(test_max_io),

@@ -4,7 +4,8 @@
  * (replies by hand), read back with trace_load. One record per segment, one
  * over three segments, segments out of order and sent twice, a gap, a packet
  * cut by the snap length, a capture begun mid-connection, RPCSEC_GSS
- * integrity, NFSv4.1 COMPOUNDs, other link types and IPv6,
+ * integrity, NFSv4.1 COMPOUNDs, NFSv4.2's operations and their summary,
+ * other link types and IPv6,
  * the gzip'd capture, random bytes.
  */
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include "engine/native/codec/nfs3x.h"
 #include "engine/native/rpc/rpc.h"
 #include "trace.h"
+#include "trace/trace_summary.h"
 
 #define CLI 0
 #define SRV 1
@@ -536,6 +538,183 @@ static void test_v4_compound(void **state)
 	unlink(c.path);
 }
 
+/* Words of a v4.2 COMPOUND (minor version 2) after SEQUENCE; the RPC call around them. */
+static size_t compound42(uint8_t *buf, size_t cap, uint32_t xid, const uint32_t *w, size_t nw,
+			 uint32_t nops)
+{
+	XDR x;
+
+	assert_true(rpc_start_call(&x, buf, cap, xid, 100003, 4, 1, NULL));
+	assert_true(xdrx_put_opaque(&x, "", 0, 64) && xdrx_put32(&x, 2) && xdrx_put32(&x, nops + 1));
+	assert_true(xdrx_put32(&x, 53));
+	for (int i = 0; i < 8; i++)
+		assert_true(xdrx_put32(&x, 1));
+	for (size_t i = 0; i < nw; i++)
+		assert_true(xdrx_put32(&x, w[i]));
+	return rpc_finish_call(&x, buf, 0);
+}
+
+#define FH8(b) 8, (b) << 24 | 2 << 16 | 3 << 8 | 4, 0x05060708	/* nfs_fh4 of 8 bytes */
+#define SID 0, 0, 0, 0	/* a stateid4 */
+#define U64(v) (uint32_t)((uint64_t)(v) >> 32), (uint32_t)(v)
+#define SEQ_RES 53, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0	/* SEQUENCE4resok */
+
+/*
+ * A 4.2 client's COMPOUNDs, call and reply bytes by hand: READ_PLUS (its reply a data
+ * segment and a hole), SEEK, ALLOCATE, DEALLOCATE of more than 4 GiB, IO_ADVISE; COPY and
+ * CLONE from SAVEFH's file to the current one; the xattr operations, the first refused
+ * (NFS4ERR_NOTSUPP) so the rest were not run. Every argument a replay sends again is kept,
+ * nothing is left out, and the summary counts each by name with READ_PLUS's bytes.
+ */
+static void test_v42_compounds(void **state)
+{
+	static const uint32_t c1[] = {
+		22, FH8(1),
+		68, SID, U64(4096), 8192,			/* READ_PLUS */
+		69, SID, U64(12288), 1,				/* SEEK hole */
+		59, SID, U64(100), U64(200),			/* ALLOCATE */
+		62, SID, U64(300), U64(UINT64_C(5) << 30),	/* DEALLOCATE 5 GiB */
+		63, SID, U64(7), U64(9), 1, 0x20,		/* IO_ADVISE, hints */
+	};
+	static const uint32_t r1[] = {
+		0, 0, 7, SEQ_RES, 22, 0,
+		68, 0, 1, 2, 0, U64(4096), 5, 0x68656c6c, 0x6f000000,	/* data "hello" */
+		1, U64(4101), U64(8187),				/* a hole */
+		69, 0, 0, U64(16384), 59, 0, 62, 0, 63, 0, 1, 0x20,
+	};
+	static const uint32_t c2[] = {
+		22, FH8(1), 32, 22, FH8(2),
+		60, SID, SID, U64(0), U64(65536), U64(4096), 1, 1, 1, 1, 3, 0x73727600,	/* "srv" */
+		71, SID, SID, U64(8), U64(16), U64(32),			/* CLONE */
+	};
+	static const uint32_t r2[] = {
+		0, 0, 6, SEQ_RES, 22, 0, 32, 0, 22, 0,
+		60, 0, 0, U64(4096), 2, 7, 7, 1, 1, 71, 0,
+	};
+	static const uint32_t c3[] = {
+		22, FH8(2),
+		72, 9, 0x6e66736c, 0x6f61642e, 0x31000000,		/* GETXATTR "nfsload.1" */
+		73, 0, 9, 0x6e66736c, 0x6f61642e, 0x32000000, 10, 1, 2, 3,	/* SETXATTR, 10 bytes */
+		74, U64(0), 4096,					/* LISTXATTRS */
+		75, 9, 0x6e66736c, 0x6f61642e, 0x33000000,		/* REMOVEXATTR */
+		68, SID, U64(0), 512,
+	};
+	static const uint32_t r3[] = { 10004, 0, 3, SEQ_RES, 22, 0, 72, 10004 };
+	uint8_t call[3][512], rep[512];
+	const struct trace_blob *b;
+	struct trace_op *o;
+	struct cap c;
+	struct trace t;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *out;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	seg(&c, CLI, call[0], (uint32_t)compound42(call[0], sizeof(call[0]), 70, c1,
+						  sizeof(c1) / 4, 6));
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 70, r1, sizeof(r1) / 4));
+	seg(&c, CLI, call[1], (uint32_t)compound42(call[1], sizeof(call[1]), 71, c2,
+						  sizeof(c2) / 4, 5));
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 71, r2, sizeof(r2) / 4));
+	seg(&c, CLI, call[2], (uint32_t)compound42(call[2], sizeof(call[2]), 72, c3,
+						  sizeof(c3) / 4, 6));
+	seg(&c, SRV, rep, (uint32_t)reply(rep, 72, r3, sizeof(r3) / 4));
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.left.v4_ops + t.left.undecoded + t.left.orphan_replies, 0);
+	assert_int_equal(t.nops, 7 + 6 + 7);
+	assert_int_equal(t.versions, 1u << 3);
+	assert_int_equal(t.compounds, 3);
+	o = t.ops;
+	assert_int_equal(o[2].proc, 68);
+	assert_int_equal(o[2].minor, 2);
+	assert_int_equal(o[2].fh, o[1].fh);
+	assert_int_equal(o[2].offset, 4096);
+	assert_int_equal(o[2].count, 8192);
+	assert_int_equal(o[2].status, 0);
+	assert_int_equal(o[2].data_bytes, 5);
+	assert_int_equal(o[2].hole_bytes, 8187);
+	assert_int_equal(o[3].proc, 69);
+	assert_int_equal(o[3].offset, 12288);
+	assert_int_equal(o[3].what, 1);
+	assert_int_equal(o[4].proc, 59);
+	assert_int_equal(o[4].offset, 100);
+	assert_int_equal(o[4].count, 200);
+	assert_int_equal(o[5].proc, 62);
+	assert_int_equal(o[5].offset, 300);
+	assert_int_equal(o[5].count, UINT32_MAX);
+	assert_int_equal(o[6].proc, 63);
+	assert_int_equal(o[6].offset, 7);
+	assert_int_equal(o[6].count, 9);
+	assert_int_equal(o[6].what, 0x20);
+	assert_int_equal(o[6].status, 0);
+	/* COPY and CLONE: from the saved handle (file 1) to the current one (file 2) */
+	o = &t.ops[7];
+	assert_int_equal(o[4].proc, 60);
+	assert_int_equal(o[4].fh, o[1].fh);
+	assert_int_equal(o[4].fh2, o[3].fh);
+	assert_true(o[4].fh != o[4].fh2);
+	assert_int_equal(o[4].offset, 0);
+	assert_int_equal(o[4].offset2, 65536);
+	assert_int_equal(o[4].count, 4096);
+	assert_int_equal(o[4].status, 0);
+	assert_int_equal(o[5].proc, 71);
+	assert_int_equal(o[5].fh, o[1].fh);
+	assert_int_equal(o[5].fh2, o[3].fh);
+	assert_int_equal(o[5].offset, 8);
+	assert_int_equal(o[5].offset2, 16);
+	assert_int_equal(o[5].count, 32);
+	assert_int_equal(o[5].status, 0);
+	/* xattrs: GETXATTR refused, the rest not run */
+	o = &t.ops[13];
+	assert_int_equal(o[2].proc, 72);
+	assert_int_equal(o[2].fh, o[1].fh);
+	assert_non_null(b = trace_blob(&t.names, o[2].name));
+	assert_memory_equal(b->p, "nfsload.1", 9);
+	assert_int_equal(o[2].status, 10004);
+	assert_int_equal(o[3].proc, 73);
+	assert_int_equal(o[3].count, 10);
+	assert_int_equal(o[3].status, TRACE_NOT_RUN);
+	assert_non_null(b = trace_blob(&t.names, o[3].name));
+	assert_memory_equal(b->p, "nfsload.2", 9);
+	assert_int_equal(o[4].proc, 74);
+	assert_int_equal(o[4].count, 4096);
+	assert_int_equal(o[5].proc, 75);
+	assert_non_null(b = trace_blob(&t.names, o[5].name));
+	assert_memory_equal(b->p, "nfsload.3", 9);
+	assert_int_equal(o[6].proc, 68);
+	assert_int_equal(o[6].count, 512);
+	/* the summary: each by name, READ_PLUS's bytes */
+	assert_non_null(out = open_memstream(&text, &tlen));
+	assert_int_equal(trace_summary(out, "x.pcap", &t, false), 0);
+	fclose(out);
+	for (size_t i = 0; i < 11; i++) {
+		static const char *const want[] = {
+			"v4 READ_PLUS                      2          1 ",
+			"v4 SEEK                           1          1 ",
+			"v4 ALLOCATE                       1          1 ",
+			"v4 DEALLOCATE                     1          1 ",
+			"v4 IO_ADVISE                      1          1 ",
+			"v4 COPY                           1          1 ",
+			"v4 CLONE                          1          1 ",
+			"v4 GETXATTR                       1          1        1 ",
+			"v4 SETXATTR                       1          0        0        1 ",
+			"v4 LISTXATTRS                     1          0 ",
+			"v4 REMOVEXATTR                    1          0 ",
+		};
+
+		if (!strstr(text, want[i]))
+			fail_msg("no line '%s' in the summary:\n%s", want[i], text);
+	}
+	if (!strstr(text, "v4 READ_PLUS: 5 bytes of data, 8187 bytes of holes"))
+		fail_msg("READ_PLUS's bytes not in the summary:\n%s", text);
+	free(text);
+	trace_free(&t);
+	unlink(c.path);
+}
+
 /* The capture of test_out_of_order's kind, gzip'd: the same ops. */
 static void test_gzip(void **state)
 {
@@ -608,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_gss_integrity),
 		cmocka_unit_test(test_v4_compound),
 		cmocka_unit_test(test_v4_empty_compound),
+		cmocka_unit_test(test_v42_compounds),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_not_a_capture),
 	};

@@ -3,8 +3,10 @@
 # nfs-ganesha are captured on loopback with tshark (nfsload's native engine, NFSv3 and
 # NFSv4.1, and libnfs's nfs-ls and nfs-cat), and the calls per procedure (NFSv3, MOUNT)
 # and per COMPOUND operation (NFSv4) that --trace-summary counts must be exactly the
-# ones tshark's dissectors count, record by record (a frame may hold several). The
-# gzip'd capture gives the same; a file that is not a capture is exit 2 and one line.
+# ones tshark's dissectors count, record by record (a frame may hold several); NFSv4.2's
+# operations in a capture made by hand, READ_PLUS's data and hole bytes as tshark reads
+# them. The gzip'd capture gives the same; a file that is not a capture is exit 2 and one
+# line.
 # Needs NFSLOAD, jq, python3, tshark (capture needs root, as the server does).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -95,6 +97,27 @@ if capture_start "tcp port $NFS_PORT or tcp port $MNT_PORT"; then
 	capture_stop
 	check_capture "libnfs nfs-ls, nfs-cat"
 fi
+
+# A 4.2 client's COMPOUNDs (made by hand, tests/data/README: READ_PLUS, SEEK, ALLOCATE,
+# DEALLOCATE, IO_ADVISE, COPY, CLONE, the xattr ops): each counted as tshark's own
+# dissector counts it, and READ_PLUS's bytes of data and of holes as tshark reads its reply.
+CAP=$TMP/v42.pcap
+cp "$(dirname "$0")/data/v42-made.pcap" "$CAP"
+check_capture "v4.2 made"
+check_eq "v4.2: the version, 4.2" '["4.2"]' "$(jq -c .versions "$TMP/sum.json")"
+check_eq "v4.2: READ_PLUS's data and hole bytes as tshark reads its reply" \
+	"$(capture_read -d tcp.port==2049,rpc -Y "tcp.srcport == 2049 && nfs.content.type" -T fields \
+		-E occurrence=a -E aggregator=, -e nfs.read.data_length -e nfs.length4 |
+		python3 -c '
+import sys
+d = h = 0
+for line in sys.stdin:
+    data, holes = (line.rstrip("\n").split("\t") + [""])[:2]
+    d += sum(int(x) for x in data.split(",") if x)
+    h += sum(int(x) for x in holes.split(",") if x)
+print(d, h)')" \
+	"$(jq -r '.ops["v4 READ_PLUS"] | "\(.data_bytes) \(.hole_bytes)"' "$TMP/sum.json")"
+"$NFSLOAD" --trace-summary "$CAP" | sed 's/^/# /'
 
 head -c 4096 /dev/urandom >"$TMP/random.bin"
 rc=0

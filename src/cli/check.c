@@ -192,6 +192,86 @@ static int check_curve(struct config *cfg, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * The NFS versions a run's connections may speak: the URL's; version=4 on an
+ * engine that negotiates (native: the highest the server grants, 4.2 first)
+ * any 4.x, the engine refusing at queue what the granted one lacks; libnfs's
+ * version=4 is 4.0. An engine that talks to no NFS server: any.
+ */
+static unsigned run_versions(const struct config *cfg)
+{
+	if (!cfg->engine->proto)
+		return OPV_ALL;
+	if (cfg->nfs_version == 3)
+		return OPV_3;
+	if (cfg->nfs_minor > 0)
+		return op_version_bit(4, cfg->nfs_minor);
+	return cfg->engine->op_bit & OPE_NATIVE ? OPV_4 : OPV_40;
+}
+
+/* "NFSv4.2 (version=4.2 or version=4 in the URL) and the native engine": what has op t. */
+static void what_has(enum op_type t, char *buf, size_t len)
+{
+	static const char *const vname[] = { "NFSv3", "NFSv4.0", "NFSv4.1", "NFSv4.2" };
+	const struct op_info *oi = op_info(t);
+	const struct engine_ops *e;
+	size_t n = 0;
+	unsigned k, seen = 0;
+
+	buf[0] = '\0';
+	for (k = 0; k < 4 && oi->versions != OPV_ALL; k++)
+		if (oi->versions & 1u << k)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", seen++ ? " or " : "",
+					      vname[k]);
+	if ((oi->versions & OPV_42) && !(oi->versions & OPV_41) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " (version=4.2 or version=4 in the URL)");
+	seen = 0;
+	for (k = 0; (e = engine_nth(k)) && n < len; k++)
+		if ((oi->engines & e->op_bit) && e->proto)	/* engines of NFS servers */
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", seen++ ? " or " :
+					      n ? " and the " : "the ", e->name);
+	if (seen && n < len)
+		snprintf(buf + n, len - n, " engine");
+}
+
+int config_check_ops(const struct config *cfg, const bool used[OP_NTYPES], const char *who,
+		     char *err, size_t len)
+{
+	unsigned versions = run_versions(cfg);
+
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const struct op_info *oi = op_info((enum op_type)t);
+		bool engine = oi->engines & cfg->engine->op_bit, version = oi->versions & versions;
+		char has[200], ver[48];
+
+		if (!used[t] || (engine && version))
+			continue;
+		what_has((enum op_type)t, has, sizeof(has));
+		if (cfg->nfs_version == 3 || cfg->nfs_minor > 0)
+			snprintf(ver, sizeof(ver), "version=%d%s", cfg->nfs_version,
+				 cfg->nfs_version == 3 ? "" : cfg->nfs_minor == 1 ? ".1" : ".2");
+		else
+			snprintf(ver, sizeof(ver), "version=4 (NFSv4.0 on %s)", cfg->engine->name);
+		return config_fail(err, len, "%s: %s needs %s, not %s%s%s%s", who, oi->name, has,
+				   version ? "" : ver, version || engine ? "" : " with ",
+				   engine ? "" : "--engine ", engine ? "" : cfg->engine->name);
+	}
+	return 0;
+}
+
+/* --mix's operations (and --read-plus's READ_PLUS), before anything is written. */
+static int check_mix_ops(const struct config *cfg, char *err, size_t len)
+{
+	bool used[OP_NTYPES] = { false };
+
+	for (int t = 0; cfg->meta && t < OP_NTYPES; t++)
+		used[t] = cfg->mix.weight[t] > 0;
+	/* TODO(merge): --read-plus (work42's cfg->read_plus) as a use of read_plus:
+	 *	if (cfg->read_plus) { bool rp[OP_NTYPES] = { [OP_READ_PLUS] = true };
+	 *		if ((rc = config_check_ops(cfg, rp, "--read-plus", err, len))) return rc; } */
+	return config_check_ops(cfg, used, "--mix", err, len);
+}
+
 /* The engine's limits, on the params it would be given. */
 static int check_engine(const struct config *cfg, char *err, size_t len)
 {
@@ -266,6 +346,8 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 	if ((rc = check_curve(cfg, err, len)))
 		return rc;
 	if ((rc = check_replay(cfg, given, err, len)))
+		return rc;
+	if ((rc = check_mix_ops(cfg, err, len)))
 		return rc;
 	rc = check_verify(cfg, err, len);
 	if (rc)

@@ -22,4 +22,14 @@ void config_defaults(struct config *cfg);
  * options (threads for the connections, the one-pass io_size, ...). */
 int config_check(struct config *cfg, const struct check_given *given, char *err, size_t len);
 
+/*
+ * Whether the run's engine and NFS version (the URL's; version=4 on the
+ * native engine: any 4.x, negotiated) have every op of used[]: 0, or -EINVAL
+ * with one line in err naming who asked (who: "--mix"), the op, what has it
+ * and what the run lacks, e.g. "--mix: read_plus needs NFSv4.2 (version=4.2
+ * or version=4 in the URL) and the native engine, not version=3".
+ */
+int config_check_ops(const struct config *cfg, const bool used[OP_NTYPES], const char *who,
+		     char *err, size_t len);
+
 #endif

@@ -371,6 +371,7 @@ static const struct engine_ctl_ops null_ctl = {
 
 const struct engine_ops engine_null = {
 	.name = "null",
+	.op_bit = OPE_NULL,
 	.about = "no I/O",
 	.needs_url = false,
 	.steps = steps,

@@ -90,10 +90,16 @@ static int parse_ops(struct args *a, const char *v, char *err, size_t len)
 		size_t n = strcspn(p, ",");
 		int t = op_of(p, n);
 
-		if (t < 0)
-			return config_fail(err, len, "--op: '%s' is not an operation (read, write, commit, "
-				    "getattr, lookup, access, setattr, readdir, create, remove, mkdir, "
-				    "rmdir, rename, open; several joined by ',')", v);
+		if (t < 0) {
+			char names[600];
+			size_t k = 0;
+
+			for (int u = 0; u < OP_NTYPES && k < sizeof(names); u++)	/* the op table's */
+				k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", u ? ", " : "",
+						      op_name((enum op_type)u));
+			return config_fail(err, len, "--op: '%s' is not an operation (%s; several "
+				    "joined by ',')", v, names);
+		}
 		a->op[t] = a->any_op = true;
 		p += n;
 		if (!*p)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/check.h"
 #include "exit_status.h"
 #include "params.h"
 #include "run_int.h"
@@ -54,9 +55,35 @@ static int trace_side(struct app *a)
 			if (o->trace_status == TRACE_NO_REPLY)
 				continue;
 			op_stats_record(&rr->trace[o->type], o->trace_status > 0 ? -1 :
-					(int)(o->type == OP_READ || o->type == OP_WRITE ? o->len : 0),
+					(int)replay_op_bytes(o),
 					o->trace_lat_ns, o->trace_lat_ns);
 		}
+	return 0;
+}
+
+/*
+ * The capture's operations on the run's engine and NFS version, as --mix's are
+ * (check.c): a capture of a 4.2 client's READ_PLUS, SEEK ... needs version=4.2 or
+ * version=4 (then asked for 4.2) and an engine that has them; one line, exit 2, if not.
+ */
+static int replay_versions(const struct app *a, const struct config *cfg, bool *need42,
+			   char *err, size_t len)
+{
+	bool used[OP_NTYPES] = { false };
+	char who[1100];
+
+	*need42 = false;
+	for (uint32_t i = 0; i < a->plan.nconns; i++)
+		for (uint32_t k = 0; k < a->plan.conns[i].nops; k++) {
+			enum op_type t = (enum op_type)a->plan.conns[i].ops[k].type;
+
+			used[t] = true;
+			*need42 |= (op_info(t)->versions & OPV_42) &&
+				     !(op_info(t)->versions & OPV_41);
+		}
+	snprintf(who, sizeof(who), "--replay %s", cfg->replay);
+	if (config_check_ops(cfg, used, who, err, len))
+		return run_complain(EXIT_USAGE, "%s", err);
 	return 0;
 }
 
@@ -69,6 +96,7 @@ int replay_open(struct app *a, const struct config **cfgp)
 	struct trace t;
 	uint64_t max_io, bs = 4096, size = 4096;
 	char err[512];
+	bool need42;
 	int rv;
 
 	rv = trace_load(cfg->replay, &t, err, sizeof(err));
@@ -96,14 +124,18 @@ int replay_open(struct app *a, const struct config **cfgp)
 		fprintf(stderr, "nfsload: --replay %s: replaying what could be decoded; left out: "
 			"%s\n", cfg->replay, rr->left_out);
 
+	if ((rv = replay_versions(a, cfg, &need42, err, sizeof(err))))
+		return rv;
 	for (uint32_t i = 0; i < a->plan.nconns; i++)
 		for (uint32_t k = 0; k < a->plan.conns[i].nops; k++)
-			if (a->plan.conns[i].ops[k].len > bs)
-				bs = a->plan.conns[i].ops[k].len;
+			if (replay_op_bytes(&a->plan.conns[i].ops[k]) > bs)
+				bs = replay_op_bytes(&a->plan.conns[i].ops[k]);
 	for (uint32_t f = 0; f < a->plan.nfiles; f++)
 		if (a->plan.file_size[f] > size)
 			size = a->plan.file_size[f];
 	*rc = *cfg;
+	if (need42 && cfg->nfs_version == 4 && cfg->nfs_minor <= 0)
+		rc->nfs_minor = 2;	/* version=4: ask for 4.2 itself, not whatever is granted */
 	rc->connections = a->plan.nconns;
 	rc->threads = cfg->threads < rc->connections ? cfg->threads : rc->connections;
 	rc->iodepth = a->plan.depth;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "replay_int.h"
 
 #define NAME_LEN_MAX 64
@@ -57,6 +58,29 @@ static void leaf(const struct builder *b, uint32_t i, char *buf, size_t len)
 		snprintf(buf, len, "n%u", i);
 }
 
+/* An op on a data file (READ, WRITE, COMMIT, the v4.2 ones), not on a name. */
+static bool on_data(int type)
+{
+	return type >= 0 && op_info((enum op_type)type)->cls != OPC_NAME;
+}
+
+uint32_t replay_op_bytes(const struct replay_op *o)
+{
+	return o->type == OP_READ || o->type == OP_WRITE || o->type == OP_READ_PLUS ? o->len : 0;
+}
+
+/* Its request or reply carries len bytes of data (the rest: a range, a count). */
+static bool carries(int type)
+{
+	return type == OP_READ || type == OP_WRITE || type == OP_READ_PLUS || type == OP_SETXATTR;
+}
+
+/* Reads the file's bytes [offset, offset + count): a READ, READ_PLUS, COPY or CLONE's source. */
+static bool reads_range(int type)
+{
+	return type == OP_READ || type == OP_READ_PLUS || type == OP_COPY || type == OP_CLONE;
+}
+
 #define STATUS_EXIST 17	/* NFS3ERR_EXIST, NFS4ERR_EXIST */
 
 /* How op first touches its node: made, found missing, or used. */
@@ -97,13 +121,19 @@ static int place_names(struct builder *b, struct replay_plan *p)
 			nd->first = (uint8_t)touch_of(c);
 		if (c->node2 != NONE && b->nodes[c->node2].first == TOUCH_NONE)
 			b->nodes[c->node2].first = TOUCH_MADE;
-		if (c->type == OP_READ || c->type == OP_WRITE || c->type == OP_COMMIT) {
-			if (!nd->data) {
-				nd->data = true;
-				nd->dir = false;
-				nd->file = p->nfiles++;
+		if (on_data(c->type)) {
+			for (int side = 0; side < 2; side++) {	/* COPY, CLONE: node2, the destination */
+				struct node *d = side ? (c->node2 != NONE ? &b->nodes[c->node2] : NULL) :
+						 nd;
+
+				if (d && !d->data && (side == 0 || c->type == OP_COPY ||
+						      c->type == OP_CLONE)) {
+					d->data = true;
+					d->dir = false;
+					d->file = p->nfiles++;
+				}
 			}
-			if (c->type == OP_READ && c->op->offset + c->op->count > nd->size)
+			if (reads_range(c->type) && c->op->offset + c->op->count > nd->size)
 				nd->size = c->op->offset + c->op->count;
 		}
 	}
@@ -235,6 +265,42 @@ static void mark(struct builder *b, uint32_t node, uint32_t ci, uint32_t idx, ui
 	}
 }
 
+/* The plan's index of the trace's xattr name nm (interned there, its index in
+ * b->xname_ix); 0: out of memory. */
+static uint32_t xname_of(struct builder *b, struct replay_plan *p, uint32_t nm)
+{
+	const struct trace_blob *x = trace_blob(&b->t->names, nm);
+	char buf[80];
+	bool ok = x && x->len > 0 && x->len <= NAME_LEN_MAX;
+
+	if (!b->xname_ix && !(b->xname_ix = calloc(b->t->names.n + 1, sizeof(*b->xname_ix))))
+		return 0;
+	if (b->xname_ix[nm])
+		return b->xname_ix[nm];
+	for (uint32_t k = 0; ok && k < x->len; k++) {
+		uint8_t ch = x->p[k];
+
+		ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		     (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+	}
+	if (ok)
+		snprintf(buf, sizeof(buf), "%.*s", (int)x->len, (const char *)x->p);
+	else
+		snprintf(buf, sizeof(buf), "x%u", nm);
+	if ((p->nxnames & (p->nxnames - 1)) == 0) {	/* 0, 1, 2, 4 ...: [0] is unused */
+		char **v = realloc(p->xnames, (p->nxnames ? p->nxnames * 2 : 2) * sizeof(*v));
+
+		if (!v)
+			return 0;
+		p->xnames = v;
+	}
+	if (!p->nxnames)
+		p->xnames[p->nxnames++] = NULL;
+	if (!(p->xnames[p->nxnames] = strdup(buf)))
+		return 0;
+	return b->xname_ix[nm] = p->nxnames++;
+}
+
 /* Most calls in flight at once on the connection, by the trace's times. */
 static unsigned depth_of(const struct replay_conn *rc)
 {
@@ -324,12 +390,22 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		};
 		if (c->op->reply_ns > c->op->call_ns)
 			o->trace_lat_ns = c->op->reply_ns - c->op->call_ns;
-		if (c->type == OP_READ || c->type == OP_WRITE || c->type == OP_COMMIT) {
+		if (on_data(c->type)) {
 			if (conn_range(rc, nd->file, &o->range))
 				goto nomem;
 			o->offset = c->op->offset;
-			o->len = c->op->count > max_io && c->type != OP_COMMIT ? max_io :
-				 c->op->count;
+			/* What moves data on the wire is cut to the engine's largest. */
+			o->len = c->op->count > max_io && carries(c->type) ? max_io : c->op->count;
+			if (c->type == OP_SEEK || c->type == OP_IO_ADVISE)	/* (SETXATTR's option: not) */
+				o->what = c->op->what;
+			if ((c->type == OP_COPY || c->type == OP_CLONE) &&
+			    conn_range(rc, b->nodes[c->node2].file, &o->range2))
+				goto nomem;
+			o->offset2 = c->op->offset2;
+			if (c->op->name && (c->type == OP_GETXATTR || c->type == OP_SETXATTR ||
+					    c->type == OP_REMOVEXATTR) &&
+			    !(o->xname = xname_of(b, p, c->op->name)))
+				goto nomem;
 		}
 		if (c->open_create)
 			o->type = OP_CREATE;
@@ -343,11 +419,12 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 			   o->type == OP_RMDIR || o->type == OP_RENAME;
 		latest = 0;
 		cross(b, o, ci, c->node, changing, &latest);
+		/* RENAME's new name changes; COPY and CLONE's destination is used, as a WRITE's file */
 		if (c->node2 != NONE)
-			cross(b, o, ci, c->node2, true, &latest);
+			cross(b, o, ci, c->node2, changing, &latest);
 		mark(b, c->node, ci, rc->nops, o->at_ns, changing);
 		if (c->node2 != NONE)
-			mark(b, c->node2, ci, rc->nops, o->at_ns, true);
+			mark(b, c->node2, ci, rc->nops, o->at_ns, changing);
 		if (c->type == OP_LOOKUP || c->type == OP_CREATE || c->type == OP_MKDIR ||
 		    c->type == OP_OPEN) {
 			nd->producer_conn = c->conn;
@@ -420,6 +497,9 @@ void replay_plan_free(struct replay_plan *p)
 	}
 	for (uint32_t i = 0; i < p->npaths; i++)
 		free(p->paths[i]);
+	for (uint32_t i = 1; i < p->nxnames; i++)
+		free(p->xnames[i]);
+	free(p->xnames);
 	free(p->conns);
 	free(p->paths);
 	free(p->nodes);

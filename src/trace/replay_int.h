@@ -48,6 +48,7 @@ struct builder {
 	uint32_t *fhnode;	/* handle -> node, NONE */
 	struct cand *c;
 	size_t nc, ccap;
+	uint32_t *xname_ix;	/* trace name -> plan xname (0: none yet); NULL until one */
 };
 
 /* The first pass over t's calls into b (b->t set): nodes, handles and candidates. */

@@ -3,7 +3,8 @@
  * calls in order: handles followed to names (MNT's root, LOOKUP, CREATE,
  * MKDIR, v4's current handle through a COMPOUND and GETFH), each call made a
  * candidate operation on the names it touches (an NFSv4 COMPOUND: its main
- * operation). Pure.
+ * operation; a v4.2 operation on a file, the one of the same name, COPY and
+ * CLONE from SAVEFH's file to the current one). Pure.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@ enum {
 	V4_LOOKUP = 15, V4_LOOKUPP = 16, V4_OPEN = 18, V4_PUTFH = 22, V4_PUTPUBFH = 23,
 	V4_PUTROOTFH = 24, V4_READ = 25, V4_READDIR = 26, V4_REMOVE = 28, V4_RENAME = 29,
 	V4_RESTOREFH = 31, V4_SAVEFH = 32, V4_SETATTR = 34, V4_WRITE = 38,
+	/* NFSv4.2 (RFC 7862, RFC 8276) */
+	V4_ALLOCATE = 59, V4_COPY = 60, V4_DEALLOCATE = 62, V4_IO_ADVISE = 63, V4_READ_PLUS = 68,
+	V4_SEEK = 69, V4_CLONE = 71, V4_GETXATTR = 72, V4_SETXATTR = 73, V4_LISTXATTRS = 74,
+	V4_REMOVEXATTR = 75,
 };
 
 static uint64_t mix64(uint64_t k)
@@ -167,6 +172,9 @@ static uint8_t prio_of(unsigned proc)
 {
 	switch (proc) {
 	case V4_READ: case V4_WRITE: case V4_COMMIT: return 9;
+	case V4_READ_PLUS: case V4_SEEK: case V4_ALLOCATE: case V4_DEALLOCATE: case V4_IO_ADVISE:
+	case V4_COPY: case V4_CLONE: case V4_GETXATTR: case V4_SETXATTR: case V4_LISTXATTRS:
+	case V4_REMOVEXATTR: return 9;
 	case V4_OPEN: return 8;
 	case V4_REMOVE: case V4_RENAME: case V4_CREATE: case V4_SETATTR: return 7;
 	case V4_READDIR: return 6;
@@ -194,6 +202,17 @@ static int type_of(unsigned proc)
 	case V4_ACCESS: return OP_ACCESS;
 	case V4_LOOKUP: return OP_LOOKUP;
 	case V4_GETATTR: return OP_GETATTR;
+	case V4_READ_PLUS: return OP_READ_PLUS;
+	case V4_SEEK: return OP_SEEK;
+	case V4_ALLOCATE: return OP_ALLOCATE;
+	case V4_DEALLOCATE: return OP_DEALLOCATE;
+	case V4_IO_ADVISE: return OP_IO_ADVISE;
+	case V4_COPY: return OP_COPY;
+	case V4_CLONE: return OP_CLONE;
+	case V4_GETXATTR: return OP_GETXATTR;
+	case V4_SETXATTR: return OP_SETXATTR;
+	case V4_LISTXATTRS: return OP_LISTXATTRS;
+	case V4_REMOVEXATTR: return OP_REMOVEXATTR;
 	}
 	return SKIP(REPLAY_SKIP_NO_OP);
 }
@@ -238,6 +257,21 @@ static int walk_v4(struct builder *b, const struct trace_op *ops, size_t n)
 		case V4_READDIR:
 			if (node != NONE)
 				b->nodes[node].dir = true;
+			break;
+		case V4_COPY: case V4_CLONE:	/* from the saved file to the current one */
+			node = saved;
+			node2 = cur;
+			if (node2 == NONE || node2 == 0 || node == 0)
+				node = NONE;
+			break;
+		case V4_GETXATTR: case V4_SETXATTR: case V4_REMOVEXATTR:
+			if (!op->name)	/* an empty name: nothing to send */
+				node = NONE;
+			/* fall through */
+		case V4_READ_PLUS: case V4_SEEK: case V4_ALLOCATE: case V4_DEALLOCATE:
+		case V4_IO_ADVISE: case V4_LISTXATTRS:
+			if (node == 0)	/* the export's root is no data file */
+				node = NONE;
 			break;
 		}
 		if (trace_is_session_op(op->proc))
@@ -304,4 +338,5 @@ void replay_builder_free(struct builder *b)
 	free(b->vals);
 	free(b->fhnode);
 	free(b->c);
+	free(b->xname_ix);
 }

@@ -5,7 +5,11 @@
  * it are counted as left out). The reply gives each op's status without
  * reading its results: a COMPOUND stops at its first failure, so the ops
  * before the last result succeeded and the last has the COMPOUND's status.
- * Results are read only as far as they are known, for GETFH's handle.
+ * Results are read only as far as they are known, for GETFH's handle and
+ * READ_PLUS's bytes of data and of holes. The v4.2 operations (RFC 7862,
+ * RFC 8276 for xattrs) keep what a replay sends again: offsets, lengths,
+ * SEEK's what, COPY and CLONE's two files (SAVEFH's and the current one),
+ * the xattr's name and value size.
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +19,8 @@
 #define FH4_MAX 128
 #define NAME4_MAX 4096
 #define OPS_MAX 256
+#define XATTR_VALUE_MAX (1u << 20)
+#define SEGS_MAX 4096	/* READ_PLUS's contents in one reply */
 
 static const char *const names[] = {
 	[3] = "ACCESS", "CLOSE", "COMMIT", "CREATE", "DELEGPURGE", "DELEGRETURN", "GETATTR",
@@ -28,7 +34,7 @@ static const char *const names[] = {
 	"SEQUENCE", "SET_SSV", "TEST_STATEID", "WANT_DELEGATION", "DESTROY_CLIENTID",
 	"RECLAIM_COMPLETE", "ALLOCATE", "COPY", "COPY_NOTIFY", "DEALLOCATE", "IO_ADVISE",
 	"LAYOUTERROR", "LAYOUTSTATS", "OFFLOAD_CANCEL", "OFFLOAD_STATUS", "READ_PLUS", "SEEK",
-	"WRITE_SAME", "CLONE",
+	"WRITE_SAME", "CLONE", "GETXATTR", "SETXATTR", "LISTXATTRS", "REMOVEXATTR",
 };
 
 const char *trace_nfs4_name(unsigned op)
@@ -96,6 +102,42 @@ static bool cb_sec_parms(XDR *x)
 	return true;
 }
 
+/* A v4.2 length4 (64 bits) into op->count, cut to what a count holds. */
+static bool length(XDR *x, struct trace_op *op)
+{
+	uint64_t n;
+
+	if (!xdrx_get64(x, &n))
+		return false;
+	op->count = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	return true;
+}
+
+/* IO_ADVISE's hints (a bitmap4): its first word. */
+static bool hints(XDR *x, uint32_t *first)
+{
+	uint32_t n;
+
+	*first = 0;
+	if (!xdrx_get32(x, &n) || n > 16)
+		return false;
+	return n == 0 || (xdrx_get32(x, first) && xdrx_skip32(x, n - 1));
+}
+
+/* COPY's ca_source_server<>: netloc4s (a name, a URL, or a netaddr4's two strings). */
+static bool netlocs(XDR *x)
+{
+	uint32_t n, type;
+
+	if (!xdrx_get32(x, &n) || n > 16)
+		return false;
+	while (n--)
+		if (!xdrx_get32(x, &type) || type < 1 || type > 3 ||
+		    !xdrx_skip_opaque(x, 1024) || (type == 3 && !xdrx_skip_opaque(x, 1024)))
+			return false;
+	return true;
+}
+
 /* OPEN's args past seqid: access, deny, owner, openflag4, open_claim4. */
 static bool open_args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t cur)
 {
@@ -157,15 +199,40 @@ static bool args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t *cur
 		op->fh = *cur;
 		return xdrx_skip32(x, 1);
 	case 4: op->fh = *cur; return xdrx_skip32(x, 5);	/* CLOSE */
-	case 5: case 25: case 65: case 59: case 62:	/* COMMIT, READ, READ_PLUS, ALLOCATE ... */
+	case 5: case 25: case 68:	/* COMMIT, READ, READ_PLUS: (stateid,) offset, count */
 		op->fh = *cur;
 		if (op->proc != 5 && !xdrx_skip32(x, 4))
 			return false;
-		if (!xdrx_get64(x, &op->offset))
+		return xdrx_get64(x, &op->offset) && xdrx_get32(x, &op->count);
+	case 59: case 62: case 63:	/* ALLOCATE, DEALLOCATE, IO_ADVISE: stateid, offset, length */
+		op->fh = *cur;
+		if (!xdrx_skip32(x, 4) || !xdrx_get64(x, &op->offset) || !length(x, op))
 			return false;
-		if (op->proc >= 59 && op->proc != 65)
-			return xdrx_skip32(x, 2);
-		return xdrx_get32(x, &op->count);
+		return op->proc != 63 || hints(x, &op->what);
+	case 69:	/* SEEK: stateid, offset, what */
+		op->fh = *cur;
+		return xdrx_skip32(x, 4) && xdrx_get64(x, &op->offset) && xdrx_get32(x, &op->what);
+	case 60: case 71:	/* COPY, CLONE: from the saved handle to the current one */
+		op->fh = *saved;
+		op->fh2 = *cur;
+		if (!xdrx_skip32(x, 8) || !xdrx_get64(x, &op->offset) ||
+		    !xdrx_get64(x, &op->offset2) || !length(x, op))
+			return false;
+		return op->proc == 71 || (xdrx_skip32(x, 2) && netlocs(x));
+	case 72: case 75:	/* GETXATTR, REMOVEXATTR: a name */
+		op->fh = *cur;
+		return trace_get_blob(c, x, nm, NAME4_MAX, &op->name);
+	case 73:	/* SETXATTR: option, name, value */
+		op->fh = *cur;
+		return xdrx_get32(x, &op->what) &&
+		       trace_get_blob(c, x, nm, NAME4_MAX, &op->name) &&
+		       xdrx_get32(x, &op->count) && op->count <= XATTR_VALUE_MAX &&
+		       xdrx_skip(x, op->count);
+	case 74:	/* LISTXATTRS: cookie, maxcount */
+		op->fh = *cur;
+		return xdrx_skip32(x, 2) && xdrx_get32(x, &op->count);
+	case 66: case 67:	/* OFFLOAD_CANCEL, OFFLOAD_STATUS: a stateid */
+		return xdrx_skip32(x, 4);
 	case 38:	/* WRITE */
 		op->fh = *cur;
 		if (!xdrx_skip32(x, 4) || !xdrx_get64(x, &op->offset) || !xdrx_get32(x, &v) ||
@@ -225,8 +292,6 @@ static bool args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t *cur
 	case 44: return xdrx_skip32(x, 4);
 	case 53: return xdrx_skip32(x, 8);
 	case 55: return xdrx_get32(x, &n) && n <= 1024 && xdrx_skip32(x, 4 * n);
-	case 67: op->fh = *cur; return xdrx_skip32(x, 4) && xdrx_get64(x, &op->offset) &&
-			xdrx_skip32(x, 1);
 	}
 	return false;
 }
@@ -274,7 +339,54 @@ int trace_nfs4_call(struct trace_ctx *c, uint32_t conn, uint32_t proc, XDR *x)
 	return 1;
 }
 
-/* GETFH's handle: results stepped over while they are known and successful. */
+/* READ_PLUS's read_plus_res4: eof, then data (offset, bytes) and holes (offset, length). */
+static bool read_plus_res(struct trace_op *op, XDR *x)
+{
+	uint32_t n, kind, len;
+	uint64_t hole;
+
+	op->data_bytes = op->hole_bytes = 0;
+	if (!xdrx_skip32(x, 1) || !xdrx_get32(x, &n) || n > SEGS_MAX)
+		return false;
+	while (n--) {
+		if (!xdrx_get32(x, &kind) || kind > 1 || !xdrx_skip32(x, 2))	/* its offset */
+			return false;
+		if (kind == 0) {
+			if (!xdrx_get32(x, &len) || !xdrx_skip(x, len))
+				return false;
+			op->data_bytes += len;
+		} else {
+			if (!xdrx_get64(x, &hole))
+				return false;
+			op->hole_bytes += hole;
+		}
+	}
+	return true;
+}
+
+/* LISTXATTRS4resok: cookie, names<>, eof. */
+static bool listxattrs_res(XDR *x)
+{
+	uint32_t n;
+
+	if (!xdrx_skip32(x, 2) || !xdrx_get32(x, &n) || n > 65536)
+		return false;
+	while (n--)
+		if (!xdrx_skip_opaque(x, NAME4_MAX))
+			return false;
+	return xdrx_skip32(x, 1);
+}
+
+/* COPY4resok: write_response4 (callback id<1>, count, committed, verifier), requirements. */
+static bool copy_res(XDR *x)
+{
+	uint32_t n;
+
+	return xdrx_get32(x, &n) && n <= 1 && xdrx_skip32(x, 4 * n) && xdrx_skip32(x, 7);
+}
+
+/* GETFH's handle and READ_PLUS's bytes: results stepped over while they are known and
+ * successful. */
 static void results(struct trace_ctx *c, struct trace_op *ops, uint32_t n, XDR *x)
 {
 	uint32_t num, st, v, last = 0;
@@ -295,7 +407,15 @@ static void results(struct trace_ctx *c, struct trace_op *ops, uint32_t n, XDR *
 		}
 		switch (num) {
 		case 15: case 16: case 22: case 23: case 24: case 31: case 32: case 58:
-		case 8: break;
+		case 8: case 59: case 62: case 71: break;
+		case 25: if (!xdrx_skip32(x, 1) || !xdrx_skip_opaque(x, UINT32_MAX)) return; break;
+		case 68: if (!read_plus_res(&ops[i], x)) return; break;
+		case 69: if (!xdrx_skip32(x, 3)) return; break;	/* SEEK: eof, offset */
+		case 63: if (!bitmap(x)) return; break;
+		case 60: if (!copy_res(x)) return; break;
+		case 72: if (!xdrx_skip_opaque(x, XATTR_VALUE_MAX)) return; break;
+		case 73: case 75: if (!xdrx_skip32(x, 5)) return; break;	/* change_info4 */
+		case 74: if (!listxattrs_res(x)) return; break;
 		case 53: if (!xdrx_skip32(x, 9)) return; break;
 		case 3: case 5: if (!xdrx_skip32(x, 2)) return; break;
 		case 4: if (!xdrx_skip32(x, 4)) return; break;

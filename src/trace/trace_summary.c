@@ -1,7 +1,8 @@
 /*
  * trace_summary: what a decoded capture holds, per operation (calls,
- * replies, errors, the capture's own latency reply - call as p50/p99), as
- * text or JSON, and what was left out of it.
+ * replies, errors, the capture's own latency reply - call as p50/p99;
+ * READ_PLUS: the bytes of data and of holes its replies gave), as text or
+ * JSON, and what was left out of it.
  */
 #include <jansson.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@ struct agg {
 	char name[48];
 	uint32_t code;
 	uint64_t calls, replies, errors, not_run;	/* not run: v4, after a failed op */
+	uint64_t data_bytes, hole_bytes;		/* v4.2 READ_PLUS's replies */
 	struct hist lat;
 };
 
@@ -63,6 +65,8 @@ static struct agg *aggregate(const struct trace *t, size_t *n)
 			(*n)++;
 		}
 		v[k].calls++;
+		v[k].data_bytes += op->data_bytes;
+		v[k].hole_bytes += op->hole_bytes;
 		v[k].not_run += op->status == TRACE_NOT_RUN;
 		if (op->status == TRACE_NO_REPLY || op->status == TRACE_NOT_RUN)
 			continue;
@@ -131,6 +135,11 @@ static int text(FILE *out, const char *file, const struct trace *t, struct agg *
 			(unsigned long long)v[k].errors, (unsigned long long)v[k].not_run,
 			hist_percentile(&v[k].lat, 50) / 1e3,
 			hist_percentile(&v[k].lat, 99) / 1e3);
+	for (size_t k = 0; k < n; k++)
+		if (v[k].data_bytes || v[k].hole_bytes)
+			fprintf(out, "%s: %llu bytes of data, %llu bytes of holes\n", v[k].name,
+				(unsigned long long)v[k].data_bytes,
+				(unsigned long long)v[k].hole_bytes);
 	for (size_t i = 0; i < NLEFT; i++) {
 		if (!left_val(t, i))
 			continue;
@@ -176,6 +185,10 @@ static int json(FILE *out, const char *file, const struct trace *t, struct agg *
 				    json_integer((json_int_t)hist_percentile(&v[k].lat, 50)));
 		json_object_set_new(o, "p99_ns",
 				    json_integer((json_int_t)hist_percentile(&v[k].lat, 99)));
+		if (v[k].data_bytes || v[k].hole_bytes) {
+			json_object_set_new(o, "data_bytes", json_integer((json_int_t)v[k].data_bytes));
+			json_object_set_new(o, "hole_bytes", json_integer((json_int_t)v[k].hole_bytes));
+		}
 		json_object_set_new(ops, v[k].name, o);
 	}
 	json_object_set_new(root, "ops", ops);

@@ -27,10 +27,12 @@
  *   - each operation: a type of enum op_type; a wait on its own connection
  *     for an earlier operation only; on another connection for an operation
  *     that exists; its time within the plan's span (and, from made-up traces,
- *     never before the connection's previous one); a READ/WRITE/COMMIT's
- *     range one of its connection's files and its length at most max_io
- *     (READ, WRITE); a metadata operation's path (and RENAME's second) one
- *     the plan made;
+ *     never before the connection's previous one); a data op's (READ,
+ *     WRITE, COMMIT, the v4.2 ones: the op table's class) range one of its
+ *     connection's files (COPY, CLONE: the destination's too) and its length
+ *     at most max_io (READ, WRITE, READ_PLUS, SETXATTR); an xattr op's name
+ *     one the plan made; a metadata operation's path (and RENAME's second)
+ *     one the plan made;
  *   - the namespace: path 0 is the work directory (""), made beforehand;
  *     every other path is "file.<id>" at the top for a data file (its id
  *     below nfiles) or names of [A-Za-z0-9._-], 1..64 bytes, not "." or "..",
@@ -44,6 +46,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "ops.h"
 #include "replay.h"
 #include "trace.h"
 #include "trace/trace_int.h"
@@ -149,7 +152,10 @@ static uint64_t check_plan(const struct trace *t, const struct replay_plan *p, u
 		sum += c->nops;
 		for (uint32_t i = 0; i < c->nops; i++) {
 			const struct replay_op *o = &c->ops[i];
-			bool data = o->type == OP_READ || o->type == OP_WRITE || o->type == OP_COMMIT;
+			bool data = o->type < OP_NTYPES && op_info((enum op_type)o->type)->cls != OPC_NAME;
+			bool two = o->type == OP_COPY || o->type == OP_CLONE;
+			bool xattr = o->type == OP_GETXATTR || o->type == OP_SETXATTR ||
+				     o->type == OP_REMOVEXATTR;
 
 			FUZZ_CHECK(o->type < OP_NTYPES);
 			FUZZ_CHECK(o->dep == REPLAY_NO_DEP || o->dep < i);
@@ -166,8 +172,20 @@ static uint64_t check_plan(const struct trace *t, const struct replay_plan *p, u
 				FUZZ_CHECK(o->path2 < p->npaths && p->paths[o->path2]);
 			if (data) {
 				FUZZ_CHECK(o->range < c->nfiles);
-				if (o->type != OP_COMMIT)
+				if (o->type == OP_READ || o->type == OP_WRITE ||
+				    o->type == OP_READ_PLUS || o->type == OP_SETXATTR)
 					FUZZ_CHECK(o->len <= max_io);
+				FUZZ_CHECK(replay_op_bytes(o) <= o->len);
+			}
+			/* v4.2: COPY and CLONE's destination a file of the connection; an xattr
+			 * op's name one the plan made, plain or x<index> */
+			FUZZ_CHECK(!two || o->range2 < c->nfiles);
+			FUZZ_CHECK(o->xname < (p->nxnames ? p->nxnames : 1));
+			FUZZ_CHECK(!xattr || o->xname);
+			if (o->xname) {
+				FUZZ_CHECK(xattr && p->xnames[o->xname]);
+				FUZZ_CHECK(strlen(p->xnames[o->xname]) >= 1 &&
+					   strlen(p->xnames[o->xname]) <= NAME_LEAF_MAX);
 			}
 			fuzz_hash(&h, o, offsetof(struct replay_op, unchecked));
 			fuzz_hash(&h, &o->unchecked, sizeof(o->unchecked));
@@ -275,7 +293,7 @@ static void made_up(const uint8_t *p, size_t n)
 		o->prog = (fl & 4) ? TRACE_MOUNT : TRACE_NFS;
 		o->version = (fl & 1) && o->prog == TRACE_NFS ? 4 : 3;
 		o->minor = o->version == 4 ? (uint8_t)((fl >> 4) & 3) % 3 : 0;
-		o->proc = o->version == 4 ? p[2] % 64 : p[2] % 24;
+		o->proc = o->version == 4 ? p[2] % 80 : p[2] % 24;	/* v4: to 4.2's REMOVEXATTR (75) */
 		o->status = p[3] < 200 ? statuses[p[3] % 8] : TRACE_NO_REPLY;
 		o->fh = p[4] % (t.fhs.n + 1);
 		o->dir = p[5] % (t.fhs.n + 1);

@@ -28,6 +28,8 @@ nfs42/real-* come from the v4.2 requests native_v42.c builds, sent to
 nfs-ganesha 4.3 at minor version 2 before the engine's I/O path sent them (a
 driver over nat_queue; ganesha answers the xattr ops, COPY and CLONE with
 NFS4ERR_NOTSUPP and every READ_PLUS with one empty data segment at offset 0).
+The pcap and replay seeds with v4.2 COMPOUNDs (file-v42-made.pcap, its segment
+feeds, made-v42) are made by write_v42.
 """
 import os
 import struct
@@ -189,6 +191,7 @@ def main():
         write_segments(out, cap)
     write_replay(out)
     write_nfs42(out)
+    write_v42(out)
 
 
 def write_segments(out, cap, per=3, msgs=24):
@@ -247,6 +250,95 @@ def write_replay(out):
     for name, ops, max_io in (('v3', v3, 5), ('v4', v4, 0), ('v3v4', v3 + v4, 9)):
         with open(f'{out}/replay/made-{name}', 'wb') as f:
             f.write(bytes([1, max_io]) + tables + b''.join(ops))
+
+
+def write_v42(out):
+    """A 4.2 client's COMPOUNDs, made here (no client on these machines sends them all and
+    ganesha's VFS export has no xattrs): the calls and replies of tests/test_trace.c's
+    test_v42_compounds as a capture (pcap/ and replay/ file-v42-made.pcap, pcap/'s segment
+    feeds seg-file-v42-made-*), and a made-up trace of the same ops (replay/made-v42)."""
+    w = lambda *v: b''.join(struct.pack('>I', x & 0xffffffff) for x in v)
+    u64 = lambda v: w(v >> 32, v)
+    sid = w(0, 0, 0, 0)
+    fh = lambda b: w(8, b << 24 | 0x020304, 0x05060708)
+    name = lambda s: w(len(s)) + s + bytes(-len(s) % 4)
+    seq = w(53) + w(*([1] * 8))
+    seq_res = w(53, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)
+    calls = [
+        (6, w(22) + fh(1) + w(68) + sid + u64(4096) + w(8192) + w(69) + sid + u64(12288) + w(1) +
+         w(59) + sid + u64(100) + u64(200) + w(62) + sid + u64(300) + u64(5 << 30) +
+         w(63) + sid + u64(7) + u64(9) + w(1, 0x20),
+         w(0, 0, 7) + seq_res + w(22, 0, 68, 0, 1, 2, 0) + u64(4096) + name(b'hello') +
+         w(1) + u64(4101) + u64(8187) + w(69, 0, 0) + u64(16384) + w(59, 0, 62, 0, 63, 0, 1, 0x20)),
+        (5, w(22) + fh(1) + w(32, 22) + fh(2) + w(60) + sid + sid + u64(0) + u64(65536) +
+         u64(4096) + w(1, 1, 1, 1) + name(b'srv') + w(71) + sid + sid + u64(8) + u64(16) + u64(32),
+         w(0, 0, 6) + seq_res + w(22, 0, 32, 0, 22, 0, 60, 0, 0) + u64(4096) + w(2, 7, 7, 1, 1, 71, 0)),
+        (6, w(22) + fh(2) + w(72) + name(b'nfsload.1') + w(73, 0) + name(b'nfsload.2') +
+         name(bytes(range(10))) + w(74) + u64(0) + w(4096) + w(75) + name(b'nfsload.3') +
+         w(68) + sid + u64(0) + w(512),
+         w(10004, 0, 3) + seq_res + w(22, 0, 72, 10004)),
+    ]
+    pkts = []
+    cseq, sseq, us = 1001, 5001, 1000000
+
+    def pkt(to_srv, sq, flags, payload=b''):
+        nonlocal us
+        a, b = (b'\x0a\x00\x00\x01', b'\x0a\x00\x00\x02')
+        src, dst = (a, b) if to_srv else (b, a)
+        sp, dp = (900, 2049) if to_srv else (2049, 900)
+        tcp = struct.pack('>HHIIBBHHH', sp, dp, sq, 0, 0x50, flags, 65535, 0, 0) + payload
+        ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(tcp), 0, 0, 64, 6, 0, src, dst)
+        eth = bytes(12) + b'\x08\x00'
+        frame = eth + ip + tcp
+        pkts.append(struct.pack('<IIII', us // 1000000, us % 1000000, len(frame), len(frame)) + frame)
+        us += 100
+    pkt(True, cseq - 1, 0x02)
+    pkt(False, sseq - 1, 0x12)
+    for xid, (nops, args, res) in enumerate(calls, 70):
+        call = w(xid, 0, 2, 100003, 4, 1, 0, 0, 0, 0) + w(0, 2, nops + 1) + seq + args
+        reply = w(xid, 1, 0, 0, 0, 0) + res
+        for to_srv, rec in ((True, call), (False, reply)):
+            rec = w(0x80000000 | len(rec)) + rec
+            pkt(to_srv, cseq if to_srv else sseq, 0x18, rec)
+            if to_srv:
+                cseq += len(rec)
+            else:
+                sseq += len(rec)
+    image = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1) + b''.join(pkts)
+    for d in ('pcap', 'replay'):
+        os.makedirs(f'{out}/{d}', exist_ok=True)
+        with open(f'{out}/{d}/file-v42-made.pcap', 'wb') as f:
+            f.write(image)
+    write_segments(out, f'{out}/pcap/file-v42-made.pcap')
+    write_replay42(out)
+
+
+def write_replay42(out):
+    """fuzz_replay.c's made-up trace of a 4.2 session (minor version 2): READ_PLUS, SEEK,
+    ALLOCATE, DEALLOCATE, IO_ADVISE, COPY and CLONE (SAVEFH, PUTFH), the xattr ops."""
+    fhs = [b'\x01' * 8, b'\x02' * 8, b'\x03' * 8]
+    names = [b'file.000000', b'nfsload.1', b'bad/name']
+    tables = b''.join(bytes([len(t)]) + b''.join(bytes([len(x)]) + x for x in t)
+                      for t in (fhs, names))
+
+    def op(conn, flags, proc, fh=0, name=0, off=0, count=16, status=0):
+        return bytes([conn, flags, proc, status, fh, 0, name, 0, 0, 0, off >> 8, off & 255,
+                      count >> 8, count & 255, 0, 0x21])
+    new, more = 0x23, 0x21	# NFSv4, minor 2; a new COMPOUND or not
+    ops = [op(0, new, 42), op(0, new, 43)]
+    for conn, proc, fh, extra in ((0, 68, 1, {'off': 2, 'count': 300}), (0, 69, 1, {}),
+                                  (1, 59, 2, {'off': 1}), (1, 62, 2, {'count': 999}),
+                                  (0, 63, 1, {}), (1, 72, 2, {'name': 2}),
+                                  (1, 73, 2, {'name': 2, 'count': 4}), (0, 74, 1, {}),
+                                  (0, 75, 1, {'name': 3}), (1, 68, 2, {'status': 1})):
+        ops += [op(conn, new, 53), op(conn, more, 22, fh=fh), op(conn, more, proc, fh=fh, **extra)]
+    for proc in (60, 71):	# COPY, CLONE from file 1 (SAVEFH) to file 3
+        ops += [op(0, new, 53), op(0, more, 22, fh=1), op(0, more, 32), op(0, more, 22, fh=3),
+                op(0, more, proc, off=1, count=64)]
+    ops += [op(0, new, 53), op(0, more, 24), op(0, more, 69)]	# on the root: left out
+    os.makedirs(f'{out}/replay', exist_ok=True)
+    with open(f'{out}/replay/made-v42', 'wb') as f:
+        f.write(bytes([1, 3]) + tables + b''.join(ops))
 
 
 def xdr_opaque(b):

@@ -500,6 +500,7 @@ static const struct opt options[] = { LOWAT_OPTION, { .name = NULL } };
 
 const struct engine_ops engine_libnfs = {
 	.name = "libnfs",
+	.op_bit = OPE_LIBNFS,
 	.about = SHIM_API,
 	.needs_url = true,
 	.proto = libnfs_proto,

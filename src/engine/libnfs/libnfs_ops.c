@@ -207,8 +207,10 @@ int libnfs_queue(struct engine_conn *c, struct engine_req *req)
 			rc = nfs_fsync_async(c->nfs, fh, rw_cb, req);	/* COMMIT (v3 and v4) */
 		else if (req->op == OP_READ)
 			rc = shim_pread_async(c->nfs, fh, c->read_buf, req->offset, req->len, rw_cb, req);
-		else
+		else if (req->op == OP_WRITE)
 			rc = shim_pwrite_async(c->nfs, fh, req->buf, req->offset, req->len, rw_cb, req);
+		else	/* never another op sent as a WRITE (check.c refuses them at the start) */
+			return -EOPNOTSUPP;
 	}
 	if (rc < 0) {
 		/* libnfs says why in words only: error() hands them to the report. */

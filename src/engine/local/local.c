@@ -296,6 +296,7 @@ static const struct opt options[] = {
 
 const struct engine_ops engine_local = {
 	.name = "local",
+	.op_bit = OPE_LOCAL,
 	.about = "io_uring on a local directory (liburing)",
 	.needs_url = false,
 	.takes_path = true,

@@ -351,6 +351,7 @@ static const struct opt options[] = {
 
 const struct engine_ops engine_native = {
 	.name = "native",
+	.op_bit = OPE_NATIVE,
 	.about = "native NFSv3/NFSv4.1 (libtirpc XDR, liburing sockets)",
 	.needs_url = true,
 	.wire_time = true,

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "ops.h"
 #include "pattern.h"
 #include "worker_int.h"
 
@@ -46,7 +47,8 @@ static bool issue(struct wconn *wc, uint32_t idx, uint64_t start, uint64_t t)
 	const struct run *run = wc->w->run;
 	const struct replay_op *o = &wc->rp->ops[idx];
 	struct slot *s = wc->free_slots[--wc->nfree];
-	bool data = o->type == OP_READ || o->type == OP_WRITE || o->type == OP_COMMIT;
+	enum op_class cls = op_info((enum op_type)o->type)->cls;
+	bool data = cls != OPC_NAME;
 	char path[400], path2[400];
 
 	s->start_ns = start;
@@ -56,14 +58,19 @@ static bool issue(struct wconn *wc, uint32_t idx, uint64_t start, uint64_t t)
 	s->range = o->range;
 	s->file = data ? wc->rp->files[o->range] : 0;
 	s->offset = o->offset;
-	s->len = o->type == OP_READ || o->type == OP_WRITE ? o->len : 0;
+	s->len = replay_op_bytes(o);
 	s->tries = 1;
 	s->busy = true;
 	if (data) {
 		s->req = (struct engine_req){
-			.op = s->type, .file = o->range, .offset = o->offset, .len = s->len,
+			.op = s->type, .file = o->range, .offset = o->offset,
+			/* v4.2: a range's length, SETXATTR's value size (COMMIT: none, as ever) */
+			.len = cls == OPC_FILE ? o->len : s->len,
 			.buf = o->type == OP_WRITE ? pattern_at(run->pattern, s->file, o->offset) :
 			       NULL,
+			/* COPY, CLONE: the destination; SEEK's what; the xattr's name */
+			.file2 = o->range2, .offset2 = o->offset2, .what = o->what,
+			.xname = o->xname ? run->replay->xnames[o->xname] : NULL,
 		};
 	} else {
 		s->req = (struct engine_req){
