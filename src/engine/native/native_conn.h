@@ -116,6 +116,7 @@ struct nat_session {
 	unsigned nmembers;
 	uint64_t clientid;
 	uint32_t exchange_seq;		/* EXCHANGE_ID's sequenceid, for CREATE_SESSION */
+	uint32_t minor;			/* the minor version it is made with: every COMPOUND's */
 	uint8_t id[NFS4_SESSIONID_SIZE];
 	struct nfs4_chan_attrs fore;	/* what the server granted */
 	struct slot4_table slots;
@@ -162,6 +163,11 @@ struct nat_engine {
 	enum engine_sec sec;
 	gss_cred_id_t gss_cred;
 	gss_name_t gss_target[ENGINE_SERVERS_MAX];
+
+	/* NFSv4.x: the minor version EXCHANGE_ID asks for (0: not yet, the URL's or 2); version=4
+	 * falls to 1 when a server says NFS4ERR_MINOR_VERS_MISMATCH, for every session after. */
+	unsigned minor_ask;
+	unsigned minors_made;		/* bit N: a session was made with minor version N */
 
 	/* conn_new runs on one thread in connection order: a session's members follow its first. */
 	struct nat_session *sess_last;

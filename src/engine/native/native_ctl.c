@@ -128,7 +128,8 @@ static void mount_error(struct engine_ctl *ctl, char *err, size_t len)
 	char head[ENGINE_URL_MAX + 300];
 
 	snprintf(head, sizeof(head), "cannot mount %s:%s (NFSv%s)", cfg->host, cfg->path,
-		 cfg->nfs_version == 4 ? "4.1" : "3");
+		 cfg->nfs_version == 3 ? "3" : cfg->nfs_minor == 1 ? "4.1" :
+		 cfg->nfs_minor == 2 ? "4.2" : "4");
 	/* With no work directory, NFSv4.1's set-up LOOKUPs are the export path's. */
 	if (strncmp(why, root, strlen(root)) == 0) {
 		why += strlen(root);
