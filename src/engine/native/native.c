@@ -21,7 +21,7 @@
 #include "native_known.h"
 #include "native_life.h"
 #include "native_pmap.h"
-#include "native_sess.h"
+#include "v4/native_sess.h"
 #include "native_tap.h"
 #include "units.h"
 

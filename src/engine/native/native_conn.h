@@ -29,7 +29,7 @@
 #include "codec/nfs4x.h"
 #include "rpc/gss.h"
 #include "rpc/rpc.h"
-#include "slot4.h"
+#include "v4/slot4.h"
 #include "xport/tap.h"
 #include "xport/xport.h"
 

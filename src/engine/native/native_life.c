@@ -16,11 +16,11 @@
 #include "native_life.h"
 #include "native_meta.h"
 #include "native_ops.h"
-#include "native_sess.h"
+#include "v4/native_sess.h"
 #include "native_gss.h"
 #include "native_tap.h"
-#include "native_v3.h"
-#include "native_v4.h"
+#include "v3/native_v3.h"
+#include "v4/native_v4.h"
 
 /* The NFS port is connected (and, with Kerberos, the context made): the protocol's set-up. */
 static void up_secured(struct engine_conn *c)

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "native_meta.h"
-#include "native_meta3.h"
-#include "native_meta4.h"
-#include "native_sess.h"
+#include "v3/native_meta3.h"
+#include "v4/native_meta4.h"
+#include "v4/native_sess.h"
 
 /* Does the session's queue of requests waiting for a slot hold req (for c)? */
 static bool waits(const struct engine_conn *c, const struct engine_req *req)

@@ -12,7 +12,7 @@
 
 #include "native_call.h"
 #include "native_names.h"
-#include "native_v4.h"
+#include "v4/native_v4.h"
 
 struct nat_meta *nat_meta_of(struct engine_conn *c)
 {

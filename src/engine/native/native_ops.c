@@ -13,8 +13,8 @@
 
 #include "native_call.h"
 #include "native_ops.h"
-#include "native_sess.h"
-#include "native_v4.h"
+#include "v4/native_sess.h"
+#include "v4/native_v4.h"
 
 static void io_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
 

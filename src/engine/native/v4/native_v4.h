@@ -7,7 +7,7 @@
 #ifndef NFSLOAD_NATIVE_V4_H
 #define NFSLOAD_NATIVE_V4_H
 
-#include "native_conn.h"
+#include "../native_conn.h"
 
 /* From a connected socket: the session's set-up, or joining it. 0 or -errno. */
 int nat_v4_start(struct engine_conn *c);

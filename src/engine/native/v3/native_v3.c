@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "native_call.h"
+#include "../native_call.h"
 #include "native_v3.h"
 
 static void v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);

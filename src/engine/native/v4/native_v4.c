@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "native_call.h"
+#include "../native_call.h"
 #include "native_sess.h"
 #include "native_v4.h"
 

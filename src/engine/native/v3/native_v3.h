@@ -5,7 +5,7 @@
 #ifndef NFSLOAD_NATIVE_V3_H
 #define NFSLOAD_NATIVE_V3_H
 
-#include "native_conn.h"
+#include "../native_conn.h"
 
 /* From a connected socket (mount: the MOUNT port's). known: the handles are
  * filled in already (native_known.c), only the files not known are looked up.

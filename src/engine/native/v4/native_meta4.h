@@ -5,7 +5,7 @@
 #ifndef NFSLOAD_NATIVE_META4_H
 #define NFSLOAD_NATIVE_META4_H
 
-#include "native_names.h"
+#include "../native_names.h"
 
 /* The request's next COMPOUND: 0, -EBUSY (no slot free), or -errno. */
 int nat_meta4_send(struct engine_conn *c, struct nat_mstate *st);

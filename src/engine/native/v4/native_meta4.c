@@ -19,9 +19,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "native_call.h"
+#include "../native_call.h"
 #include "native_meta4.h"
-#include "native_ops.h"
+#include "../native_ops.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
