@@ -174,7 +174,7 @@ static int ctl_connect(struct engine_ctl *ctl, char *err, size_t len)
 		return rc;
 	}
 	describe_ports(ctl);
-	ctl->mounted = !nat_v4(ctl->c);
+	ctl->mounted = ctl->c->proto->mount != NULL;
 	return 0;
 }
 
@@ -183,7 +183,7 @@ static void ctl_close(struct engine_ctl *ctl)
 {
 	struct engine_conn *c = ctl->c;
 
-	if (c->state == NS_READY && nat_v4(c)) {
+	if (c->state == NS_READY && c->proto->close) {
 		nat_detach(c);
 		nat_close(c);
 	}

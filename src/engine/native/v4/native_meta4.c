@@ -374,3 +374,15 @@ static void reply4(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc
 	if (c->state != NS_DOWN && c->sess)
 		nat_sess_kick(c->sess);
 }
+
+int nat_meta4_queue(struct engine_conn *c, struct nat_mstate *st)
+{
+	/* Behind those already waiting for a slot, to keep the order. */
+	int rc = nat_sess_waiting(c) ? -EBUSY : nat_meta4_send(c, st);
+
+	if (rc == -EBUSY && nat_sess_wait(c, st->req) == 0) {
+		st->waiting = true;
+		return 0;
+	}
+	return rc;
+}

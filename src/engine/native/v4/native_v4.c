@@ -19,6 +19,7 @@
 
 #include "base/clock.h"
 #include "../native_call.h"
+#include "native_meta4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
@@ -550,3 +551,33 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nown)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }
+
+static bool v4_start(struct engine_conn *c)
+{
+	return nat_v4_start(c) == 0;
+}
+
+/* Teardown's first calls: false when another member tore the session down already. */
+static bool v4_close(struct engine_conn *c)
+{
+	if (c->sess->destroyed || c->sess->state != SESS_UP)
+		return false;
+	return nat_v4_close_files(c);
+}
+
+/* NFSv4.1 and 4.2 (the minor version is the session's): sessions and their slots,
+ * the lease, CLOSEs and the session's and client's end. */
+const struct nat_proto nat_proto_v4 = {
+	.name = "NFSv4",
+	.rpc_vers = NFS_V4,
+	.mount = NULL,
+	.learns = false,
+	.sessions = true,
+	.start = v4_start,
+	.io_queue = nat_io4_queue,
+	.meta_queue = nat_meta4_queue,
+	.meta_again = nat_meta4_again,
+	.call_lost = nat_v4_slot_lost,
+	.tick = nat_v4_tick,
+	.close = v4_close,
+};

@@ -33,5 +33,10 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now);
  * every member of the session has open, then DESTROY_SESSION, DESTROY_CLIENTID;
  * ready() says how it ended. false: a call could not be sent. */
 bool nat_v4_close_files(struct engine_conn *c);
+/* A request on data (native_io4.c), now or queued for a slot: c->proto->io_queue. */
+int nat_io4_queue(struct engine_conn *c, struct engine_req *req);
+/* Sends req now: 0, -EBUSY (no slot free), -EINVAL (not an operation on a file this
+ * session has: error() says which), or -errno. */
+int nat_io_send_v4(struct engine_conn *c, struct engine_req *req);
 
 #endif
