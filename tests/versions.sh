@@ -17,7 +17,8 @@ set -uo pipefail
 
 t_start_server || exit 1
 . "$(dirname "$0")/capture.sh"
-trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
+# The KDC (krb5i) stops before t_cleanup removes $TMP, where its pid file is.
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; "$T_LIB_DIR/kdc.sh" stop "$TMP/kdc" >/dev/null 2>&1; t_cleanup' EXIT
 
 url_v() { echo "${URL4/version=4/version=$1}"; }
 # minors: the minor versions of the NFSv4 COMPOUND calls in the capture, "N:COUNT ...".
@@ -126,6 +127,31 @@ if GANESHA_MINOR_VERSIONS="0, 1" t_start_server old; then
 	check_eq "version=4.2 on a 4.1 server: exit 1" 1 "$RC"
 	check_match "version=4.2 on a 4.1 server: says the server refused 4.2" \
 		'NFSv4\.2 .*NFS4ERR_MINOR_VERS_MISMATCH' "$(cat "$ERR")"
+fi
+
+# krb5i over 4.2: a private KDC (tests/kdc.sh) and a Kerberos-only ganesha, as krb5.sh's.
+if ! command -v krb5kdc >/dev/null || ! command -v kadmin.local >/dev/null; then
+	t_skip "krb5i over 4.2" "krb5-kdc and krb5-admin-server not installed"
+elif ! out=$("$T_LIB_DIR/kdc.sh" start "$TMP/kdc" 2>&1); then
+	t_fail "krb5i over 4.2: KDC start" "$out"
+else
+	export KRB5_CONFIG=$TMP/kdc/krb5/krb5.conf
+	if GANESHA_KRB5=$TMP/kdc/krb5 t_start_server krb; then
+		name="krb5i over 4.2"
+		if capture_run --dir krb -c 2 -q 8 --rw randrw --bs 4k --size 1m --io-size 2m --verify \
+			--output-format json "$(url_v 4.2)&sec=krb5i"; then
+			check_eq "$name: exit 0" 0 "$RC"
+			check_eq "$name: no errors" 0 "$(jqv .total.errors)"
+			check_eq "$name: the report says krb5i and 4.2" "krb5i 4.2" \
+				"$(jqv '"\(.settings.sec) \(.settings.nfs_version)"')"
+			check_eq "$name: every COMPOUND carries minor version 2" 2 "$(minor_only 2)"
+			check_eq "$name: every NFS call carries RPCSEC_GSS" 0 \
+				"$(capture_read -d "tcp.port==$NFS_PORT,rpc" -Y \
+				'rpc.msgtyp == 0 && rpc.program == 100003 && rpc.auth.flavor != 6' | wc -l)"
+			capture_explain
+		fi
+	fi
+	"$T_LIB_DIR/kdc.sh" stop "$TMP/kdc" >/dev/null 2>&1
 fi
 
 t_summary
