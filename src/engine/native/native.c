@@ -65,7 +65,7 @@ static int check(const struct engine_params *cfg, char *err, size_t len)
 				   "request (try --bs 1m)");
 	if (cfg->opt.conns_per_session > 1 && cfg->nfs_version != 4)
 		return config_fail(err, len, "--connections-per-session: sessions are NFSv4.1's "
-				   "(version=4.1 in the URL)");
+				   "and 4.2's (version=4, 4.1 or 4.2 in the URL)");
 	/* A session may span threads (each thread its own slots), but not come up short. */
 	if (cfg->opt.conns_per_session > 1 && cfg->connections % cfg->opt.conns_per_session)
 		return config_fail(err, len, "--connections-per-session %u: sessions are whole, so "
