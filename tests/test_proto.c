@@ -162,6 +162,15 @@ static void test_v4_refuses(void **state)
 	f->c->sess->minor = 2;
 	refused(f, OP_GETATTR, "GETATTR", "not an NFSv4 operation on a file");
 	refused(f, OP_RENAME, "RENAME", "not an NFSv4 operation on a file");
+	/* Requests waiting for a slot: refused all the same, not queued behind them (sent
+	 * later, a refusal would fail the connection, its error not naming the op). */
+	f->c->sess->wait[0] = (struct nat_wait){ NULL, NULL };
+	f->c->sess->nwait = 1;
+	refused(f, OP_MKDIR, "MKDIR", "not an NFSv4 operation on a file");
+	f->c->sess->minor = 1;
+	refused(f, OP_DEALLOCATE, "DEALLOCATE", "the session is NFSv4.1");
+	CHECK("nothing queued for a slot", f->c->sess->nwait, 1);
+	f->c->sess->nwait = 0;
 	assert_int_equal(bad, 0);
 }
 

@@ -47,6 +47,8 @@ int nat_io_send_v4(struct engine_conn *c, struct engine_req *req)
 	XDR x;
 	int rc;
 
+	/* Checked by nat_io4_queue already; again for a waiting request, whose session
+	 * may have been made again since (with another minor version). */
 	if (req->op != OP_READ && req->op != OP_WRITE && req->op != OP_COMMIT &&
 	    (rc = file_op_refused(c, req)) < 0)
 		return rc;
@@ -88,8 +90,14 @@ int nat_io_send_v4(struct engine_conn *c, struct engine_req *req)
 
 int nat_io4_queue(struct engine_conn *c, struct engine_req *req)
 {
+	int rc;
+
+	/* Refused here, not after a wait for a slot: then it would fail the connection. */
+	if (req->op != OP_READ && req->op != OP_WRITE && req->op != OP_COMMIT &&
+	    (rc = file_op_refused(c, req)) < 0)
+		return rc;
 	/* Behind those already waiting for a slot, to keep the order. */
-	int rc = nat_sess_waiting(c) ? -EBUSY : nat_io_send_v4(c, req);
+	rc = nat_sess_waiting(c) ? -EBUSY : nat_io_send_v4(c, req);
 
 	if (rc == -EBUSY && nat_sess_wait(c, req) == 0)
 		return 0;
