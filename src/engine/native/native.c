@@ -1,5 +1,5 @@
 /*
- * The native engine: NFSv3 and NFSv4.1 spoken by nfsload itself, one TCP
+ * The native engine: NFSv3, NFSv4.1 and 4.2 spoken by nfsload itself, one TCP
  * connection per engine connection, on the worker's loop through xport
  * (an io_uring per thread, or epoll where io_uring cannot be used).
  *

@@ -1,9 +1,14 @@
 /*
- * NFSv4.1 sessions for the native engine (RFC 8881): a connection's client
- * and session set-up (EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, the
- * work directory's handle, an OPEN per file), SEQUENCE and the slot table
- * on every COMPOUND, the lease kept while idle, and teardown (CLOSE,
- * DESTROY_SESSION, DESTROY_CLIENTID).
+ * NFSv4.1 and 4.2 sessions for the native engine (RFC 8881, RFC 7862): a
+ * connection's client and session set-up (EXCHANGE_ID, CREATE_SESSION,
+ * RECLAIM_COMPLETE, the work directory's handle, an OPEN per file), SEQUENCE
+ * and the slot table on every COMPOUND, the lease kept while idle, teardown
+ * (CLOSE, DESTROY_SESSION, DESTROY_CLIENTID), and the version's table
+ * (nat_proto_v4).
+ *
+ * The minor version is the session's: EXCHANGE_ID asks for the URL's, or
+ * (version=4) for 2, then 1 after NFS4ERR_MINOR_VERS_MISMATCH, as Linux
+ * does; every COMPOUND of the session carries the one it was made with.
  *
  * A session's connections (--connections-per-session) share one client
  * and session, made by the first of them (native_sess.c); on several

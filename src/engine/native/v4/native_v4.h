@@ -1,5 +1,5 @@
 /*
- * native_v4: a connection's NFSv4.1 set-up (EXCHANGE_ID, CREATE_SESSION,
+ * native_v4: a connection's NFSv4.1 or 4.2 set-up (EXCHANGE_ID, CREATE_SESSION,
  * RECLAIM_COMPLETE, the work directory, an OPEN per file), SEQUENCE and the
  * session's slots on every COMPOUND, the lease kept while idle, and the
  * teardown's calls (CLOSE, DESTROY_SESSION, DESTROY_CLIENTID).
