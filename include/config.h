@@ -50,7 +50,7 @@ struct config {
 	/* "nfs://host/path?version=N&args&nfsport=P&mountport=M": one spelling per target */
 	char canon_url[CFG_URL_MAX];
 	int nfs_version;		/* 3 or 4 */
-	int nfs_minor;			/* 1: version=4.1 was asked for */
+	int nfs_minor;			/* version=4.N: N; version=4: ENGINE_MINOR_ANY (-1) */
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
 	struct engine_opts opt;		/* the engines' own options (engine_ops.options) */
 	/* Several URLs (servers.c): connections spread by weight, in session groups. */

@@ -47,7 +47,7 @@ struct engine_params {
 	char path[ENGINE_URL_MAX];	/* export path and subdirectory, or the local directory */
 	char canon_url[ENGINE_URL_MAX];	/* "nfs://host/path?version=N&...": for libnfs */
 	int nfs_version;		/* 3 or 4 */
-	int nfs_minor;			/* 1: NFSv4.1 */
+	int nfs_minor;			/* version 4: 0, 1, 2 as asked, or ENGINE_MINOR_ANY */
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
 	/* Several servers: connection id -> server by engine_server_of(). */
 	unsigned nservers;		/* 1 with one URL (0: no server) */
@@ -171,8 +171,11 @@ struct engine_ctl_ops {
  * What an engine speaks to a server, for the report: data, so that no code
  * outside the engines compares engine names.
  */
+/* nfs_minor of version=4: the highest minor version the engine and the server have. */
+#define ENGINE_MINOR_ANY (-1)
+
 struct engine_proto {
-	const char *version;		/* the NFS version spoken: "3", "4.0", "4.1" */
+	const char *version;		/* the NFS version spoken: "3", "4.0", "4.1", "4.2" */
 	const char *const *steps;	/* the set-up steps it times, NULL-terminated */
 };
 
@@ -194,6 +197,8 @@ struct engine_ops {
 	 * replacing .steps; NULL for an engine that talks to no NFS server.
 	 */
 	const struct engine_proto *(*proto)(int version, int minor);
+	/* After set-up, the version its connections negotiated ("4.2"), or NULL: proto()'s. */
+	const char *(*spoken)(struct engine_inst *inst);
 
 	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err (config_fail). */
 	int (*check)(const struct engine_params *cfg, char *err, size_t len);

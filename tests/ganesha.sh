@@ -19,6 +19,7 @@
 # GANESHA_FSAL=MEM uses FSAL_MEM (keeps only the first 2 MiB of each file) instead of VFS.
 # GANESHA_EXPORT=DIR exports DIR instead of STATEDIR/export (two servers on one tree: one
 # namespace through two nodes); kept for restarts of the same STATEDIR.
+# GANESHA_MINOR_VERSIONS="0, 1" sets Minor_Versions (default "0, 1, 2": NFSv4.2 granted).
 # GANESHA_MAX_CONNECTIONS=N sets RPC_Max_Connections (default 4096; ganesha allows up to 10000).
 # GANESHA_KRB5=KRB5DIR (the STATEDIR/krb5 of a running tests/kdc.sh) serves Kerberos
 # instead: /export takes only krb5, krb5i and krb5p, and a second export, STATEDIR/export-p
@@ -159,6 +160,8 @@ NFS_CORE_PARAM {
 }
 NFSv4 {
 	Graceless = true;
+	# 4.2 as Linux mounts it; GANESHA_MINOR_VERSIONS="0, 1": a server without it.
+	Minor_Versions = ${GANESHA_MINOR_VERSIONS:-0, 1, 2};
 	# NFSv4.1 sessions: requests one session carries at once (default 64, at most 1024).
 	slot_table_size = ${GANESHA_SLOTS:-1024};
 	RecoveryRoot = "$STATE/recovery";$idmap

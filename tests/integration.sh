@@ -42,7 +42,7 @@ check_match "install: --help from the installed binary" "^usage: nfsload" "$("$T
 t_start_server || exit 1
 echo "# nfsload: $("$NFSLOAD" --version)"
 
-# libnfs over NFSv3 and NFSv4.0, then the native engine over NFSv4.1 (full-size writes).
+# libnfs over NFSv3 and NFSv4.0, then the native engine over NFSv4.2 (full-size writes).
 for ev in libnfs:3 libnfs:4 native:4; do
 	NL_ENGINE=${ev%:*} v=${ev#*:}
 	url=$URL3
@@ -51,7 +51,7 @@ for ev in libnfs:3 libnfs:4 native:4; do
 		url=$URL4
 		wbs=2k	# libnfs 4.0 cannot send larger NFSv4 writes
 	elif [[ $ev == native:4 ]]; then
-		url=$URL4 v=4.1
+		url=$URL4 v=4.2	# version=4: the highest the server grants
 	fi
 	d=v$v.seq
 
@@ -389,17 +389,18 @@ check_match "foreign dir: message" "^nfsload: --dir: 'theirs' exists, is not emp
 check_eq "foreign dir: data untouched" "precious" "$(cat "$EXPORT_DIR/theirs/data")"
 check_eq "foreign dir: nothing added" "data" "$(ls -A "$EXPORT_DIR/theirs")"
 
-# The default engine is native: NFSv4.1, its own set-up steps, the version as spoken.
+# The default engine is native: version=4 is NFSv4.2 (ganesha.sh grants it), its own
+# set-up steps, the version as spoken.
 nl --dir default -c 2 -q 2 --rw randrw --bs 64k --size 1m --runtime 1s --output-format json \
 	--engine native "$URL4"
 check_eq "default engine: exit 0" 0 "$RC"
-check_eq "default engine: version=4 is 4.1, 64 KiB writes go" "0 4.1" \
+check_eq "default engine: version=4 is 4.2, 64 KiB writes go" "0 4.2" \
 	"$(jqv '"\(.total.errors) \(.settings.nfs_version)"')"
 check_eq "default engine: NFSv4.1 set-up steps" "SESSION OPEN" \
 	"$(jqv '.setup.procedures | keys_unsorted | join(" ")')"
 NL_ENGINE='' nl --dir default -c 1 --size 1m --runtime 1s "$URL4"
-check_match "default engine: native, and the header says NFSv4.1" \
-	$'^nfsload [0-9.]+, nfs://[^ ]*, NFSv4.1, randread\nengine: native, ' "$(head -2 "$OUT")"
+check_match "default engine: native, and the header says NFSv4.2" \
+	$'^nfsload [0-9.]+, nfs://[^ ]*, NFSv4.2, randread\nengine: native, ' "$(head -2 "$OUT")"
 nl --dir default -c 1 --size 1m --runtime 1s --engine libnfs "$URL4"
 check_match "libnfs: the header says NFSv4.0" "^nfsload [0-9.]+, nfs://[^ ]*, NFSv4.0, randread$" \
 	"$(head -1 "$OUT")"

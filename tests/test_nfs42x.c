@@ -70,7 +70,7 @@ static void enc_case(int line, const char *name, bool (*enc)(struct nfs4_enc *e)
 
 	memset(wire, 0xee, sizeof(wire));
 	xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
-	if (!nfs4_enc_begin(&e, &x, "") || !enc(&e) || !nfs4_enc_end(&e)) {
+	if (!nfs4_enc_begin(&e, &x, "", 2) || !enc(&e) || !nfs4_enc_end(&e)) {
 		print_error("line %d: %s: the encoder failed in %zu bytes\n", line, name, sizeof(wire));
 		bad++;
 		return;
@@ -98,7 +98,7 @@ static void enc_case(int line, const char *name, bool (*enc)(struct nfs4_enc *e)
 		bool ok;
 
 		xdrmem_create(&x, buf, n, XDR_ENCODE);
-		ok = nfs4_enc_begin(&e, &x, "") && enc(&e) && nfs4_enc_end(&e);
+		ok = nfs4_enc_begin(&e, &x, "", 2) && enc(&e) && nfs4_enc_end(&e);
 		free(buf);
 		if (ok) {
 			print_error("line %d: %s: the encoder succeeded in %u of %u bytes\n", line,
@@ -249,7 +249,7 @@ static void test_encoder_limits(void **state)
 	memset(name, 'n', sizeof(name));
 	name[NFS42_XATTR_NAME_MAX + 1] = '\0';
 	xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
-	assert_true(nfs4_enc_begin(&e, &x, ""));
+	assert_true(nfs4_enc_begin(&e, &x, "", 2));
 	assert_false(nfs42_enc_seek(&e, &sid_a, 0, 2));
 	assert_false(nfs42_enc_getxattr(&e, NULL));
 	assert_false(nfs42_enc_removexattr(&e, NULL));
@@ -263,11 +263,11 @@ static void test_encoder_limits(void **state)
 	assert_null(nfs42_enc_setxattr_in_place(&e, 0, "v", sizeof(wire)));
 	/* An unaligned buffer gives no bytes in place: NULL, not a pointer to misuse. */
 	xdrmem_create(&x, (char *)wire + 1, sizeof(wire) - 4, XDR_ENCODE);
-	assert_true(nfs4_enc_begin(&e, &x, ""));
+	assert_true(nfs4_enc_begin(&e, &x, "", 2));
 	assert_null(nfs42_enc_setxattr_in_place(&e, 0, "v", 8));
 	/* ... while the copying encoder works there. */
 	xdrmem_create(&x, (char *)wire + 1, sizeof(wire) - 4, XDR_ENCODE);
-	assert_true(nfs4_enc_begin(&e, &x, ""));
+	assert_true(nfs4_enc_begin(&e, &x, "", 2));
 	assert_true(nfs42_enc_setxattr(&e, 0, "v", "12345678", 8));
 }
 
@@ -956,7 +956,7 @@ static void v42_enc(int line, const struct engine_req *req, const uint32_t *want
 	conn_init(&c);
 	memset(wire, 0xee, sizeof(wire));
 	xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
-	if (!nfs4_enc_begin(&e, &x, "") || !nat_v42_enc(&c, &e, req) || !nfs4_enc_end(&e)) {
+	if (!nfs4_enc_begin(&e, &x, "", 2) || !nat_v42_enc(&c, &e, req) || !nfs4_enc_end(&e)) {
 		print_error("line %d: nat_v42_enc failed\n", line);
 		bad++;
 		return;
@@ -1029,7 +1029,7 @@ static void test_native_enc(void **state)
 		for (int k = 0; k < 3; k++) {
 			conn_init(&c);
 			xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
-			if (!nfs4_enc_begin(&e, &x, "") || !nat_v42_enc(&c, &e, &q)) {
+			if (!nfs4_enc_begin(&e, &x, "", 2) || !nat_v42_enc(&c, &e, &q)) {
 				bad++;
 				break;
 			}
@@ -1047,7 +1047,7 @@ static void test_native_enc(void **state)
 	/* Refused: not a v4.2 op, a file out of range, an xattr op without a name. */
 	conn_init(&c);
 	xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
-	assert_true(nfs4_enc_begin(&e, &x, ""));
+	assert_true(nfs4_enc_begin(&e, &x, "", 2));
 	q = (struct engine_req){ .op = OP_READ };
 	CHECK("READ refused", nat_v42_enc(&c, &e, &q), 0);
 	q = (struct engine_req){ .op = OP_COMMIT };

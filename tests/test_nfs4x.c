@@ -211,7 +211,7 @@ static bool enc_exchange_id(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "nfsload") &&
+	return nfs4_enc_begin(&e, x, "nfsload", 1) &&
 	       nfs4_enc_exchange_id(&e, verf8, "nfsload-host-1234", 17, 0x00010000) &&
 	       nfs4_enc_end(&e);
 }
@@ -236,7 +236,7 @@ static bool enc_create_session(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "") &&
+	return nfs4_enc_begin(&e, x, "", 1) &&
 	       nfs4_enc_create_session(&e, CLIENTID, 9, &fore) && nfs4_enc_end(&e);
 }
 
@@ -270,7 +270,7 @@ static bool enc_session_ops(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "session") &&
+	return nfs4_enc_begin(&e, x, "session", 1) &&
 	       nfs4_enc_sequence(&e, sessionid, 1, 0, 0, false) &&
 	       nfs4_enc_reclaim_complete(&e) && nfs4_enc_destroy_session(&e, sessionid) &&
 	       nfs4_enc_destroy_clientid(&e, CLIENTID) && nfs4_enc_bind_conn(&e, sessionid) &&
@@ -300,7 +300,7 @@ static bool enc_lookup_path(XDR *x)
 	struct nfs4_enc e;
 	uint32_t n = 0;
 
-	return nfs4_enc_begin(&e, x, "root") &&
+	return nfs4_enc_begin(&e, x, "root", 1) &&
 	       nfs4_enc_sequence(&e, sessionid, 77, 2, 9, false) && nfs4_enc_putrootfh(&e) &&
 	       nfs4_enc_lookup_path(&e, path, 9, &n) && n == 1 &&
 	       nfs4_enc_lookup_path(&e, path + 8, 7, &n) && n == 2 &&
@@ -332,7 +332,7 @@ static bool enc_write(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "") &&
+	return nfs4_enc_begin(&e, x, "", 1) &&
 	       nfs4_enc_sequence(&e, sessionid, 0xfffffffe, 3, 5, true) &&
 	       nfs4_enc_putfh(&e, &fh37) &&
 	       nfs4_enc_write(&e, &stateid, (UINT64_C(1) << 40) + 7, 2, 65536) &&
@@ -356,7 +356,7 @@ static bool enc_open_create(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "open") &&
+	return nfs4_enc_begin(&e, x, "open", 1) &&
 	       nfs4_enc_sequence(&e, sessionid, 5, 0, 0, false) && nfs4_enc_putfh(&e, &fh37) &&
 	       nfs4_enc_open(&e, 0, CLIENTID, "owner-7", 7, "f.0001", true, 0644) &&
 	       nfs4_enc_getfh(&e) && nfs4_enc_getattr(&e) && nfs4_enc_end(&e);
@@ -394,7 +394,7 @@ static bool enc_open_read_close(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "rd") && nfs4_enc_putfh(&e, &fh37) &&
+	return nfs4_enc_begin(&e, x, "rd", 1) && nfs4_enc_putfh(&e, &fh37) &&
 	       nfs4_enc_open(&e, 4, 7, "o", 1, "existing", false, 0) &&
 	       nfs4_enc_read(&e, &stateid2, 8192, 1048576) &&
 	       nfs4_enc_commit(&e, 4096, 12288) && nfs4_enc_close(&e, 0, &stateid2) &&
@@ -431,7 +431,7 @@ static bool enc_namespace(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "ns") && nfs4_enc_putfh(&e, &fh37) &&
+	return nfs4_enc_begin(&e, x, "ns", 1) && nfs4_enc_putfh(&e, &fh37) &&
 	       nfs4_enc_remove(&e, "a") && nfs4_enc_mkdir(&e, "dir-12", 0755) &&
 	       nfs4_enc_savefh(&e) && nfs4_enc_putfh(&e, &fh37) &&
 	       nfs4_enc_rename(&e, "x", "yy") && nfs4_enc_restorefh(&e) && nfs4_enc_end(&e);
@@ -465,7 +465,7 @@ static bool enc_readdir(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "ls") && nfs4_enc_putfh(&e, &fh37) &&
+	return nfs4_enc_begin(&e, x, "ls", 1) && nfs4_enc_putfh(&e, &fh37) &&
 	       nfs4_enc_readdir(&e, UINT64_C(0x7fffffff00000003), verf8, 8192, 32768) &&
 	       nfs4_enc_end(&e);
 }
@@ -493,7 +493,7 @@ static bool enc_setattr_all(XDR *x)
 {
 	struct nfs4_enc e;
 
-	return nfs4_enc_begin(&e, x, "sa") && nfs4_enc_putfh(&e, &fh37) &&
+	return nfs4_enc_begin(&e, x, "sa", 1) && nfs4_enc_putfh(&e, &fh37) &&
 	       nfs4_enc_setattr(&e, &stateid, &sa_all) && nfs4_enc_end(&e);
 }
 
@@ -581,7 +581,7 @@ static void chk_setattr(const char *what, const struct nfs4_stateid *sid,
 	size_t i;
 
 	xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
-	if (!nfs4_enc_begin(&e, &x, "") || !nfs4_enc_setattr(&e, sid, sa) || !nfs4_enc_end(&e)) {
+	if (!nfs4_enc_begin(&e, &x, "", 1) || !nfs4_enc_setattr(&e, sid, sa) || !nfs4_enc_end(&e)) {
 		print_error("%s: encoder failed\n", what);
 		bad++;
 		return;
@@ -643,7 +643,7 @@ static void test_encoder_limits(void **state)
 
 	(void)state;
 	xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
-	assert_true(nfs4_enc_begin(&e, &x, NULL));
+	assert_true(nfs4_enc_begin(&e, &x, NULL, 1));
 	assert_false(nfs4_enc_putfh(&e, &big));
 	assert_false(nfs4_enc_exchange_id(&e, verf8, owner, 1025, 0));
 	assert_false(nfs4_enc_open(&e, 0, 1, owner, 1025, "f", false, 0));

@@ -71,7 +71,8 @@ static int add_one(struct config *cfg, const char *arg, char *err, size_t len)
 					     tmp->nfs_minor != cfg->nfs_minor))
 		rc = config_fail(err, len, "URL: '%s': every server needs the same export path and "
 			    "version as the first ('%s', version=%d%s)", url, cfg->path,
-			    cfg->nfs_version, cfg->nfs_minor ? ".1" : "");
+			    cfg->nfs_version, cfg->nfs_version != 4 || cfg->nfs_minor < 0 ? "" :
+			    cfg->nfs_minor == 2 ? ".2" : cfg->nfs_minor == 1 ? ".1" : ".0");
 	/* The first as a single URL always was: parsed into cfg, even when it failed. */
 	if (cfg->nservers == 0)
 		*cfg = *tmp;

@@ -19,11 +19,13 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 	uint64_t v;
 
 	if (strcmp(key, "version") == 0) {
-		if (strcmp(val, "3") && strcmp(val, "4") && strcmp(val, "4.1"))
-			return config_fail(err, len, "URL: version=%s is not supported (3, 4 or 4.1)",
-					   val);
+		/* Which minor versions an engine speaks is its check()'s to say. */
+		if (strcmp(val, "3") && strcmp(val, "4") && strcmp(val, "4.0") && strcmp(val, "4.1") &&
+		    strcmp(val, "4.2"))
+			return config_fail(err, len, "URL: version=%s is not supported (3, 4, 4.0, 4.1 "
+					   "or 4.2)", val);
 		cfg->nfs_version = val[0] - '0';
-		cfg->nfs_minor = val[1] ? 1 : 0;
+		cfg->nfs_minor = val[0] == '3' ? 0 : val[1] ? val[2] - '0' : ENGINE_MINOR_ANY;
 		return 0;
 	}
 	if (strcmp(key, "nfsport") == 0 || strcmp(key, "mountport") == 0) {

@@ -169,8 +169,10 @@ static int start_workers(struct app *a)
 	if (rc)
 		return run_complain(EXIT_RUNTIME, "%s", a->err);
 	a->rep.connect_ns = a->rep.setup.elapsed_ns;
-	/* What set-up found (the native engine: sessions and slots granted). */
+	/* What set-up found (the native engine: sessions and slots granted, the minor version). */
 	a->rep.limits_note = cfg->engine->limits_note(a->run.inst, &a->params);
+	if (cfg->engine->spoken && cfg->engine->spoken(a->run.inst))
+		a->rep.nfs_version = cfg->engine->spoken(a->run.inst);
 	for (unsigned i = 0; i < a->nworkers; i++)
 		if ((rc = worker_start(a->workers[i])))
 			return run_complain(EXIT_RUNTIME, "cannot start worker thread %u: %s", i,

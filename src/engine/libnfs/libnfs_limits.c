@@ -61,9 +61,10 @@ int libnfs_check(const struct engine_params *cfg, char *err, size_t len)
 		return config_fail(err, len, "URL: sec=%s: Debian's libnfs has no Kerberos "
 				   "(use --engine native, which speaks krb5, krb5i and krb5p)",
 				   engine_sec_name(cfg->opt.sec_url - 1));
-	if (cfg->nfs_minor)
-		return config_fail(err, len, "URL: version=4.1: libnfs speaks NFSv4.0 only "
-				   "(use --engine native, or version=4)");
+	if (cfg->nfs_version == 4 && cfg->nfs_minor > 0)
+		return config_fail(err, len, "URL: version=4.%d: libnfs speaks NFSv4.0 only "
+				   "(use --engine native, which speaks 4.1 and 4.2, or version=4)",
+				   cfg->nfs_minor);
 	/* libnfs 4.0 crashes mounting a one-character server name. */
 	if (strlen(cfg->host) == 1)
 		return config_fail(err, len, "URL: server name '%s' is too short for libnfs 4.0 "

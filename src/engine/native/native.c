@@ -1,5 +1,5 @@
 /*
- * The native engine: NFSv3 and NFSv4.1 spoken by nfsload itself, one TCP
+ * The native engine: NFSv3, NFSv4.1 and 4.2 spoken by nfsload itself, one TCP
  * connection per engine connection, on the worker's loop through xport
  * (an io_uring per thread, or epoll where io_uring cannot be used).
  *
@@ -21,7 +21,7 @@
 #include "native_known.h"
 #include "native_life.h"
 #include "native_pmap.h"
-#include "native_sess.h"
+#include "v4/native_sess.h"
 #include "native_tap.h"
 #include "units.h"
 
@@ -34,12 +34,15 @@
  */
 static const char *const steps_v3[] = { "MOUNT", "OPEN", NULL };
 static const char *const steps_v41[] = { "SESSION", "OPEN", NULL };
-static const struct engine_proto speaks_v3 = { "3", steps_v3 }, speaks_v41 = { "4.1", steps_v41 };
+static const struct engine_proto speaks_v3 = { "3", steps_v3 }, speaks_v41 = { "4.1", steps_v41 },
+	speaks_v42 = { "4.2", steps_v41 }, speaks_v4 = { "4", steps_v41 };
 
+/* version=4 is what EXCHANGE_ID negotiates (4.2, else 4.1): spoken() says which. */
 static const struct engine_proto *proto(int version, int minor)
 {
-	(void)minor;	/* version=4 is 4.1 here */
-	return version == 3 ? &speaks_v3 : &speaks_v41;
+	if (version == 3)
+		return &speaks_v3;
+	return minor == 1 ? &speaks_v41 : minor == 2 ? &speaks_v42 : &speaks_v4;
 }
 
 /* engine_ops' instance: the native one. Every layer below reaches it through a
@@ -51,14 +54,18 @@ struct engine_inst {
 static int check(const struct engine_params *cfg, char *err, size_t len)
 {
 	if (cfg->nfs_version != 3 && cfg->nfs_version != 4)
-		return config_fail(err, len, "URL: version=%d: the native engine speaks version=3 "
-				   "and version=4.1", cfg->nfs_version);
+		return config_fail(err, len, "URL: version=%d: the native engine speaks version=3, "
+				   "4.1 and 4.2", cfg->nfs_version);
+	if (cfg->nfs_version == 4 && cfg->nfs_minor == 0)
+		return config_fail(err, len, "URL: version=4.0: the native engine speaks NFSv4.1 and "
+				   "4.2 (version=4: the highest the server grants); for NFSv4.0 "
+				   "use --engine libnfs");
 	if (cfg->bs > (1u << 20))
 		return config_fail(err, len, "--bs: the native engine moves at most 1 MiB per "
 				   "request (try --bs 1m)");
 	if (cfg->opt.conns_per_session > 1 && cfg->nfs_version != 4)
 		return config_fail(err, len, "--connections-per-session: sessions are NFSv4.1's "
-				   "(version=4.1 in the URL)");
+				   "and 4.2's (version=4, 4.1 or 4.2 in the URL)");
 	/* A session may span threads (each thread its own slots), but not come up short. */
 	if (cfg->opt.conns_per_session > 1 && cfg->connections % cfg->opt.conns_per_session)
 		return config_fail(err, len, "--connections-per-session %u: sessions are whole, so "
@@ -115,8 +122,9 @@ int nat_engine_init(struct nat_engine *e, const struct engine_params *cfg, char 
 		e->use_uring = true;
 		snprintf(tn, tlen, "native: sockets on io_uring");
 	}
-	if (cfg->nfs_version == 4)
-		snprintf(tn + strlen(tn), tlen - strlen(tn), "; version=4 is NFSv4.1");
+	if (cfg->nfs_version == 4 && cfg->nfs_minor == ENGINE_MINOR_ANY)
+		snprintf(tn + strlen(tn), tlen - strlen(tn), "; version=4 is NFSv4.2 if the server "
+			 "grants it, else 4.1");
 	rc = nat_tap_init(e, cfg, why, sizeof(why));
 	if (rc < 0) {
 		snprintf(note, len, "--wire-source tap: %s", why);
@@ -280,6 +288,15 @@ static const char *limits_note(struct engine_inst *inst, const struct engine_par
 	return inst ? nat_engine_note(&inst->nat, cfg) : "";
 }
 
+static const char *spoken(struct engine_inst *inst)
+{
+	unsigned made = inst ? __atomic_load_n(&inst->nat.minors_made, __ATOMIC_RELAXED) : 0;
+
+	/* Sessions made with 4.2 and with 4.1 (a server's answer changed between them): both. */
+	return made == 1u << 2 ? "4.2" : made == 1u << 1 ? "4.1" :
+	       made == (1u << 1 | 1u << 2) ? "4.1 and 4.2" : NULL;
+}
+
 static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
 					struct ev_loop *loop)
 {
@@ -352,10 +369,11 @@ static const struct opt options[] = {
 const struct engine_ops engine_native = {
 	.name = "native",
 	.op_bit = OPE_NATIVE,
-	.about = "native NFSv3/NFSv4.1 (libtirpc XDR, liburing sockets)",
+	.about = "native NFSv3/NFSv4.1/NFSv4.2 (libtirpc XDR, liburing sockets)",
 	.needs_url = true,
 	.wire_time = true,
 	.proto = proto,
+	.spoken = spoken,
 	.options = options,
 	.check = check,
 	.max_read = max_io,

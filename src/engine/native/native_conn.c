@@ -22,9 +22,9 @@ void nat_set_error(struct engine_conn *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-bool nat_v4(const struct engine_conn *c)
+const struct nat_proto *nat_proto_of(const struct engine_params *cfg)
 {
-	return c->cfg->nfs_version == 4;
+	return cfg->nfs_version == 4 ? &nat_proto_v4 : &nat_proto_v3;
 }
 
 void nat_step(struct engine_conn *c, unsigned step)

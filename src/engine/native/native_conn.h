@@ -6,14 +6,18 @@
  * table when they make it (native_life.c), and a reply goes to the handler
  * its call was issued with (native_call.h).
  *
- * The engine's files, bottom up: native_conn (this), native_tap (wire time
- * from a packet tap), native_call (calls in flight, the socket), native_sess
- * and slot4 (NFSv4.1 sessions), native_v3 and native_v4 (set-up, teardown),
+ * The engine's files, bottom up: native_conn (this), native_proto (what
+ * differs by version: c->proto), native_tap (wire time from a packet tap),
+ * native_call (calls in flight, the socket); each version's in a folder of
+ * its own, v3/ (native_v3: set-up and its table; native_io3: READ, WRITE,
+ * COMMIT; native_meta3: names) and v4/ (slot4 and native_sess: sessions;
+ * native_v4: set-up, teardown and its table; native_io4: requests on data,
+ * with native_v42's NFSv4.2 operations; native_meta4: names); then
  * native_known (NFSv3 set-ups from what the thread learned), native_ops
- * (READ, WRITE, COMMIT), native_names, native_meta3, native_meta4 and
- * native_meta (operations on names), native_life (a connection's life),
- * native_pmap (rpcbind, addresses), native_ctl (the control connection),
- * native.c (the engine table and its instance).
+ * (requests on data, any version), native_names and native_meta (operations
+ * on names, any version), native_life (a connection's life), native_pmap
+ * (rpcbind, addresses), native_ctl (the control connection), native.c (the
+ * engine table and its instance).
  */
 #ifndef NFSLOAD_NATIVE_CONN_H
 #define NFSLOAD_NATIVE_CONN_H
@@ -27,9 +31,10 @@
 #include "../lowat.h"
 #include "codec/nfs3x.h"
 #include "codec/nfs4x.h"
+#include "native_proto.h"
 #include "rpc/gss.h"
 #include "rpc/rpc.h"
-#include "slot4.h"
+#include "v4/slot4.h"
 #include "xport/tap.h"
 #include "xport/xport.h"
 
@@ -116,6 +121,7 @@ struct nat_session {
 	unsigned nmembers;
 	uint64_t clientid;
 	uint32_t exchange_seq;		/* EXCHANGE_ID's sequenceid, for CREATE_SESSION */
+	uint32_t minor;			/* the minor version it is made with: every COMPOUND's */
 	uint8_t id[NFS4_SESSIONID_SIZE];
 	struct nfs4_chan_attrs fore;	/* what the server granted */
 	struct slot4_table slots;
@@ -162,6 +168,11 @@ struct nat_engine {
 	enum engine_sec sec;
 	gss_cred_id_t gss_cred;
 	gss_name_t gss_target[ENGINE_SERVERS_MAX];
+
+	/* NFSv4.x: the minor version EXCHANGE_ID asks for (0: not yet, the URL's or 2); version=4
+	 * falls to 1 when a server says NFS4ERR_MINOR_VERS_MISMATCH, for every session after. */
+	unsigned minor_ask;
+	unsigned minors_made;		/* bit N: a session was made with minor version N */
 
 	/* conn_new runs on one thread in connection order: a session's members follow its first. */
 	struct nat_session *sess_last;
@@ -217,6 +228,7 @@ struct nat_tap {
 
 struct engine_conn {
 	struct nat_engine *eng;
+	const struct nat_proto *proto;	/* its version's: chosen when it is made, read only */
 	const struct nat_up *up;
 	const struct engine_params *cfg;
 	unsigned id;
@@ -294,7 +306,6 @@ struct engine_conn {
 enum { NAT_STEP_MOUNT, NAT_STEP_OPEN };
 
 void nat_set_error(struct engine_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-bool nat_v4(const struct engine_conn *c);
 /* A set-up step ended (engine_ops.steps): the owner's step(). */
 void nat_step(struct engine_conn *c, unsigned step);
 /* Set-up ended: up->setup_end, the socket closed if not ok, then the owner's ready(). */

@@ -128,7 +128,8 @@ static void mount_error(struct engine_ctl *ctl, char *err, size_t len)
 	char head[ENGINE_URL_MAX + 300];
 
 	snprintf(head, sizeof(head), "cannot mount %s:%s (NFSv%s)", cfg->host, cfg->path,
-		 cfg->nfs_version == 4 ? "4.1" : "3");
+		 cfg->nfs_version == 3 ? "3" : cfg->nfs_minor == 1 ? "4.1" :
+		 cfg->nfs_minor == 2 ? "4.2" : "4");
 	/* With no work directory, NFSv4.1's set-up LOOKUPs are the export path's. */
 	if (strncmp(why, root, strlen(root)) == 0) {
 		why += strlen(root);
@@ -173,7 +174,7 @@ static int ctl_connect(struct engine_ctl *ctl, char *err, size_t len)
 		return rc;
 	}
 	describe_ports(ctl);
-	ctl->mounted = !nat_v4(ctl->c);
+	ctl->mounted = ctl->c->proto->mount != NULL;
 	return 0;
 }
 
@@ -182,7 +183,7 @@ static void ctl_close(struct engine_ctl *ctl)
 {
 	struct engine_conn *c = ctl->c;
 
-	if (c->state == NS_READY && nat_v4(c)) {
+	if (c->state == NS_READY && c->proto->close) {
 		nat_detach(c);
 		nat_close(c);
 	}

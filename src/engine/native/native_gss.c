@@ -147,7 +147,7 @@ static int send_token(struct engine_conn *c, enum rpc_gss_proc proc, const gss_b
 	if (!call)
 		return -ENOMEM;
 	if (!rpc_gss_start_init(&x, c->t->scratch, c->t->scratch_len, call->xid, NFS_PROGRAM,
-				nat_v4(c) ? 4 : 3, &c->gss, proc, tok->value, (uint32_t)tok->length)) {
+				c->proto->rpc_vers, &c->gss, proc, tok->value, (uint32_t)tok->length)) {
 		nat_call_free(c, call);
 		nat_set_error(c, "Kerberos: the context's token is too large (%zu bytes)", tok->length);
 		return -ENOSPC;

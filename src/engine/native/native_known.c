@@ -87,7 +87,7 @@ enum nat_known_start nat_known_start(struct engine_conn *c)
 	bool missing = false;
 
 	c->kn_use = false;
-	if (nat_v4(c) || c->was_ready || !(k = known_of(c)) || !room(k, c))
+	if (!c->proto->learns || c->was_ready || !(k = known_of(c)) || !room(k, c))
 		return KNOWN_ASK;
 	for (uint32_t i = 0; i < c->nfiles; i++) {
 		uint32_t id = c->file_ids[i];
@@ -186,7 +186,7 @@ void nat_known_done(struct engine_conn *c, bool ok)
 
 int nat_known_go(struct engine_conn *c, enum nat_known_start how)
 {
-	bool mount = how == KNOWN_ASK && !nat_v4(c) && nat_mount_apart(c->eng, c->srv);
+	bool mount = how == KNOWN_ASK && c->proto->mount && nat_mount_apart(c->eng, c->srv);
 	int rc;
 
 	c->state = mount ? NS_MOUNT_CONNECT : NS_CONNECT;

@@ -16,22 +16,15 @@
 #include "native_life.h"
 #include "native_meta.h"
 #include "native_ops.h"
-#include "native_sess.h"
+#include "v4/native_sess.h"
 #include "native_gss.h"
 #include "native_tap.h"
-#include "native_v3.h"
-#include "native_v4.h"
+#include "v4/native_v4.h"
 
 /* The NFS port is connected (and, with Kerberos, the context made): the protocol's set-up. */
 static void up_secured(struct engine_conn *c)
 {
-	bool ok;
-
-	if (nat_v4(c))
-		ok = nat_v4_start(c) == 0;
-	else
-		ok = nat_v3_start(c, false, c->kn_use && nat_known_apply(c));
-	if (!ok) {
+	if (!c->proto->start(c)) {
 		if (!c->error[0])
 			nat_set_error(c, "cannot send the first call");
 		nat_setup_done(c, false);
@@ -56,7 +49,7 @@ static void up_connected(struct engine_conn *c, int err)
 	if (c->cfg->wire_time && !mount && !c->eng->tap_used)
 		xport_stamp_on(c->sock, c->cfg->iodepth);
 	if (mount) {
-		if (!nat_v3_start(c, true, false)) {
+		if (!c->proto->mount(c)) {
 			if (!c->error[0])
 				nat_set_error(c, "cannot send the first call");
 			nat_setup_done(c, false);
@@ -167,6 +160,7 @@ int nat_conn_new(struct nat_engine *e, const struct engine_params *cfg, unsigned
 	if (!c)
 		return -ENOMEM;
 	c->eng = e;
+	c->proto = nat_proto_of(cfg);
 	c->up = &life_up;
 	c->cfg = cfg;
 	c->id = id;
@@ -176,7 +170,7 @@ int nat_conn_new(struct nat_engine *e, const struct engine_params *cfg, unsigned
 	c->files = calloc(nfiles + 1, sizeof(*c->files));
 	c->sock = xport_sock_new();
 	if (!c->file_ids || !c->files || !c->sock || nat_calls_init(c, cfg->iodepth + 8) < 0 ||
-	    (cfg->nfs_version == 4 && nat_sess_join(c) < 0))
+	    (c->proto->sessions && nat_sess_join(c) < 0))
 		goto fail;
 	memcpy(c->file_ids, file_ids, nfiles * sizeof(*file_ids));
 	rpc_rec_init(&c->rec, RPC_RECORD_MAX);
@@ -277,7 +271,7 @@ static void td_timeout(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 /* Teardown on a private loop: the worker's may be gone, and the close is synchronous. */
-static int v4_close(struct engine_conn *c)
+static int close_own_loop(struct engine_conn *c)
 {
 	static const struct engine_cbs cbs = { .done = td_done, .lost = td_lost, .ready = td_ready };
 	struct teardown td = { 0 };
@@ -285,11 +279,6 @@ static int v4_close(struct engine_conn *c)
 	uint8_t scratch[4096];
 	ev_timer timer;
 
-	if (c->sess->destroyed || c->sess->state != SESS_UP) {
-		xport_close(c->sock);
-		c->state = NS_DOWN;
-		return 0;	/* another member tore the session down */
-	}
 	td.loop = ev_loop_new(EVBACKEND_EPOLL);
 	if (!td.loop)
 		return -ENOMEM;
@@ -309,7 +298,7 @@ static int v4_close(struct engine_conn *c)
 	c->pending = c->next_file = c->close_m = 0;
 	ev_timer_init(&timer, td_timeout, (double)c->cfg->timeout_ns / 1e9 + 1., 0.);
 	ev_timer_start(td.loop, &timer);
-	if (nat_v4_close_files(c))
+	if (c->proto->close(c))
 		ev_run(td.loop, 0);
 	ev_timer_stop(td.loop, &timer);
 	xport_close(c->sock);
@@ -372,14 +361,14 @@ void nat_tick(struct engine_conn *c)
 	if (c->state == NS_DOWN)
 		return;
 	nat_calls_tick(c, now);
-	if (c->state == NS_READY && nat_v4(c))
-		nat_v4_tick(c, now);
+	if (c->state == NS_READY && c->proto->tick)
+		c->proto->tick(c, now);
 }
 
 void nat_close(struct engine_conn *c)
 {
-	if (c->state == NS_READY && nat_v4(c))
-		v4_close(c);
+	if (c->state == NS_READY && c->proto->close)
+		close_own_loop(c);
 }
 
 void nat_conn_free(struct engine_conn *c)

@@ -11,9 +11,8 @@
 #include <string.h>
 
 #include "native_meta.h"
-#include "native_meta3.h"
-#include "native_meta4.h"
-#include "native_sess.h"
+#include "v4/native_meta4.h"
+#include "v4/native_sess.h"
 
 /* Does the session's queue of requests waiting for a slot hold req (for c)? */
 static bool waits(const struct engine_conn *c, const struct engine_req *req)
@@ -75,7 +74,7 @@ void nat_meta_again(struct engine_conn *c, struct engine_req *req)
 	if (c->state != NS_READY)
 		rc = -EAGAIN;
 	else
-		rc = nat_v4(c) ? nat_meta4_again(c, st) : nat_meta3_again(c, st);
+		rc = c->proto->meta_again(c, st);
 	if (rc == 0)
 		nat_meta_finish(c, st, (int)st->done);
 	else if (rc < 0)
@@ -155,16 +154,7 @@ int nat_meta_queue(struct engine_conn *c, struct engine_req *req)
 	/* The caller's names are valid during queue() only: from now on, ours. */
 	req->path = st->path;
 	req->path2 = req->op == OP_RENAME ? st->path2 : NULL;
-	if (!nat_v4(c))
-		rc = nat_meta3_start(c, st);
-	else if (nat_sess_waiting(c))
-		rc = -EBUSY;	/* keep the order: behind those already waiting */
-	else
-		rc = nat_meta4_send(c, st);
-	if (rc == -EBUSY && nat_v4(c) && nat_sess_wait(c, req) == 0) {
-		st->waiting = true;
-		return 0;
-	}
+	rc = c->proto->meta_queue(c, st);
 	if (rc < 0) {
 		st->req = NULL;
 		nat_set_error(c, "request refused: %s on '%s': %s", op_procedure(st->op), st->path,

@@ -12,7 +12,6 @@
 
 #include "native_call.h"
 #include "native_names.h"
-#include "native_v4.h"
 
 struct nat_meta *nat_meta_of(struct engine_conn *c)
 {
@@ -23,7 +22,7 @@ struct nat_meta *nat_meta_of(struct engine_conn *c)
 	c->meta = calloc(1, sizeof(*c->meta));
 	/* The work directory's handle and its files' came with the set-up: no LOOKUPs for
 	 * them (a --replay's GETATTR of a data file is a GETATTR, as the trace's was). */
-	if (c->meta && !nat_v4(c) && c->dir.len && nat_meta_norm(dir, sizeof(dir), c->cfg->dir) &&
+	if (c->meta && c->proto->learns && c->dir.len && nat_meta_norm(dir, sizeof(dir), c->cfg->dir) &&
 	    dir[0]) {
 		size_t n = strlen(dir);
 
@@ -221,8 +220,7 @@ struct nat_mstate *nat_meta_owner(struct engine_conn *c, struct nat_call *call)
 
 	if (!st || st->req != call->req || st->xid != call->xid) {
 		/* Not a request of ours any more: only the slot and the call to give back. */
-		if (nat_v4(c))
-			nat_v4_slot_lost(c, call);
+		c->proto->call_lost(c, call);
 		nat_call_free(c, call);
 		return NULL;
 	}

@@ -48,11 +48,11 @@ static bool put_op(struct nfs4_enc *e, enum nfs4_opnum op)
 	return xdrx_put32(e->x, op);
 }
 
-bool nfs4_enc_begin(struct nfs4_enc *e, XDR *x, const char *tag)
+bool nfs4_enc_begin(struct nfs4_enc *e, XDR *x, const char *tag, uint32_t minor)
 {
 	e->x = x;
 	e->count = 0;
-	if (!put_str(x, tag) || !xdrx_put32(x, NFS4_MINOR_VERSION))
+	if (!put_str(x, tag) || !xdrx_put32(x, minor))
 		return false;
 	e->count_pos = xdr_getpos(x);
 	return xdrx_put32(x, 0);

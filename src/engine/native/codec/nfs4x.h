@@ -68,7 +68,8 @@ struct nfs4_enc {
 	uint32_t count;
 };
 
-bool nfs4_enc_begin(struct nfs4_enc *e, XDR *x, const char *tag);	/* minorversion 1 */
+/* minor: the COMPOUND's minorversion, the one its session (or EXCHANGE_ID) was made with. */
+bool nfs4_enc_begin(struct nfs4_enc *e, XDR *x, const char *tag, uint32_t minor);
 bool nfs4_enc_end(struct nfs4_enc *e);
 
 /* Session and client set-up */

@@ -203,6 +203,7 @@ int nat_sess_thread(struct engine_conn *c, const struct engine_thread *t)
 		to->state = from->state;
 		to->clientid = from->clientid;
 		to->exchange_seq = from->exchange_seq;
+		to->minor = from->minor;
 		memcpy(to->id, from->id, sizeof(to->id));
 		to->fore = from->fore;
 		memcpy(to->owner_name, from->owner_name, sizeof(to->owner_name));
@@ -412,6 +413,7 @@ void nat_sess_up(struct nat_session *s)
 	s->state = SESS_UP;
 	s->destroyed = false;
 	__atomic_add_fetch(&e->sessions_made, 1, __ATOMIC_RELAXED);
+	__atomic_or_fetch(&e->minors_made, 1u << s->minor, __ATOMIC_RELAXED);
 	if (n < __atomic_load_n(&e->slots_min, __ATOMIC_RELAXED))
 		__atomic_store_n(&e->slots_min, n, __ATOMIC_RELAXED);
 	if (n > __atomic_load_n(&e->slots_max, __ATOMIC_RELAXED))

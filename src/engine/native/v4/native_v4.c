@@ -1,9 +1,14 @@
 /*
- * NFSv4.1 sessions for the native engine (RFC 8881): a connection's client
- * and session set-up (EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, the
- * work directory's handle, an OPEN per file), SEQUENCE and the slot table
- * on every COMPOUND, the lease kept while idle, and teardown (CLOSE,
- * DESTROY_SESSION, DESTROY_CLIENTID).
+ * NFSv4.1 and 4.2 sessions for the native engine (RFC 8881, RFC 7862): a
+ * connection's client and session set-up (EXCHANGE_ID, CREATE_SESSION,
+ * RECLAIM_COMPLETE, the work directory's handle, an OPEN per file), SEQUENCE
+ * and the slot table on every COMPOUND, the lease kept while idle, teardown
+ * (CLOSE, DESTROY_SESSION, DESTROY_CLIENTID), and the version's table
+ * (nat_proto_v4).
+ *
+ * The minor version is the session's: EXCHANGE_ID asks for the URL's, or
+ * (version=4) for 2, then 1 after NFS4ERR_MINOR_VERS_MISMATCH, as Linux
+ * does; every COMPOUND of the session carries the one it was made with.
  *
  * A session's connections (--connections-per-session) share one client
  * and session, made by the first of them (native_sess.c); on several
@@ -18,11 +23,13 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "native_call.h"
+#include "../native_call.h"
+#include "native_meta4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
 #define EXCHGID4_FLAG_USE_NON_PNFS 0x00010000u
+#define NFS4ERR_MINOR_VERS_MISMATCH 10021u
 /* SEQUENCE alone after this long without a request keeps the lease (ganesha: 60 s). */
 #define LEASE_PING_NS (UINT64_C(15) * 1000000000)
 
@@ -54,7 +61,7 @@ static struct nat_call *begin_plain(struct engine_conn *c, XDR *x, struct nfs4_e
 	struct nat_call *call = nat_call_start(c, x, NFS_PROGRAM, NFS_V4, NFS4_PROC_COMPOUND, kind,
 					       h);
 
-	if (call && !nfs4_enc_begin(e, x, "")) {
+	if (call && !nfs4_enc_begin(e, x, "", c->sess->minor)) {
 		xdr_destroy(x);
 		nat_call_free(c, call);
 		return NULL;
@@ -140,6 +147,38 @@ int nat_v4_sequence(struct engine_conn *c, struct nat_call *call, XDR *x, uint32
 	return 0;
 }
 
+static bool send_exchange_id(struct engine_conn *c);
+
+/* The minor version a new client asks for: the URL's, or (version=4) 2 until a server
+ * refused it, then 1. One for the engine: every session after that asks the same. */
+static uint32_t minor_ask(const struct engine_conn *c)
+{
+	unsigned m = __atomic_load_n(&c->eng->minor_ask, __ATOMIC_RELAXED);
+
+	if (m)
+		return m;
+	return c->cfg->nfs_minor > 0 ? (uint32_t)c->cfg->nfs_minor : 2;
+}
+
+/*
+ * EXCHANGE_ID said NFS4ERR_MINOR_VERS_MISMATCH. version=4 asks again with minor
+ * version 1, as Linux does (and so does every session made after); a minor
+ * version the URL named fails the set-up, saying so.
+ */
+static bool minor_refused(struct engine_conn *c)
+{
+	uint32_t was = c->sess->minor;
+
+	if (c->cfg->nfs_minor == ENGINE_MINOR_ANY && was > 1) {
+		__atomic_store_n(&c->eng->minor_ask, was - 1, __ATOMIC_RELAXED);
+		return send_exchange_id(c);
+	}
+	nat_set_error(c, "the server does not speak NFSv4.%u (EXCHANGE_ID: "
+		      "NFS4ERR_MINOR_VERS_MISMATCH)%s", was,
+		      was == 2 ? "; version=4 takes the highest it grants" : "");
+	return false;
+}
+
 static bool send_exchange_id(struct engine_conn *c)
 {
 	uint8_t verifier[8];
@@ -149,6 +188,7 @@ static bool send_exchange_id(struct engine_conn *c)
 	XDR x;
 
 	memcpy(verifier, &boot, sizeof(verifier));
+	c->sess->minor = minor_ask(c);
 	c->sess->owner_len = (uint32_t)snprintf((char *)c->sess->owner_name, sizeof(c->sess->owner_name),
 					  "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
 					  (unsigned long long)boot);
@@ -400,7 +440,9 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 
 	if (rc == 0 && call->slot != UINT16_MAX)
 		rc = nat_v4_sequence(c, call, x, &cstatus);
-	else if (rc == 0 && (rc = nfs4_dec_begin(x, &cstatus, &nres)) == 0)
+	else if (rc == 0 && (rc = nfs4_dec_begin(x, &cstatus, &nres)) == 0 && nres == 0 && cstatus)
+		st = cstatus;	/* refused as a whole: MINOR_VERS_MISMATCH has no results */
+	else if (rc == 0)
 		rc = nfs4_dec_op(x, kind == NK_EXCHANGE_ID ? OP4_EXCHANGE_ID :
 				 kind == NK_CREATE_SESSION ? OP4_CREATE_SESSION :
 				 OP4_DESTROY_CLIENTID, &st);
@@ -409,6 +451,8 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 	nat_call_free(c, call);
 	if (c->state == NS_DOWN)
 		return true;	/* the session was lost: already reported */
+	if (kind == NK_EXCHANGE_ID && rc == 0 && st == NFS4ERR_MINOR_VERS_MISMATCH)
+		return minor_refused(c);
 	if (rc == 0 && st)
 		rc = nfs4_errno(st);
 	switch (kind) {
@@ -512,3 +556,33 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nown)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }
+
+static bool v4_start(struct engine_conn *c)
+{
+	return nat_v4_start(c) == 0;
+}
+
+/* Teardown's first calls: false when another member tore the session down already. */
+static bool v4_close(struct engine_conn *c)
+{
+	if (c->sess->destroyed || c->sess->state != SESS_UP)
+		return false;
+	return nat_v4_close_files(c);
+}
+
+/* NFSv4.1 and 4.2 (the minor version is the session's): sessions and their slots,
+ * the lease, CLOSEs and the session's and client's end. */
+const struct nat_proto nat_proto_v4 = {
+	.name = "NFSv4",
+	.rpc_vers = NFS_V4,
+	.mount = NULL,
+	.learns = false,
+	.sessions = true,
+	.start = v4_start,
+	.io_queue = nat_io4_queue,
+	.meta_queue = nat_meta4_queue,
+	.meta_again = nat_meta4_again,
+	.call_lost = nat_v4_slot_lost,
+	.tick = nat_v4_tick,
+	.close = v4_close,
+};

@@ -19,9 +19,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "native_call.h"
+#include "../native_call.h"
 #include "native_meta4.h"
-#include "native_ops.h"
+#include "../native_ops.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
@@ -373,4 +373,16 @@ static void reply4(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc
 		nat_meta_finish(c, st, rc < 0 ? rc : (int)st->done);	/* bytes moved, or 0 */
 	if (c->state != NS_DOWN && c->sess)
 		nat_sess_kick(c->sess);
+}
+
+int nat_meta4_queue(struct engine_conn *c, struct nat_mstate *st)
+{
+	/* Behind those already waiting for a slot, to keep the order. */
+	int rc = nat_sess_waiting(c) ? -EBUSY : nat_meta4_send(c, st);
+
+	if (rc == -EBUSY && nat_sess_wait(c, st->req) == 0) {
+		st->waiting = true;
+		return 0;
+	}
+	return rc;
 }

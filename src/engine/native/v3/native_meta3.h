@@ -5,7 +5,7 @@
 #ifndef NFSLOAD_NATIVE_META3_H
 #define NFSLOAD_NATIVE_META3_H
 
-#include "native_names.h"
+#include "../native_names.h"
 
 /* The first call of a request (0, or -errno: nothing sent). */
 int nat_meta3_start(struct engine_conn *c, struct nat_mstate *st);

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "native_call.h"
+#include "../native_call.h"
+#include "../native_known.h"
+#include "../native_ops.h"
+#include "native_meta3.h"
 #include "native_v3.h"
 
 static void v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
@@ -195,3 +198,35 @@ bool nat_v3_start(struct engine_conn *c, bool mount, bool known)
 	c->state = NS_SETUP;
 	return send_fh_call(c, NFS3_FSINFO, NK_FSINFO, &c->root);
 }
+
+static bool v3_mount(struct engine_conn *c)
+{
+	return nat_v3_start(c, true, false);
+}
+
+static bool v3_start(struct engine_conn *c)
+{
+	return nat_v3_start(c, false, c->kn_use && nat_known_apply(c));
+}
+
+static void v3_call_lost(struct engine_conn *c, struct nat_call *call)
+{
+	(void)c;	/* an NFSv3 call holds nothing but itself */
+	(void)call;
+}
+
+/* NFSv3: MNT first, set-ups that learn from each other, no sessions, nothing to close. */
+const struct nat_proto nat_proto_v3 = {
+	.name = "NFSv3",
+	.rpc_vers = NFS_V3,
+	.learns = true,
+	.sessions = false,
+	.mount = v3_mount,
+	.start = v3_start,
+	.io_queue = nat_io3_queue,
+	.meta_queue = nat_meta3_start,
+	.meta_again = nat_meta3_again,
+	.call_lost = v3_call_lost,
+	.tick = NULL,
+	.close = NULL,
+};

@@ -1,5 +1,5 @@
 /*
- * native_v4: a connection's NFSv4.1 set-up (EXCHANGE_ID, CREATE_SESSION,
+ * native_v4: a connection's NFSv4.1 or 4.2 set-up (EXCHANGE_ID, CREATE_SESSION,
  * RECLAIM_COMPLETE, the work directory, an OPEN per file), SEQUENCE and the
  * session's slots on every COMPOUND, the lease kept while idle, and the
  * teardown's calls (CLOSE, DESTROY_SESSION, DESTROY_CLIENTID).
@@ -7,7 +7,7 @@
 #ifndef NFSLOAD_NATIVE_V4_H
 #define NFSLOAD_NATIVE_V4_H
 
-#include "native_conn.h"
+#include "../native_conn.h"
 
 /* From a connected socket: the session's set-up, or joining it. 0 or -errno. */
 int nat_v4_start(struct engine_conn *c);
@@ -33,5 +33,10 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now);
  * every member of the session has open, then DESTROY_SESSION, DESTROY_CLIENTID;
  * ready() says how it ended. false: a call could not be sent. */
 bool nat_v4_close_files(struct engine_conn *c);
+/* A request on data (native_io4.c), now or queued for a slot: c->proto->io_queue. */
+int nat_io4_queue(struct engine_conn *c, struct engine_req *req);
+/* Sends req now: 0, -EBUSY (no slot free), -EINVAL (not an operation on a file this
+ * session has: error() says which), or -errno. */
+int nat_io_send_v4(struct engine_conn *c, struct engine_req *req);
 
 #endif

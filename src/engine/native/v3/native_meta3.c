@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "native_call.h"
+#include "../native_call.h"
 #include "native_meta3.h"
-#include "native_ops.h"
+#include "../native_ops.h"
 
 enum s3_stage {
 	S3_DIR,			/* LOOKUP of a directory on the way */

@@ -8,7 +8,7 @@
 #ifndef NFSLOAD_NATIVE_SESS_H
 #define NFSLOAD_NATIVE_SESS_H
 
-#include "native_conn.h"
+#include "../native_conn.h"
 
 /* Joins the session of connection id (one per --connections-per-session, made here). */
 int nat_sess_join(struct engine_conn *c);
