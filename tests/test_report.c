@@ -702,8 +702,10 @@ static void test_engine_proto(void **state)
 		const char *spoken, *first_step;
 	} cases[] = {
 		{ &engine_native, 3, 0, "3", "MOUNT" },
-		{ &engine_native, 4, 0, "4.1", "SESSION" },
+		/* version=4: negotiated, the report says what was spoken (engine_ops.spoken) */
+		{ &engine_native, 4, ENGINE_MINOR_ANY, "4", "SESSION" },
 		{ &engine_native, 4, 1, "4.1", "SESSION" },
+		{ &engine_native, 4, 2, "4.2", "SESSION" },
 		{ &engine_libnfs, 3, 0, "3", "MOUNT" },
 		{ &engine_libnfs, 4, 0, "4.0", "MOUNT" },
 	};
