@@ -805,7 +805,7 @@ static void test_help_version(void **state)
 		{ { "--version" }, "nfsload " NFSLOAD_VERSION },
 		{ { "-V" }, "nfsload " NFSLOAD_VERSION },
 	};
-	static char out[8192];
+	static char out[16384];
 	int bad = 0;
 
 	(void)state;
@@ -842,7 +842,7 @@ static void test_reparse(void **state)
 	static const char *const cluster[] = { "-hc", NULL };
 	static const char *const bad_cluster[] = { "-Zt", NULL };
 	static const char *const second[] = { "-c", "2", NULL };
-	static char out[8192];
+	static char out[16384];
 	struct config c;
 
 	(void)state;

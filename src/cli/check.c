@@ -35,6 +35,8 @@ void config_defaults(struct config *cfg)
 	cfg->dirs = 4;
 	cfg->files_per_dir = 16;
 	cfg->file_size = 4096;
+	cfg->xattr_count = 4;
+	cfg->xattr_size = 64;
 	cfg->seed = 1;
 	cfg->replay_speed = 1;
 }

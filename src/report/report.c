@@ -340,6 +340,10 @@ const char *conn_err_name(int code)
 		return "short transfer";
 	if (code == CONN_ERR_VERIFY)
 		return "verify mismatch";
+	if (code == CONN_ERR_NOTSUPP)
+		return "NFS4ERR_NOTSUPP";
+	if (code == CONN_ERR_OP_ILLEGAL)
+		return "NFS4ERR_OP_ILLEGAL";
 	name = strerrorname_np(code);
 	return name ? name : "unknown";
 }

@@ -136,6 +136,7 @@ struct worker {
 	uint64_t stop_ns;
 	uint64_t max_lag_ns;	/* open loop: worst issue time past the schedule */
 	ev_check deferred_check;	/* refills after failed operations (worker.c) */
+	ev_idle deferred_idle;		/* while one waits: the loop's next poll does not block */
 	struct wconn **deferred;
 	unsigned ndeferred;
 
