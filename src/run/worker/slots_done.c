@@ -95,6 +95,8 @@ static int file_op_status(struct wconn *wc, const struct slot *s, int status)
 		if (run->cfg->on_error == CFG_ON_ERROR_STOP && !wc->w->stopping) {
 			unsigned none = 0;
 
+			/* Nothing more from this connection: the run is ending. */
+			wc->done_issuing = true;
 			if (atomic_compare_exchange_strong(&run->refusal, &none,
 							   run_refusal_code(s->type, code)))
 				ev_async_send(run->main_loop, run->wake);
