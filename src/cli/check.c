@@ -259,6 +259,9 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 		cfg->runtime_ns = 0;
 		cfg->files_per_dir = (per_conn + cfg->dirs - 1) / cfg->dirs;
 	}
+	if (cfg->read_plus && (cfg->meta || cfg->small_files))
+		return config_fail(err, len, "--read-plus: the reads of --rw (with --mix: read_plus=W "
+				   "in the mix)");
 	if (cfg->meta && !cfg->runtime_ns)
 		return config_fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
 	if (cfg->meta && (cfg->rate > 0 || cfg->commit_every))
