@@ -144,12 +144,12 @@ if capture_start "tcp dst port $NFS_PORT"; then
 		want=$(jqv ".ops.$op.ops + .ops.$op.errors")
 		# One line per frame: minor versions, then opcodes, comma-separated (a frame may
 		# hold several calls).
-		got=$(awk -v c="$code" '{ n = split($2, o, ","); for (i = 1; i <= n; i++) k += o[i] == c }
+		got=$(awk -F'\t' -v c="$code" '{ n = split($2, o, ","); for (i = 1; i <= n; i++) k += o[i] == c }
 			END { print k + 0 }' "$TMP/ops.txt")
 		check_ge "wire: $op sent" 1 "$got"
 		check_eq "wire: $op: as many on the wire as the report counts" "$want" "$got"
 		check_eq "wire: $op: only in COMPOUNDs of minor version 2" 0 \
-			"$(awk -v c="$code" '{ n = split($2, o, ","); m = split($1, v, ",")
+			"$(awk -F'\t' -v c="$code" '{ n = split($2, o, ","); m = split($1, v, ",")
 				for (i = 1; i <= n; i++) if (o[i] == c) for (j = 1; j <= m; j++) if (v[j] != 2) k++ }
 				END { print k + 0 }' "$TMP/ops.txt")"
 	done
@@ -164,14 +164,16 @@ check_eq "sparse: --sparse --read-plus --verify: exit 0" 0 "$RC"
 check_eq "sparse: the file has its whole size" $((1 << 20)) \
 	"$(stat -c %s "$EXPORT_DIR/sp/file.000000" 2>/dev/null)"
 check_eq "sparse: lseek(SEEK_HOLE) finds the hole after block 0" 65536 "$(hole_at sp/file.000000)"
-check_le "sparse: a quarter of the file on disk (st_blocks x 512)" $((1 << 20)) \
+check_le "sparse: at most a third of the file on disk (st_blocks x 512 x 3 <= its size)" $((1 << 20)) \
 	"$(($(blocks_of sp/file.000000) * 512 * 3))"
 check_eq "sparse: read_plus read the file once" $((1 << 20)) "$(jqv .ops.read_plus.bytes)"
 check_eq "sparse: data + holes = bytes" "$(jqv .ops.read_plus.bytes)" \
 	"$(jqv '.ops.read_plus.data_bytes + .ops.read_plus.hole_bytes')"
 check_ge "sparse: READ_PLUS reports holes" 1 "$(jqv .ops.read_plus.hole_bytes)"
 check_eq "sparse: READ_PLUS's bytes check clean against the pattern" 0 "$(jqv .verify.mismatches)"
-nl --dir sp -c 1 -q 4 --rw read --verify --size 1m --bs 64k --keep --output-format json "$URL42"
+# (--sparse: the holes may read as zeros; nothing is laid out, the file is whole)
+nl --dir sp -c 1 -q 4 --rw read --sparse --verify --size 1m --bs 64k --keep --output-format json \
+	"$URL42"
 check_eq "sparse: READ of the same file checks clean too" 0 "$(jqv .verify.mismatches)"
 check_eq "sparse: READ and READ_PLUS returned as many bytes" $((1 << 20)) "$(jqv .ops.read.bytes)"
 
