@@ -85,6 +85,18 @@ check_eq "null: setxattr's refusals named NFS4ERR_NOTSUPP" "$(jqv .ops.setxattr.
 check_eq "null: no refusal line with --on-error continue" 0 \
 	"$(grep -c 'the server answered' "$ERR")"
 
+# A failed request's refill waits for the loop's next turn (worker.c's deferred check): with
+# nothing else in flight that turn must not sleep until some event (the 1 s tick), or
+# --on-error continue would count one refusal a second per connection. Judged by the
+# thread's voluntary context switches (the report's sleeps): one per refusal if it slept.
+NFSLOAD_NULL_REFUSE=clone:ENOSYS nl --engine null --dir n7 -t 1 -c 1 -q 1 \
+	--mix getattr=1,clone=1 --size 1m --bs 64k --runtime 1s --output-format json
+check_eq "null: refusals, one in flight: exit 0" 0 "$RC"
+refused=$(jqv .ops.clone.errors)
+check_ge "null: refusals, one in flight: counted" 1 "$refused"
+check_le "null: a refused request does not send its thread to sleep (sleeps x 100 <= $refused refusals)" \
+	"$refused" "$(jqv '([.threads[].sleeps] | add) * 100')"
+
 if [[ -n ${V42_NULL_ONLY:-} ]]; then
 	t_summary
 	exit
