@@ -69,6 +69,16 @@ check_match "null: getxattr refused: names NFS4ERR_NOTSUPP" \
 	"^nfsload: getxattr: the server answered NFS4ERR_NOTSUPP \\(it does not support GETXATTR\\)$" \
 	"$(grep getxattr: "$ERR")"
 
+# An engine that knows the server lacks the op refuses it at queue(): the same line and end.
+NFSLOAD_NULL_REFUSE=seek:EOPNOTSUPP:queue nl --engine null --dir n8 -c 1 \
+	--mix read_plus=1,seek=1 --size 1m --bs 64k --runtime 30s --on-error stop
+check_eq "null: seek refused at queue(), --on-error stop: exit 1" 1 "$RC"
+check_eq "null: seek refused at queue(): its one line" \
+	"nfsload: seek: the server answered NFS4ERR_NOTSUPP (it does not support SEEK)" \
+	"$(grep 'seek:' "$ERR")"
+check_eq "null: seek refused at queue(): no other line on stderr" 0 \
+	"$(grep -cv 'seek:' "$ERR")"
+
 # With --on-error continue the refusals are counted, under their own status, and the run goes on.
 NFSLOAD_NULL_REFUSE=clone:ENOSYS,setxattr:EOPNOTSUPP nl --engine null --dir n6 -c 2 \
 	--mix getattr=1,clone=1,setxattr=1 --size 1m --bs 64k --nrfiles 2 --runtime 1s \

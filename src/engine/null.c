@@ -13,7 +13,9 @@
  * GETXATTR with the value's size, the others with 0. For tests of the
  * worker's refusal path, NFSLOAD_NULL_REFUSE="copy:ENOSYS,getxattr:EOPNOTSUPP"
  * makes those ops fail as a server without them answers (NFS4ERR_OP_ILLEGAL:
- * -ENOSYS, NFS4ERR_NOTSUPP: -EOPNOTSUPP, as the native engine maps them).
+ * -ENOSYS, NFS4ERR_NOTSUPP: -EOPNOTSUPP, as the native engine maps them);
+ * "copy:ENOSYS:queue" refuses them at queue() instead, as an engine that knows
+ * beforehand.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@ struct engine_thread {
 	struct engine_conn *readying;	/* connect() called: ready() next turn */
 	uint8_t *zeros;			/* what every READ returns */
 	int refuse[OP_NTYPES];		/* NFSLOAD_NULL_REFUSE: -errno, 0: completes */
+	bool refuse_queue[OP_NTYPES];	/* ... at queue(), not in done() */
 };
 
 struct engine_conn {
@@ -130,8 +133,8 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 }
 
-/* NFSLOAD_NULL_REFUSE: "op:ENOSYS,op:EOPNOTSUPP,..." (unknown words are ignored). */
-static void refusals(int refuse[OP_NTYPES])
+/* NFSLOAD_NULL_REFUSE: "op:ENOSYS,op:EOPNOTSUPP:queue,..." (unknown words are ignored). */
+static void refusals(int refuse[OP_NTYPES], bool at_queue[OP_NTYPES])
 {
 	const char *env = getenv("NFSLOAD_NULL_REFUSE");
 	char buf[512], *tok, *save;
@@ -140,14 +143,17 @@ static void refusals(int refuse[OP_NTYPES])
 		return;
 	snprintf(buf, sizeof(buf), "%s", env);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':');
+		char *colon = strchr(tok, ':'), *when;
 		enum op_type op;
 
 		if (!colon)
 			continue;
 		*colon = '\0';
+		if ((when = strchr(colon + 1, ':')))
+			*when++ = '\0';
 		if ((op = op_by_name(tok)) == OP_NTYPES)
 			continue;
+		at_queue[op] = when && !strcmp(when, "queue");
 		refuse[op] = !strcmp(colon + 1, "ENOSYS") ? -ENOSYS :
 			     !strcmp(colon + 1, "EOPNOTSUPP") ? -EOPNOTSUPP : 0;
 	}
@@ -168,7 +174,7 @@ static struct engine_thread *thread_new(struct engine_inst *inst, const struct e
 		free(t);
 		return NULL;
 	}
-	refusals(t->refuse);
+	refusals(t->refuse, t->refuse_queue);
 	ev_idle_init(&t->idle, idle_cb);
 	t->idle.data = t;
 	return t;
@@ -252,6 +258,11 @@ static int queue(struct engine_conn *c, struct engine_req *req)
 
 	if (!c->up)
 		return -ENOTCONN;
+	if (t->refuse_queue[req->op] && t->refuse[req->op]) {
+		snprintf(c->error, sizeof(c->error), "%s refused (NFSLOAD_NULL_REFUSE)",
+			 op_name(req->op));
+		return t->refuse[req->op];
+	}
 	if (t->nnext == t->next_cap && grow(t) < 0)
 		return -ENOMEM;
 	req->priv[0] = c;

@@ -9,7 +9,6 @@
 #include <errno.h>
 
 #include "ops.h"
-#include "run/status.h"
 #include "worker_int.h"
 
 void worker_end_ramp(struct worker *w)
@@ -87,22 +86,8 @@ static void defer_refill(struct wconn *wc)
  */
 static int file_op_status(struct wconn *wc, const struct slot *s, int status)
 {
-	struct run *run = wc->w->run;
-	int code;
-
-	if (status == -EOPNOTSUPP || status == -ENOSYS) {
-		code = status == -ENOSYS ? CONN_ERR_OP_ILLEGAL : CONN_ERR_NOTSUPP;
-		if (run->cfg->on_error == CFG_ON_ERROR_STOP && !wc->w->stopping) {
-			unsigned none = 0;
-
-			/* Nothing more from this connection: the run is ending. */
-			wc->done_issuing = true;
-			if (atomic_compare_exchange_strong(&run->refusal, &none,
-							   run_refusal_code(s->type, code)))
-				ev_async_send(run->main_loop, run->wake);
-		}
-		return -code;
-	}
+	if (status == -EOPNOTSUPP || status == -ENOSYS)
+		return slots_file_refused(wc, s, status);
 	if (status == -ENODATA && (s->type == OP_GETXATTR || s->type == OP_REMOVEXATTR))
 		return 0;
 	if (status > 0 && s->type == OP_LISTXATTRS)
