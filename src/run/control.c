@@ -148,9 +148,11 @@ static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 		fprintf(stderr, "nfsload: a connection was lost: stopping the run (--on-error stop)\n");
 		begin_stop(c);
 	}
-	if (atomic_load(&c->run->refusal) && !c->stopping) {
+	/* Said also when it came as the run was stopping anyway: its exit status is 1. */
+	if (atomic_load(&c->run->refusal) && !c->refusal_said) {
 		char line[200];
 
+		c->refusal_said = true;
 		run_refusal_line(atomic_load(&c->run->refusal), line, sizeof(line));
 		fprintf(stderr, "nfsload: %s\n", line);
 		begin_stop(c);
