@@ -100,6 +100,11 @@ struct config {
 	unsigned dirs, files_per_dir;
 	uint64_t file_size;
 	unsigned small_files;		/* small-file mode: files in all, 0 = off */
+	/* NFSv4.2 (--mix's OPC_FILE ops, ops.h) */
+	bool read_plus;			/* --read-plus: every read of --rw a READ_PLUS */
+	bool sparse;			/* --sparse: the layout writes every 4th --bs block */
+	unsigned xattr_count;		/* --xattr-count: names nfsload.0 .. (default 4) */
+	uint64_t xattr_size;		/* --xattr-size: a SETXATTR's value (default 64) */
 	unsigned commit_every;		/* COMMIT after this many writes on a file, 0 = never */
 	enum cfg_live live;
 	enum cfg_format format;

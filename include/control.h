@@ -40,6 +40,7 @@ struct control {
 	ev_timer tick_timer, ramp_timer, end_timer, drain_timer;
 	bool live, live_tty;
 	bool stopping, drain_timed_out;
+	bool refusal_said;	/* the run's refusal (struct run's) has had its line */
 	int signal;			/* SIGINT/SIGTERM that stopped the run, or 0 */
 	struct ival_swap swap;
 	bool swap_waiting;		/* the last cut: the loop runs until it is answered */

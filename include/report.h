@@ -27,6 +27,10 @@
 #define CONN_ERR_SHORT 100000
 /* A READ whose data failed --verify. */
 #define CONN_ERR_VERIFY 100001
+/* An NFSv4.2 op (class OPC_FILE) the server does not have: NFS4ERR_NOTSUPP (the
+ * engine's -EOPNOTSUPP), NFS4ERR_OP_ILLEGAL (-ENOSYS). Named as the server said. */
+#define CONN_ERR_NOTSUPP 100002
+#define CONN_ERR_OP_ILLEGAL 100003
 /* "ETIMEDOUT", "EIO", "short transfer", ...: the name of an error kind. */
 const char *conn_err_name(int code);
 

@@ -17,6 +17,7 @@
 struct op_stats {
 	uint64_t ops;		/* completed without error */
 	uint64_t bytes;
+	uint64_t holes;		/* READ_PLUS: the share of bytes that were holes (bytes - holes: data) */
 	uint64_t errors;
 	struct hist lat;	/* ns, successful operations only */
 	/*

@@ -45,6 +45,9 @@ const char *workdir_ports(const struct workdir *wd);
 int workdir_prepare(struct workdir *wd, struct fileset *fs, char *err, size_t len);
 /* Removes what fs says this run created (files, marker, directory). */
 int workdir_cleanup(struct workdir *wd, const struct fileset *fs, char *err, size_t len);
+/* After a --sparse layout: every file shorter than --size given that size (SETATTR:
+ * the rest of it a hole), fs->size with it. 0 or -errno with err. */
+int workdir_extend(struct workdir *wd, struct fileset *fs, char *err, size_t len);
 /* fs += what other created (a job's runs share a directory). 0 or -ENOMEM. */
 int fileset_merge(struct fileset *fs, const struct fileset *other);
 void fileset_destroy(struct fileset *fs);

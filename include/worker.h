@@ -68,6 +68,10 @@ struct run {
 	struct ev_loop *main_loop;
 	ev_async *wake;			/* a worker finished its phase, or answered */
 	atomic_bool abort;		/* --on-error stop: a connection was lost */
+	/* --on-error stop: the first NFSv4.2 op the server refused (report_refusal_code:
+	 * (op + 1) | code << 16, code CONN_ERR_NOTSUPP or CONN_ERR_OP_ILLEGAL), 0: none */
+	atomic_uint refusal;
+	const uint8_t *xattr_value;	/* --mix's SETXATTR: --xattr-size bytes from the seed */
 	/* --verify (else NULL): the block format, and which blocks this run wrote */
 	const struct verify_params *verify;
 	struct verify_map *written;

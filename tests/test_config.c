@@ -336,6 +336,9 @@ static void test_bad_options(void **state)
 		{ { "--verify", "--bs", "32" }, "--bs: at least 64 bytes with --verify" },
 		{ { "--verify", "--size", "10k" }, "--size: a multiple of --bs with --verify" },
 		{ { "--verify", "--mix", "getattr=1", "--runtime", "1s" }, "--verify" },
+		{ { "--read-plus", "--mix", "getattr=1", "--runtime", "1s" }, "--read-plus: the reads of --rw" },
+		{ { "--xattr-size", "65537" }, "--xattr-size" },
+		{ { "--xattr-count", "0" }, "--xattr-count" },
 		{ { "--verify-continue" }, "--verify-continue: only with --verify" },
 		{ { "--verify-only", "--runtime", "1s" }, "--verify-only" },
 		{ { "--verify-only", "--skip-layout" }, "--verify-only" },
@@ -805,7 +808,7 @@ static void test_help_version(void **state)
 		{ { "--version" }, "nfsload " NFSLOAD_VERSION },
 		{ { "-V" }, "nfsload " NFSLOAD_VERSION },
 	};
-	static char out[8192];
+	static char out[16384];
 	int bad = 0;
 
 	(void)state;
@@ -842,7 +845,7 @@ static void test_reparse(void **state)
 	static const char *const cluster[] = { "-hc", NULL };
 	static const char *const bad_cluster[] = { "-Zt", NULL };
 	static const char *const second[] = { "-c", "2", NULL };
-	static char out[8192];
+	static char out[16384];
 	struct config c;
 
 	(void)state;

@@ -35,6 +35,8 @@ void config_defaults(struct config *cfg)
 	cfg->dirs = 4;
 	cfg->files_per_dir = 16;
 	cfg->file_size = 4096;
+	cfg->xattr_count = 4;
+	cfg->xattr_size = 64;
 	cfg->seed = 1;
 	cfg->replay_speed = 1;
 }
@@ -266,9 +268,13 @@ static int check_mix_ops(const struct config *cfg, char *err, size_t len)
 
 	for (int t = 0; cfg->meta && t < OP_NTYPES; t++)
 		used[t] = cfg->mix.weight[t] > 0;
-	/* TODO(merge): --read-plus (work42's cfg->read_plus) as a use of read_plus:
-	 *	if (cfg->read_plus) { bool rp[OP_NTYPES] = { [OP_READ_PLUS] = true };
-	 *		if ((rc = config_check_ops(cfg, rp, "--read-plus", err, len))) return rc; } */
+	if (cfg->read_plus) {
+		bool rp[OP_NTYPES] = { [OP_READ_PLUS] = true };
+		int rc = config_check_ops(cfg, rp, "--read-plus", err, len);
+
+		if (rc)
+			return rc;
+	}
 	return config_check_ops(cfg, used, "--mix", err, len);
 }
 
@@ -337,6 +343,9 @@ int config_check(struct config *cfg, const struct check_given *given, char *err,
 		cfg->runtime_ns = 0;
 		cfg->files_per_dir = (per_conn + cfg->dirs - 1) / cfg->dirs;
 	}
+	if (cfg->read_plus && (cfg->meta || cfg->small_files))
+		return config_fail(err, len, "--read-plus: the reads of --rw (with --mix: read_plus=W "
+				   "in the mix)");
 	if (cfg->meta && !cfg->runtime_ns)
 		return config_fail(err, len, "--mix: needs --runtime (a metadata mix has no pass to end)");
 	if (cfg->meta && (cfg->rate > 0 || cfg->commit_every))

@@ -328,7 +328,9 @@ static const struct opt core[] = {
 	{ .name = "mix", .kind = OPT_CUSTOM, .arg = "OP=W,...",
 	  .help = "metadata workload: weighted read, write, getattr, lookup,\naccess, "
 	  "setattr, readdir, create, remove, mkdir, rmdir,\nrename, open over each "
-	  "connection's own tree",
+	  "connection's own tree; NFSv4.2's\nread_plus, seek, allocate, deallocate, "
+	  "io_advise, copy,\nclone, getxattr, setxattr, listxattrs, removexattr on its\n"
+	  "data files (--size/--nrfiles)",
 	  .set = set_mix },
 	{ .name = "dirs", .kind = OPT_COUNT, .arg = "N",
 	  .help = "directories per connection for --mix (default 4)",
@@ -343,6 +345,18 @@ static const struct opt core[] = {
 	  .help = "small-file test: create N files of --file-size (written\nwhole), read "
 	  "them all, stat them, delete them",
 	  .off = F(small_files), .min = 1, .max = 100000000 },
+	{ .name = "read-plus", .kind = OPT_FLAG,
+	  .help = "NFSv4.2: every read of --rw as a READ_PLUS (holes counted\napart from data)",
+	  .off = F(read_plus) },
+	{ .name = "sparse", .kind = OPT_FLAG,
+	  .help = "the layout writes every 4th --bs block of each file, the\nrest are holes",
+	  .off = F(sparse) },
+	{ .name = "xattr-count", .kind = OPT_COUNT, .arg = "N",
+	  .help = "--mix's xattr ops: names nfsload.0 .. nfsload.N-1 (default 4)",
+	  .off = F(xattr_count), .min = 1, .max = 10000 },
+	{ .name = "xattr-size", .kind = OPT_SIZE, .arg = "SIZE",
+	  .help = "--mix's setxattr: the value's size (default 64, at most 64k)",
+	  .off = F(xattr_size), .max = 65536, .msg = "64k" },
 	{ .name = "on-error", .kind = OPT_WORD, .arg = "MODE",
 	  .help = "continue (reconnect lost connections; default for\n--runtime) or stop "
 	  "(end the run at the first error)",

@@ -7,6 +7,15 @@
  *
  * Its control connection has no namespace: nothing exists, and creating or
  * removing anything succeeds.
+ *
+ * The NFSv4.2 operations complete as a server with them would: READ_PLUS
+ * with its bytes and no hole, SEEK finding data (or a hole) where it looked,
+ * GETXATTR with the value's size, the others with 0. For tests of the
+ * worker's refusal path, NFSLOAD_NULL_REFUSE="copy:ENOSYS,getxattr:EOPNOTSUPP"
+ * makes those ops fail as a server without them answers (NFS4ERR_OP_ILLEGAL:
+ * -ENOSYS, NFS4ERR_NOTSUPP: -EOPNOTSUPP, as the native engine maps them);
+ * "copy:ENOSYS:queue" refuses them at queue() instead, as an engine that knows
+ * beforehand.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +23,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "ops.h"
 
 struct engine_thread {
 	struct ev_loop *loop;
@@ -23,6 +33,8 @@ struct engine_thread {
 	unsigned pos, nbatch;		/* the batch being completed */
 	struct engine_conn *readying;	/* connect() called: ready() next turn */
 	uint8_t *zeros;			/* what every READ returns */
+	int refuse[OP_NTYPES];		/* NFSLOAD_NULL_REFUSE: -errno, 0: completes */
+	bool refuse_queue[OP_NTYPES];	/* ... at queue(), not in done() */
 };
 
 struct engine_conn {
@@ -106,16 +118,45 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		if (!req)
 			continue;	/* its connection was dropped */
 		c = req->priv[0];
-		moves = req->op == OP_READ || req->op == OP_WRITE ||
-			(req->op == OP_CREATE && req->len);
+		moves = req->op == OP_READ || req->op == OP_WRITE || req->op == OP_READ_PLUS ||
+			req->op == OP_GETXATTR || (req->op == OP_CREATE && req->len);
 		c->inflight--;
 		req->data = t->zeros;
+		/* READ_PLUS: no hole; SEEK: what it looked for is where it looked. */
+		req->holes = req->op == OP_SEEK ? req->offset : 0;
 		if (c->cbs)
-			c->cbs->done(c->owner, req, moves ? (int)req->len : 0);
+			c->cbs->done(c->owner, req, t->refuse[req->op] ? t->refuse[req->op] :
+				     moves ? (int)req->len : 0);
 	}
 	t->nbatch = 0;
 	if (t->nnext == 0 && !t->readying)
 		ev_idle_stop(loop, w);
+}
+
+/* NFSLOAD_NULL_REFUSE: "op:ENOSYS,op:EOPNOTSUPP:queue,..." (unknown words are ignored). */
+static void refusals(int refuse[OP_NTYPES], bool at_queue[OP_NTYPES])
+{
+	const char *env = getenv("NFSLOAD_NULL_REFUSE");
+	char buf[512], *tok, *save;
+
+	if (!env || strlen(env) >= sizeof(buf))
+		return;
+	snprintf(buf, sizeof(buf), "%s", env);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *when;
+		enum op_type op;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if ((when = strchr(colon + 1, ':')))
+			*when++ = '\0';
+		if ((op = op_by_name(tok)) == OP_NTYPES)
+			continue;
+		at_queue[op] = when && !strcmp(when, "queue");
+		refuse[op] = !strcmp(colon + 1, "ENOSYS") ? -ENOSYS :
+			     !strcmp(colon + 1, "EOPNOTSUPP") ? -EOPNOTSUPP : 0;
+	}
 }
 
 static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
@@ -133,6 +174,7 @@ static struct engine_thread *thread_new(struct engine_inst *inst, const struct e
 		free(t);
 		return NULL;
 	}
+	refusals(t->refuse, t->refuse_queue);
 	ev_idle_init(&t->idle, idle_cb);
 	t->idle.data = t;
 	return t;
@@ -216,6 +258,11 @@ static int queue(struct engine_conn *c, struct engine_req *req)
 
 	if (!c->up)
 		return -ENOTCONN;
+	if (t->refuse_queue[req->op] && t->refuse[req->op]) {
+		snprintf(c->error, sizeof(c->error), "%s refused (NFSLOAD_NULL_REFUSE)",
+			 op_name(req->op));
+		return t->refuse[req->op];
+	}
 	if (t->nnext == t->next_cap && grow(t) < 0)
 		return -ENOMEM;
 	req->priv[0] = c;

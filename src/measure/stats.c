@@ -6,7 +6,7 @@
 
 int op_stats_init(struct op_stats *s, int sub_bits, bool open_loop)
 {
-	s->ops = s->bytes = s->errors = s->wire_missed = 0;
+	s->ops = s->bytes = s->holes = s->errors = s->wire_missed = 0;
 	s->lat_unc = s->wire = s->client = (struct hist){ 0 };
 	if (hist_init(&s->lat, sub_bits))
 		return -ENOMEM;
@@ -27,7 +27,7 @@ void op_stats_destroy(struct op_stats *s)
 
 void op_stats_reset(struct op_stats *s)
 {
-	s->ops = s->bytes = s->errors = s->wire_missed = 0;
+	s->ops = s->bytes = s->holes = s->errors = s->wire_missed = 0;
 	hist_reset(&s->lat);
 	if (s->lat_unc.counts)
 		hist_reset(&s->lat_unc);
@@ -73,6 +73,7 @@ void op_stats_add(struct op_stats *dst, const struct op_stats *src)
 {
 	dst->ops += src->ops;
 	dst->bytes += src->bytes;
+	dst->holes += src->holes;
 	dst->errors += src->errors;
 	hist_add(&dst->lat, &src->lat);
 	if (dst->lat_unc.counts && src->lat_unc.counts)

@@ -110,6 +110,10 @@ int merge_read_op(json_t *o, struct op_stats *s)
 		return -EINVAL;
 	s->ops = merge_num(o, "ops");
 	s->bytes = merge_num(o, "bytes");
+	/* READ_PLUS's holes (absent elsewhere: 0), never more than its bytes. */
+	s->holes = merge_num(o, "hole_bytes");
+	if (s->holes > s->bytes)
+		return -EINVAL;
 	s->errors = merge_num(o, "errors");
 	if (merge_hist_read(b, lat, &s->lat) < 0 || s->lat.count != s->ops)
 		return -EINVAL;	/* the buckets hold every successful operation */

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "report.h"
 #include "report_int.h"
@@ -69,8 +70,12 @@ void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 			proc, s->ops, s->ops);
 	else
 		fprintf(out, "{\"ops\": %" PRIu64 ", \"count\": %" PRIu64, s->ops, s->ops);
-	fprintf(out, ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
-		", \"iops\": ", s->bytes, s->errors);
+	fprintf(out, ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64, s->bytes, s->errors);
+	/* READ_PLUS: its bytes as data and holes. */
+	if (proc && !strcmp(proc, "READ_PLUS"))
+		fprintf(out, ", \"data_bytes\": %" PRIu64 ", \"hole_bytes\": %" PRIu64,
+			s->bytes - s->holes, s->holes);
+	fputs(", \"iops\": ", out);
 	report_json_num(out, report_per_sec(s->ops, ns));
 	fputs(", \"mib_s\": ", out);
 	report_json_num(out, report_mib_s(s->bytes, ns));

@@ -228,6 +228,7 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	bool files = !cfg->meta && !cfg->small_files;
 	bool local = cfg->engine && cfg->engine->takes_path;
 	bool url = cfg->url[0] != '\0' && !local;
+	bool xattrs;
 	unsigned n = 0;
 
 	text(s, &n, "engine", "engine", r->engine ? r->engine : "", true, true);
@@ -299,6 +300,13 @@ unsigned report_settings(const struct report *r, struct setting *s)
 	      cfg->dedupe_percentage > 0, false);
 	flag(s, &n, "verify", "verify", cfg->verify, false);
 	flag(s, &n, "verify_only", "verify only", cfg->verify_only, false);
+	flag(s, &n, "read_plus", "read plus", cfg->read_plus, false);
+	flag(s, &n, "sparse", "sparse", cfg->sparse, false);
+	/* The xattr ops of a mix: their names and value (shown when the mix has them). */
+	xattrs = cfg->meta && (cfg->mix.weight[OP_GETXATTR] || cfg->mix.weight[OP_SETXATTR] ||
+			       cfg->mix.weight[OP_REMOVEXATTR]);
+	count(s, &n, "xattr_count", "xattr names", cfg->xattr_count, xattrs, false);
+	size(s, &n, "xattr_size", "xattr size", cfg->xattr_size, xattrs, false);
 	text(s, &n, "write_stability", "writes", NULL,
 	     files && wl_mode_read_pct(cfg->rw, cfg->rwmixread) < 100, true);
 	report_write_stability(cfg, s[n - 1].own, sizeof(s[n - 1].own));
@@ -340,6 +348,10 @@ const char *conn_err_name(int code)
 		return "short transfer";
 	if (code == CONN_ERR_VERIFY)
 		return "verify mismatch";
+	if (code == CONN_ERR_NOTSUPP)
+		return "NFS4ERR_NOTSUPP";
+	if (code == CONN_ERR_OP_ILLEGAL)
+		return "NFS4ERR_OP_ILLEGAL";
 	name = strerrorname_np(code);
 	return name ? name : "unknown";
 }

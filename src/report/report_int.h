@@ -46,6 +46,9 @@ void report_text_unanswered(FILE *out, uint64_t n);
 /* One row of the text report's operation table: ops, rates over ns, latencies. */
 /* An op's row of the text table, with its wire and client rows under it (--wire-time). */
 void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns);
+/* The same with the op column w wide (report_text's table: its longest name). */
+void report_text_op_row_w(FILE *out, int w, const char *name, const struct op_stats *s,
+			  uint64_t ns);
 /* report_servers.c: the per-server table and JSON "servers" (several servers only). */
 void report_text_servers(FILE *out, const struct report *r);
 /* The header's line: how the connections went over the servers. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "ops.h"
 #include "report.h"
 #include "report_int.h"
 #include "units.h"
@@ -42,7 +43,13 @@ void report_text_unanswered(FILE *out, uint64_t n)
 
 void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, uint64_t ns)
 {
-	fprintf(out, "%-6s %10" PRIu64 " %10.0f %9.1f %7" PRIu64, name, s->ops,
+	report_text_op_row_w(out, 6, name, s, ns);
+}
+
+void report_text_op_row_w(FILE *out, int w, const char *name, const struct op_stats *s,
+			  uint64_t ns)
+{
+	fprintf(out, "%-*s %10" PRIu64 " %10.0f %9.1f %7" PRIu64, w, name, s->ops,
 		report_per_sec(s->ops, ns), report_mib_s(s->bytes, ns), s->errors);
 	if (s->ops == 0) {
 		fputc('\n', out);
@@ -51,9 +58,10 @@ void report_text_op_row(FILE *out, const char *name, const struct op_stats *s, u
 	text_lats(out, &s->lat);
 	/* Wire time (--wire-time): its rows under the op's, the count in the ops column. */
 	if (s->wire.counts && s->wire.count) {
-		fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", "wire", s->wire.count, "", "", "");
+		fprintf(out, "  %-*s %8" PRIu64 " %10s %9s %7s", w, "wire", s->wire.count, "", "", "");
 		text_lats(out, &s->wire);
-		fprintf(out, "  %-6s %8" PRIu64 " %10s %9s %7s", "client", s->client.count, "", "", "");
+		fprintf(out, "  %-*s %8" PRIu64 " %10s %9s %7s", w, "client", s->client.count, "", "",
+			"");
 		text_lats(out, &s->client);
 	}
 }
@@ -240,6 +248,20 @@ static const char *conn_list(const struct report *r, bool stuck, char *buf, size
 	return buf;
 }
 
+
+/* READ_PLUS: its bytes split into data and holes (the table's MiB/s counts both). */
+static void text_holes(FILE *out, const struct report *r)
+{
+	const struct op_stats *s = &r->ops[OP_READ_PLUS];
+	char a[32], b[32];
+
+	if (!s->ops)
+		return;
+	fprintf(out, "read_plus: %s of data, %s of holes (%.1f%% holes) in %" PRIu64
+		" bytes returned\n", units_format_size(s->bytes - s->holes, a, sizeof(a)),
+		units_format_size(s->holes, b, sizeof(b)),
+		s->bytes ? 100.0 * (double)s->holes / (double)s->bytes : 0.0, s->bytes);
+}
 
 /* The small-file test: one row per pass, files/s and MiB/s over that pass. */
 static void text_small_files(FILE *out, const struct report *r)
@@ -432,6 +454,7 @@ void report_text(FILE *out, const struct report *r)
 	char a[32], c[32];
 	struct op_stats *tot = NULL;
 	uint64_t ops = report_total_ops(r);
+	int w = 6;
 
 	if (r->source)
 		fprintf(out, "nfsload %s, a report rebuilt from %s\n", NFSLOAD_VERSION, r->source);
@@ -442,23 +465,28 @@ void report_text(FILE *out, const struct report *r)
 		cfg->ramp_ns ? units_format_duration(cfg->ramp_ns, c, sizeof(c)) : "",
 		r->interrupted ? " (interrupted)" : "");
 
-	fprintf(out, "%-6s %10s %10s %9s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "op", "ops",
+	/* The op column: 6 wide as it always was, wider for a longer name (removexattr). */
+	for (int t = 0; t < OP_NTYPES; t++)
+		if ((r->ops[t].ops || r->ops[t].errors) && (int)strlen(op_name(t)) > w)
+			w = (int)strlen(op_name(t));
+	fprintf(out, "%-*s %10s %10s %9s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", w, "op", "ops",
 		"IOPS", "MiB/s", "errors", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99",
 		"max");
 	for (int t = 0; t < OP_NTYPES; t++)
 		if (r->ops[t].ops || r->ops[t].errors)
-			report_text_op_row(out, op_name(t), &r->ops[t], r->duration_ns);
+			report_text_op_row_w(out, w, op_name(t), &r->ops[t], r->duration_ns);
 	tot = calloc(1, sizeof(*tot));
 	if (tot && op_stats_init(tot, HIST_PRECISE_BITS, false) == 0) {
 		for (int t = 0; t < OP_NTYPES; t++)
 			op_stats_add(tot, &r->ops[t]);
-		report_text_op_row(out, "total", tot, r->duration_ns);
+		report_text_op_row_w(out, w, "total", tot, r->duration_ns);
 		text_wire(out, r, tot);
 		op_stats_destroy(tot);
 	} else {
 		text_wire(out, r, NULL);
 	}
 	free(tot);
+	text_holes(out, r);
 
 	if (r->cfg->small_files)
 		text_small_files(out, r);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "status.h"
 #include "units.h"
 
 static int64_t realtime_ns(void)
@@ -65,7 +66,8 @@ bool control_all_done(const struct control *c)
 
 bool control_cut_short(const struct control *c)
 {
-	return c->signal || c->drain_timed_out || atomic_load(&c->run->abort);
+	return c->signal || c->drain_timed_out || atomic_load(&c->run->abort) ||
+	       atomic_load(&c->run->refusal);
 }
 
 static void begin_stop(struct control *c)
@@ -144,6 +146,15 @@ static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 	(void)revents;
 	if (atomic_load(&c->run->abort) && !c->stopping) {
 		fprintf(stderr, "nfsload: a connection was lost: stopping the run (--on-error stop)\n");
+		begin_stop(c);
+	}
+	/* Said also when it came as the run was stopping anyway: its exit status is 1. */
+	if (atomic_load(&c->run->refusal) && !c->refusal_said) {
+		char line[200];
+
+		c->refusal_said = true;
+		run_refusal_line(atomic_load(&c->run->refusal), line, sizeof(line));
+		fprintf(stderr, "nfsload: %s\n", line);
 		begin_stop(c);
 	}
 	if (atomic_load(&c->run->verify_failed) && !c->stopping) {

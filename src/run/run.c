@@ -57,6 +57,10 @@ static uint64_t layout_block_size(const struct config *cfg, const struct engine_
 {
 	uint64_t bs = 1u << 20, max = cfg->engine->max_write(params);
 
+	/* --sparse: blocks of --bs, every 4th of them written (slots_issue.c). */
+	if (cfg->sparse)
+		return cfg->bs;
+
 	if (max < bs)
 		return cfg->verify ? cfg->bs : max / 512 * 512;
 	while (bs > (64u << 10) && bs * cfg->connections * cfg->iodepth > (64u << 20))
@@ -122,6 +126,17 @@ static int prepare(struct app *a)
 	}
 	if (cfg->buffer_compress_percentage)
 		a->verify.pattern = a->run.pattern;
+	if (cfg->meta && meta_mix_has_file_ops(&cfg->mix)) {
+		/* SETXATTR's value: bytes from the seed, the same every run of it. */
+		uint8_t *v = malloc(cfg->xattr_size);
+		uint64_t rng = cfg->seed ^ UINT64_C(0x786174747273);	/* "xattrs" */
+
+		if (!v)
+			return run_complain(EXIT_RUNTIME, "out of memory");
+		for (uint64_t i = 0; i < cfg->xattr_size; i++)
+			v[i] = (uint8_t)wl_rand(&rng);
+		a->run.xattr_value = v;
+	}
 	if (!a->run.pattern || (cfg->file_size && !a->run.small_data) ||
 	    op_stats_init_all(r->ops, HIST_PRECISE_BITS, config_open_loop(cfg)) ||
 	    op_stats_init(&r->layout, HIST_PRECISE_BITS, false) ||
@@ -238,7 +253,8 @@ static int run_workload(struct app *a, struct run_result *res)
 		return status;
 	if ((a->cfg->meta || a->cfg->small_files) && (status = run_make_trees(a)))
 		return status;
-	if (!a->cfg->meta && (status = run_layout(a)))
+	/* A --mix with NFSv4.2 ops works on the data files too: they are laid out. */
+	if ((!a->cfg->meta || meta_mix_has_file_ops(&a->cfg->mix)) && (status = run_layout(a)))
 		return status;
 	run_measure(a);
 	if (a->start_refused)
@@ -258,6 +274,9 @@ static int run_workload(struct app *a, struct run_result *res)
 		report_job_row(&a->rep, &res->row);
 	render(a);
 	status = run_exit_status(&a->rep, a->ctl.signal);
+	/* An NFSv4.2 op refused under --on-error stop: its line was said at the stop. */
+	if (status == 0 && atomic_load(&a->run.refusal))
+		status = EXIT_RUNTIME;
 	if (a->ctl.drain_timed_out)
 		fprintf(stderr, "nfsload: some operations never completed (server not answering)\n");
 	return status;
@@ -374,6 +393,7 @@ static void app_destroy(struct app *a)
 	aggregate_servers_free(r);
 	free((void *)a->run.pattern);
 	free((void *)a->run.small_data);
+	free((void *)a->run.xattr_value);
 	replay_close(a);
 }
 
@@ -383,7 +403,8 @@ static void used_ops(const struct config *cfg, bool used[OP_NTYPES])
 	unsigned read_pct = wl_mode_read_pct(cfg->rw, cfg->rwmixread);
 
 	memset(used, 0, OP_NTYPES * sizeof(*used));
-	used[OP_READ] = read_pct > 0;
+	used[OP_READ] = read_pct > 0 && !cfg->read_plus;
+	used[OP_READ_PLUS] = read_pct > 0 && cfg->read_plus;
 	used[OP_WRITE] = read_pct < 100;
 	used[OP_COMMIT] = cfg->commit_every > 0;
 	for (int t = 0; cfg->meta && t < OP_NTYPES; t++)

@@ -72,6 +72,10 @@ int run_layout(struct app *a)
 		worker_figures(a->workers[i], &f);
 		r->layout_retried += f.rewrites;
 	}
+	/* --sparse: the blocks left out are holes inside the file, not past its end. */
+	for (unsigned k = 0; cfg->sparse && k < a->nns && !control_cut_short(&a->ctl); k++)
+		if (workdir_extend(a->wd[k], &a->fs[k], a->err, sizeof(a->err)))
+			return run_complain(EXIT_RUNTIME, "%s", a->err);
 	rc = collect_one(a, OP_WRITE, &r->layout);
 	/* Each failure is followed by one re-issue or none (an answer from the server, a
 	 * connection that gave up): the difference is what was never written. */

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "ops.h"
 #include "status.h"
 
 int run_complain(int status, const char *fmt, ...)
@@ -58,4 +59,18 @@ int run_exit_status(const struct report *r, int signal)
 	if (failed || report_total_ops(r) == 0)
 		return EXIT_RUNTIME;
 	return 0;
+}
+
+void run_refusal_line(unsigned refusal, char *buf, size_t len)
+{
+	enum op_type op = (enum op_type)((refusal & 0xff) - 1);
+	bool illegal = (refusal >> 8) == 2;
+
+	if (op >= OP_NTYPES) {
+		snprintf(buf, len, "the server refused an operation");
+		return;
+	}
+	snprintf(buf, len, "%s: the server answered %s (it does not %s %s)", op_name(op),
+		 illegal ? "NFS4ERR_OP_ILLEGAL" : "NFS4ERR_NOTSUPP",
+		 illegal ? "have" : "support", op_procedure(op));
 }

@@ -250,6 +250,26 @@ int workdir_cleanup(struct workdir *wd, const struct fileset *fs, char *err, siz
 	return rc;
 }
 
+int workdir_extend(struct workdir *wd, struct fileset *fs, char *err, size_t len)
+{
+	char path[320];
+	int rc;
+
+	for (uint32_t i = 0; i < fs->n; i++) {
+		if (fs->size[i] >= wd->cfg->size)
+			continue;
+		workdir_file_path(wd->cfg, i, path, sizeof(path));
+		if ((rc = wd->ops->truncate(wd->ctl, path, wd->cfg->size)) < 0) {
+			char what[360];
+
+			snprintf(what, sizeof(what), "--sparse: cannot set the size of %s", path);
+			return fail(wd, err, len, what, rc);
+		}
+		fs->size[i] = wd->cfg->size;
+	}
+	return 0;
+}
+
 int fileset_merge(struct fileset *dst, const struct fileset *src)
 {
 	if (src->n > dst->n) {

@@ -106,12 +106,71 @@ static int pick_slot(struct meta_tree *t, unsigned dir, bool want)
 	return -1;
 }
 
+void meta_tree_files(struct meta_tree *t, uint32_t nfiles, uint64_t blocks, unsigned xattrs)
+{
+	t->nfiles = nfiles;
+	t->blocks = blocks;
+	t->xattrs = xattrs ? xattrs : 1;
+}
+
+bool meta_mix_has_file_ops(const struct meta_mix *mix)
+{
+	for (int op = 0; op < OP_NTYPES; op++)
+		if (mix->weight[op] && op_info((enum op_type)op)->cls == OPC_FILE)
+			return true;
+	return false;
+}
+
+static uint64_t below64(struct meta_tree *t, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)wl_rand(&t->rng) * n) >> 64);
+}
+
+/* An OPC_FILE op: a file and block of the connection's data files, no name of the tree. */
+static bool choose_file(struct meta_tree *t, enum op_type op, struct meta_target *tg)
+{
+	if (t->nfiles == 0 || t->blocks == 0)
+		return false;
+	tg->file = (uint32_t)below(t, t->nfiles);
+	tg->block = below64(t, t->blocks);
+	tg->what = 0;
+	tg->xattr = 0;
+	tg->file2 = tg->file;
+	tg->block2 = tg->block;
+	switch (op) {
+	case OP_SEEK:
+		tg->what = (uint32_t)(t->seeks++ & 1);
+		break;
+	case OP_COPY:
+	case OP_CLONE:
+		if (t->nfiles > 1) {
+			/* Another file: one of the other nfiles - 1, the same block range. */
+			tg->file2 = (tg->file + 1 + (uint32_t)below(t, t->nfiles - 1)) % t->nfiles;
+			tg->block2 = below64(t, t->blocks);
+		} else if (t->blocks > 1) {
+			/* One file: another block of it, so the ranges never overlap. */
+			tg->block2 = (tg->block + 1 + below64(t, t->blocks - 1)) % t->blocks;
+		}
+		break;
+	case OP_GETXATTR:
+	case OP_SETXATTR:
+	case OP_REMOVEXATTR:
+		tg->xattr = below(t, t->xattrs);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 static bool choose(struct meta_tree *t, enum op_type op, struct meta_target *tg)
 {
 	uint8_t *s;
 	int a, b;
 
 	tg->op = op;
+	if (op_info(op)->cls == OPC_FILE)
+		return choose_file(t, op, tg);
 	tg->dir = below(t, t->dirs);
 	s = t->state + (size_t)tg->dir * t->slots;
 	switch (op) {
@@ -164,6 +223,9 @@ void meta_done(struct meta_tree *t, const struct meta_target *tg, bool ok)
 {
 	uint8_t *s = t->state + (size_t)tg->dir * t->slots;
 
+	/* No name of the tree was taken. */
+	if (op_info(tg->op)->cls == OPC_FILE)
+		return;
 	switch (tg->op) {
 	case OP_READDIR:
 		return;

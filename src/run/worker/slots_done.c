@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 
+#include "ops.h"
 #include "worker_int.h"
 
 void worker_end_ramp(struct worker *w)
@@ -32,6 +33,8 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 	if (!w->stopping &&
 	    (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns)) {
 		op_stats_record(&w->ival[s->type], status, lat, unc);
+		if (s->type == OP_READ_PLUS && status >= 0)
+			w->ival[s->type].holes += s->req.holes;
 		if (w->wire && status >= 0)
 			op_stats_wire(&w->ival[s->type], s->req.wire_ns, unc);
 		if (w->srv_ival)
@@ -39,6 +42,8 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 	}
 	if ((!w->stopping || w->meta) && s->start_ns >= w->run->measure_start_ns) {
 		op_stats_record(&w->total[s->type], status, lat, unc);
+		if (s->type == OP_READ_PLUS && status >= 0)
+			w->total[s->type].holes += s->req.holes;
 		if (w->wire && status >= 0)
 			op_stats_wire(&w->total[s->type], s->req.wire_ns, unc);
 		op_stats_record(&wc->stats, status, lat, unc);
@@ -66,8 +71,28 @@ static void defer_refill(struct wconn *wc)
 		return;
 	wc->refill_pending = true;
 	w->deferred[w->ndeferred++] = wc;
-	if (!ev_is_active(&w->deferred_check))
+	if (!ev_is_active(&w->deferred_check)) {
 		ev_check_start(w->loop, &w->deferred_check);
+		ev_idle_start(w->loop, &w->deferred_idle);
+	}
+}
+
+/*
+ * An NFSv4.2 op's status as the run counts it: the server's refusal named as
+ * it answered (and, with --on-error stop, the run ended at this first use);
+ * a name not set for GETXATTR or REMOVEXATTR is what a mix of a few names
+ * asks for (as --mix's LOOKUP of a missing name); LISTXATTRS moves no bytes
+ * (its engine gives the number of names).
+ */
+static int file_op_status(struct wconn *wc, const struct slot *s, int status)
+{
+	if (status == -EOPNOTSUPP || status == -ENOSYS)
+		return slots_file_refused(wc, s, status);
+	if (status == -ENODATA && (s->type == OP_GETXATTR || s->type == OP_REMOVEXATTR))
+		return 0;
+	if (status > 0 && s->type == OP_LISTXATTRS)
+		return 0;
+	return status;
 }
 
 void slots_done(void *owner, struct engine_req *req, int status)
@@ -83,6 +108,8 @@ void slots_done(void *owner, struct engine_req *req, int status)
 		status = slots_replay_done(wc, s, status);
 	else if (s->type == OP_LOOKUP && status == -ENOENT)
 		status = 0;
+	else if (op_info(s->type)->cls == OPC_FILE)
+		status = file_op_status(wc, s, status);
 	/* A short transfer (a read past the end of a file) is not a success. */
 	if (status >= 0 && (uint32_t)status < s->len)
 		status = -CONN_ERR_SHORT;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ops.h"
+#include "run/status.h"
 #include "worker_int.h"
 
 void slots_count_error(struct wconn *wc, int status)
@@ -60,6 +62,23 @@ void slots_redo_later(struct wconn *wc, const struct slot *s)
 		.tries = s->tries };
 }
 
+int slots_file_refused(struct wconn *wc, const struct slot *s, int status)
+{
+	struct run *run = wc->w->run;
+	int code = status == -ENOSYS ? CONN_ERR_OP_ILLEGAL : CONN_ERR_NOTSUPP;
+
+	if (run->cfg->on_error == CFG_ON_ERROR_STOP && !wc->w->stopping) {
+		unsigned none = 0;
+
+		/* Nothing more from this connection: the run is ending. */
+		wc->done_issuing = true;
+		if (atomic_compare_exchange_strong(&run->refusal, &none,
+						   run_refusal_code(s->type, code)))
+			ev_async_send(run->main_loop, run->wake);
+	}
+	return -code;
+}
+
 /*
  * The engine refused a request (rc): it counts as an error of its kind, and
  * the connection issues nothing more this phase, its reason in the report.
@@ -68,16 +87,23 @@ void slots_refused(struct wconn *wc, struct slot *s, int rc, uint64_t t)
 {
 	struct worker *w = wc->w;
 	const char *why = w->engine->error(wc->conn);
+	bool said = false;
 
+	/* An NFSv4.2 op the engine knows the server lacks: as the server's own answer
+	 * (under --on-error stop its line says it all: the connection did not fail). */
+	if (op_info(s->type)->cls == OPC_FILE && (rc == -EOPNOTSUPP || rc == -ENOSYS)) {
+		rc = slots_file_refused(wc, s, rc);
+		said = w->run->cfg->on_error == CFG_ON_ERROR_STOP;
+	}
 	s->busy = false;
 	wc->free_slots[wc->nfree++] = s;
 	wc->done_issuing = true;
 	wc->ncommits_due = 0;
 	wc->nredo = 0;
 	w->ival[s->type].errors++;
-	if (!wc->down_error[0])
+	if (!wc->down_error[0] && !said)
 		snprintf(wc->down_error, sizeof(wc->down_error), "%s", why && *why ? why :
-			 strerror(-rc));
+			 -rc >= CONN_ERR_SHORT ? conn_err_name(-rc) : strerror(-rc));
 	if (t >= w->run->measure_start_ns) {
 		w->total[s->type].errors++;
 		wc->stats.errors++;

@@ -63,11 +63,14 @@ static bool issue(struct wconn *wc, const struct wl_op *op, uint8_t tries, uint6
 	s->start_ns = start;
 	s->issue_ns = t;
 	s->type = op->type;
+	/* --read-plus: the measured reads as READ_PLUS (the verify pass's stay READs). */
+	if (op->type == OP_READ && run->cfg->read_plus && run->phase == PHASE_MAIN)
+		s->type = OP_READ_PLUS;
 	s->range = op->range;
 	s->len = op->len;
 	s->tries = tries;
 	s->busy = true;
-	s->req = (struct engine_req){ .op = op->type, .file = op->range, .offset = op->offset,
+	s->req = (struct engine_req){ .op = s->type, .file = op->range, .offset = op->offset,
 				      .len = op->len, .buf = buf };
 	if (no_buf) {
 		slots_refused(wc, s, -ENOMEM, t);
@@ -89,6 +92,12 @@ static bool issue_commit(struct wconn *wc, uint64_t t)
 		return issue(wc, &op, 1, t, t);
 	}
 	return false;
+}
+
+/* --sparse: the layout writes every 4th block of --bs (its blocks then are --bs). */
+static bool sparse_skip(const struct run *run, const struct wl_op *op)
+{
+	return run->phase == PHASE_LAYOUT && run->cfg->sparse && (op->offset / run->cfg->bs) % 4;
 }
 
 /*
@@ -143,6 +152,8 @@ void slots_refill(struct wconn *wc, uint64_t t)
 				wc->done_issuing = true;
 				break;
 			}
+			if (sparse_skip(run, &op))
+				continue;
 			if (w->open_loop) {
 				schedule_advance(&w->sched, wc->idx);
 				if (start >= run->measure_start_ns && t - start > w->max_lag_ns)

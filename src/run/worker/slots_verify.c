@@ -13,8 +13,16 @@ static struct verify_map *written_of(const struct wconn *wc)
 	return run->ns_each ? run->written_ns[wc->srv] : run->written;
 }
 
+static bool all_zero(const uint8_t *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 /*
- * --verify: checks every block of a READ's data. A block this run wrote
+ * --verify: checks every block of a READ's (or READ_PLUS's) data. A block this run wrote
  * must hold this run's generation; any other may hold any (an earlier run's).
  * Returns status, or -CONN_ERR_VERIFY when a block is bad.
  */
@@ -32,6 +40,9 @@ static int check_read(struct wconn *wc, const struct slot *s, const uint8_t *dat
 			run->verify->generation : 0;
 
 		v->blocks++;
+		/* --sparse: a block the layout left out is a hole, read as zeros. */
+		if (!want && run->cfg->sparse && all_zero(data + o, bs))
+			continue;
 		if (!verify_check(run->verify, s->file, s->offset + o, data + o, bs, want, &m))
 			continue;
 		bad++;
@@ -53,7 +64,7 @@ int slots_verify(struct wconn *wc, const struct slot *s, const uint8_t *data, in
 {
 	struct worker *w = wc->w;
 
-	if (status >= 0 && w->checking && s->type == OP_READ)
+	if (status >= 0 && w->checking && (s->type == OP_READ || s->type == OP_READ_PLUS))
 		status = check_read(wc, s, data, status);
 	if (status >= 0 && s->type == OP_WRITE && w->run->written)
 		verify_map_set(written_of(wc), s->file, s->offset, s->len);

@@ -220,6 +220,10 @@ int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned id)
 	    meta_tree_init(&wc->tree, cfg->dirs, cfg->files_per_dir,
 			   cfg->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (id + 1))))
 		return -ENOMEM;
+	/* --mix's NFSv4.2 ops: on the connection's data files, in blocks of --bs. */
+	if (cfg->meta)
+		meta_tree_files(&wc->tree, wc->main_stream.nranges,
+				(cfg->size + cfg->bs - 1) / cfg->bs, cfg->xattr_count);
 	ids = calloc(wc->main_stream.nranges + 1, sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;

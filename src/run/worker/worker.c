@@ -116,6 +116,19 @@ static void cmd_cb(struct ev_loop *loop, ev_async *a, int revents)
  * them): the connection is refilled, or, with no reply at all for
  * --timeout, lost.
  */
+/*
+ * A check watcher started inside a callback runs after the loop's next poll,
+ * which blocks until some event (the 1 s tick, when the failed request was
+ * the connection's only one): an idle watcher beside it keeps that poll from
+ * blocking. Nothing to do itself: deferred_cb stops it.
+ */
+static void deferred_idle_cb(struct ev_loop *loop, ev_idle *i, int revents)
+{
+	(void)loop;
+	(void)i;
+	(void)revents;
+}
+
 static void deferred_cb(struct ev_loop *loop, ev_check *c, int revents)
 {
 	struct worker *w = c->data;
@@ -123,6 +136,7 @@ static void deferred_cb(struct ev_loop *loop, ev_check *c, int revents)
 
 	(void)revents;
 	ev_check_stop(loop, c);
+	ev_idle_stop(loop, &w->deferred_idle);
 	for (unsigned i = 0; i < w->ndeferred; i++) {
 		struct wconn *wc = w->deferred[i];
 
@@ -274,6 +288,7 @@ int worker_start(struct worker *w)
 	ev_timer_start(w->loop, &w->tick);
 	ev_check_init(&w->deferred_check, deferred_cb);
 	w->deferred_check.data = w;
+	ev_idle_init(&w->deferred_idle, deferred_idle_cb);
 	for (unsigned i = 0; i < w->nconns; i++) {
 		ev_init(&w->conns[i].retry, outage_retry_cb);
 		w->conns[i].retry.data = &w->conns[i];

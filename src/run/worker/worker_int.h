@@ -136,6 +136,7 @@ struct worker {
 	uint64_t stop_ns;
 	uint64_t max_lag_ns;	/* open loop: worst issue time past the schedule */
 	ev_check deferred_check;	/* refills after failed operations (worker.c) */
+	ev_idle deferred_idle;		/* while one waits: the loop's next poll does not block */
 	struct wconn **deferred;
 	unsigned ndeferred;
 
@@ -225,6 +226,13 @@ void slots_redo_later(struct wconn *wc, const struct slot *s);
 bool slots_queue(struct wconn *wc, struct slot *s, uint64_t t);
 /* The engine refused s (rc, at t): an error, and the connection issues nothing more. */
 void slots_refused(struct wconn *wc, struct slot *s, int rc, uint64_t t);
+/*
+ * An NFSv4.2 op (class OPC_FILE) refused as the server does not have it (status
+ * -EOPNOTSUPP: NFS4ERR_NOTSUPP, -ENOSYS: NFS4ERR_OP_ILLEGAL): with --on-error stop the
+ * run ends (its first refusal's line, exit 1) and the connection issues nothing more.
+ * Returns the status to count, -CONN_ERR_NOTSUPP or -CONN_ERR_OP_ILLEGAL.
+ */
+int slots_file_refused(struct wconn *wc, const struct slot *s, int status);
 /* Requests in flight will never complete: counts them as ECONNABORTED, frees the slots. */
 void slots_fail_inflight(struct wconn *wc);
 
