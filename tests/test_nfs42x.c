@@ -1064,12 +1064,16 @@ static void test_native_enc(void **state)
 }
 
 /* nat_v42_dec over the results after SEQUENCE in r, with the COMPOUND's status. */
+/* The thread a decoded reply's connection runs on: READ_PLUS rebuilds its bytes in it. */
+static struct engine_thread dec_thread;
+
 static int v42_dec(const struct rep *r, struct engine_req *q, uint32_t cstatus)
 {
 	struct engine_conn c;
 	XDR x;
 
 	conn_init(&c);
+	c.t = &dec_thread;
 	xdrmem_create(&x, (char *)r->w, 4 * r->n, XDR_DECODE);
 	return nat_v42_dec(&c, q, &x, cstatus);
 }
@@ -1095,7 +1099,37 @@ static void test_native_dec(void **state)
 	q = (struct engine_req){ .op = OP_READ_PLUS, .offset = 1000, .len = 100 };
 	CHECK("READ_PLUS: bytes", v42_dec(&r, &q, 0), 100);
 	CHECK("READ_PLUS: holes", q.holes, 90);
-	CHECK("READ_PLUS: no data pointer (not one piece)", q.data == NULL, 1);
+	/* not one piece: rebuilt, the data copied and the hole zeros, as a READ returns it */
+	{
+		uint8_t want[100] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+
+		CHECK("READ_PLUS: rebuilt (a data pointer)", q.data != NULL, 1);
+		CHECK("READ_PLUS: rebuilt in the thread's buffer, not the record",
+		      q.data == (const void *)dec_thread.rebuilt, 1);
+		CHECK("READ_PLUS: rebuilt bytes are data then zeros",
+		      q.data && memcmp(q.data, want, sizeof(want)) == 0, 1);
+	}
+	/* a hole first, then data: the data lands after the hole's zeros */
+	memset(&r, 0, sizeof(r));
+	put(&r, 22);
+	put(&r, 0);
+	put(&r, 68);
+	put(&r, 0);
+	put(&r, 1);
+	put(&r, 2);
+	put_hole(&r, 1000, 90);
+	put_data(&r, 1090, d, 10);
+	memset(dec_thread.rebuilt, 0xee, dec_thread.rebuilt_len);
+	q = (struct engine_req){ .op = OP_READ_PLUS, .offset = 1000, .len = 100 };
+	CHECK("READ_PLUS hole, data: bytes", v42_dec(&r, &q, 0), 100);
+	CHECK("READ_PLUS hole, data: holes", q.holes, 90);
+	{
+		uint8_t want[100] = { 0 };
+
+		memcpy(want + 90, d, 10);
+		CHECK("READ_PLUS hole, data: rebuilt bytes are zeros then data",
+		      q.data && memcmp(q.data, want, sizeof(want)) == 0, 1);
+	}
 	/* one data segment: the data where a READ's goes */
 	memset(&r, 0, sizeof(r));
 	put(&r, 22);

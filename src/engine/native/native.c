@@ -240,6 +240,7 @@ void nat_thread_free(struct engine_thread *t)
 	nat_tap_thread_free(t);
 	xport_free(t->xp);
 	free(t->scratch);
+	free(t->rebuilt);
 	free(t);
 }
 

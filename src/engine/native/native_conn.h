@@ -209,6 +209,8 @@ struct engine_thread {
 	uint32_t busy_conns;		/* ... and its connections with any */
 	uint8_t *scratch;		/* one call's header while it is encoded */
 	size_t scratch_len;
+	uint8_t *rebuilt;		/* a READ_PLUS reply of data and holes as bytes (native_v42.c) */
+	size_t rebuilt_len;
 	struct nat_known *known;	/* NFSv3 set-ups' handles, by server (native_known.c) */
 	unsigned nknown;
 	struct tap *tap;		/* --wire-time from a packet tap (native_tap.c) */

@@ -10,6 +10,7 @@
  * their destination by the current one (RFC 7862 15.2.3, 15.13.3).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "native_v42.h"
@@ -137,17 +138,64 @@ bool nat_v42_enc(struct engine_conn *c, struct nfs4_enc *e, const struct engine_
 	}
 }
 
-/* READ_PLUS's data where done() finds a READ's: only when it is one piece from the offset on. */
-struct rp_one {
-	const uint8_t *data;
+/*
+ * READ_PLUS's bytes where done() finds a READ's: the reply's own bytes when
+ * it is all data in one piece from the offset on (no copy, as a READ's);
+ * else rebuilt in the thread's buffer, data copied and holes zeroed, so that
+ * --verify reads what a READ would have returned.
+ */
+struct rp_build {
+	struct engine_thread *t;
+	uint64_t offset;
+	const uint8_t *one;	/* the first segment, data from the offset */
+	uint64_t one_len;
 	uint32_t n;
+	bool failed;		/* no buffer: data stays NULL */
 };
+
+static bool rp_room(struct rp_build *b, uint64_t end)
+{
+	struct engine_thread *t = b->t;
+	uint8_t *p;
+
+	if (!t || b->failed)
+		return false;
+	if (t->rebuilt_len < end) {
+		if (!(p = realloc(t->rebuilt, end))) {
+			b->failed = true;
+			return false;
+		}
+		t->rebuilt = p;
+		t->rebuilt_len = end;
+	}
+	return true;
+}
+
+static void rp_put(struct rp_build *b, uint64_t at, uint64_t len, const uint8_t *data)
+{
+	if (!len || !rp_room(b, at + len))
+		return;
+	if (data)
+		memcpy(b->t->rebuilt + at, data, len);
+	else
+		memset(b->t->rebuilt + at, 0, len);
+}
 
 static int rp_seg(void *arg, const struct nfs42_seg *s)
 {
-	struct rp_one *o = arg;
+	struct rp_build *b = arg;
+	const uint8_t *data = s->type == NFS4_CONTENT_DATA ? s->data : NULL;
 
-	o->data = o->n++ == 0 && s->type == NFS4_CONTENT_DATA ? s->data : NULL;
+	if (b->n++ == 0 && data && s->offset == b->offset) {
+		b->one = data;
+		b->one_len = s->length;
+		return 0;
+	}
+	if (b->one) {		/* a second segment: the first goes to the buffer too */
+		rp_put(b, 0, b->one_len, b->one);
+		b->one = NULL;
+	}
+	rp_put(b, s->offset - b->offset, s->length, data);
 	return 0;
 }
 
@@ -161,13 +209,12 @@ int nat_v42_dec(struct engine_conn *c, struct engine_req *req, XDR *x, uint32_t 
 		struct nfs42_copy_res copy;
 		struct nfs42_cinfo ci;
 	} u;
-	struct rp_one one = { 0 };
+	struct rp_build rb = { .t = c->t, .offset = req->offset };
 	const uint8_t *value;
 	uint64_t cookie;
 	bool eof;
 	int rc;
 
-	(void)c;
 	req->holes = 0;
 	if (op == 0)
 		return -EINVAL;
@@ -185,14 +232,16 @@ int nat_v42_dec(struct engine_conn *c, struct engine_req *req, XDR *x, uint32_t 
 		return nfs42_errno(st != NFS4_OK ? st : cstatus);
 	switch (req->op) {
 	case OP_READ_PLUS:
-		rc = nfs42_dec_read_plus(x, req->offset, req->len, &u.rp, rp_seg, &one);
+		rc = nfs42_dec_read_plus(x, req->offset, req->len, &u.rp, rp_seg, &rb);
 		if (rc < 0)
 			return rc;
 		if (u.rp.data + u.rp.holes > INT32_MAX)
 			return -EBADMSG;
 		req->holes = u.rp.holes;
-		if (one.n == 1 && one.data)
-			req->data = one.data;	/* all data, in one piece: as a READ's */
+		if (rb.one)
+			req->data = rb.one;	/* all data, in one piece: as a READ's */
+		else if (rb.n && !rb.failed && rb.t)
+			req->data = rb.t->rebuilt;
 		return (int)(u.rp.data + u.rp.holes);	/* <= req->len */
 	case OP_SEEK:
 		rc = nfs42_dec_seek(x, &u.seek);
