@@ -154,14 +154,13 @@ declare -A OPCODE=([read_plus]=68 [seek]=69 [allocate]=59 [deallocate]=62 [io_ad
 
 # Each op on the wire, in COMPOUNDs of minor version 2, as many as the report counts (the
 # refused ones too: they went out). -q 1 and --on-error continue: every op is sent.
-if capture_start "tcp dst port $NFS_PORT"; then
-	nl --dir w42 -c 1 -q 1 --mix "$ALL42" --size 1m --bs 64k --nrfiles 2 --runtime 2s \
-		--output-format json "$URL42"
-	capture_stop
-	check_eq "wire: a mix of every v4.2 op over version=4.2: exit 0" 0 "$RC"
-	check_eq "wire: the report says 4.2 was spoken" 4.2 "$(jqv .settings.nfs_version)"
+# IO_ADVISE apart, at the end: nfs-ganesha 4.3 dies (a segfault in libganesha_nfsd) at the
+# CLOSE of a file that got IO_ADVISE, and the checks after this one need the server.
+# wire_ops OPS...: the checks of one such capture, for OPS.
+wire_ops() {
+	local op code want got
 	tsh -Y "nfs.opcode" -T fields -e nfs.minorversion -e nfs.opcode >"$TMP/ops.txt"
-	for op in $OPS42; do
+	for op in "$@"; do
 		code=${OPCODE[$op]}
 		want=$(jqv ".ops.$op.ops + .ops.$op.errors")
 		# One line per frame: minor versions, then opcodes, comma-separated (a frame may
@@ -175,29 +174,76 @@ if capture_start "tcp dst port $NFS_PORT"; then
 				for (i = 1; i <= n; i++) if (o[i] == c) for (j = 1; j <= m; j++) if (v[j] != 2) k++ }
 				END { print k + 0 }' "$TMP/ops.txt")"
 	done
+}
+OPS42_BUT_ADVISE=${OPS42/io_advise /}
+if capture_start "tcp dst port $NFS_PORT"; then
+	nl --dir w42 -c 1 -q 1 --mix "${ALL42/io_advise=1,/}" --size 1m --bs 64k --nrfiles 2 \
+		--runtime 2s --output-format json "$URL42"
+	capture_stop
+	check_eq "wire: a mix of every v4.2 op but io_advise over version=4.2: exit 0" 0 "$RC"
+	check_eq "wire: the report says 4.2 was spoken" 4.2 "$(jqv .settings.nfs_version)"
+	# shellcheck disable=SC2086
+	wire_ops $OPS42_BUT_ADVISE
 	capture_explain
 fi
 
-# --sparse: the layout leaves holes on the server's disk; READ_PLUS finds them, and gives
-# the same bytes as READ (each block checked against the pattern by --verify).
-nl --dir sp -c 1 -q 4 --rw read --read-plus --sparse --verify --size 1m --bs 64k --keep \
+# --sparse over version=4.2: the layout leaves holes on the server's disk, the file has its
+# whole size, and READs of it check clean (the holes as zeros).
+nl --dir sp -c 1 -q 4 --rw read --sparse --verify --size 1m --bs 64k --keep \
 	--output-format json "$URL42"
-check_eq "sparse: --sparse --read-plus --verify: exit 0" 0 "$RC"
+check_eq "sparse: --sparse --verify over 4.2: exit 0" 0 "$RC"
 check_eq "sparse: the file has its whole size" $((1 << 20)) \
 	"$(stat -c %s "$EXPORT_DIR/sp/file.000000" 2>/dev/null)"
 check_eq "sparse: lseek(SEEK_HOLE) finds the hole after block 0" 65536 "$(hole_at sp/file.000000)"
 check_le "sparse: at most a third of the file on disk (st_blocks x 512 x 3 <= its size)" $((1 << 20)) \
 	"$(($(blocks_of sp/file.000000) * 512 * 3))"
-check_eq "sparse: read_plus read the file once" $((1 << 20)) "$(jqv .ops.read_plus.bytes)"
-check_eq "sparse: data + holes = bytes" "$(jqv .ops.read_plus.bytes)" \
-	"$(jqv '.ops.read_plus.data_bytes + .ops.read_plus.hole_bytes')"
-check_ge "sparse: READ_PLUS reports holes" 1 "$(jqv .ops.read_plus.hole_bytes)"
-check_eq "sparse: READ_PLUS's bytes check clean against the pattern" 0 "$(jqv .verify.mismatches)"
-# (--sparse: the holes may read as zeros; nothing is laid out, the file is whole)
-nl --dir sp -c 1 -q 4 --rw read --sparse --verify --size 1m --bs 64k --keep --output-format json \
-	"$URL42"
-check_eq "sparse: READ of the same file checks clean too" 0 "$(jqv .verify.mismatches)"
-check_eq "sparse: READ and READ_PLUS returned as many bytes" $((1 << 20)) "$(jqv .ops.read.bytes)"
+check_eq "sparse: READ of it checks clean" 0 "$(jqv .verify.mismatches)"
+check_eq "sparse: READ returned every byte" $((1 << 20)) "$(jqv .ops.read.bytes)"
+
+# READ_PLUS of the sparse file, judged by what tshark reads in the server's replies: each
+# reply covering its 64 KiB (data and holes) is a READ_PLUS done, each one short is a short
+# transfer in the report, and the report's data and hole bytes are the complete replies'.
+# Only when the server answers every READ_PLUS whole is what it returned checked against
+# the pattern and the holes (nfs-ganesha 4.3 answers each with one empty data segment at
+# offset 0: every one is short, and that part is a counted skip naming it).
+if capture_start "tcp port $NFS_PORT"; then
+	nl --dir sp -c 1 -q 1 --rw read --read-plus --sparse --verify --verify-continue \
+		--size 1m --bs 64k --keep --on-error continue --output-format json "$URL42"
+	capture_stop
+	tsh -Y "rpc.msgtyp == 1 && nfs.opcode == 68" -T fields -e nfs.read.data_length \
+		-e nfs.length4 -e nfs.content.type >"$TMP/rp.txt"
+	# per reply: data bytes, hole bytes (length4 fields after a hole's content type)
+	awk -F'\t' '{ d = 0; h = 0; n = split($1, a, ","); for (i = 1; i <= n; i++) d += a[i]
+		n = split($2, b, ","); for (i = 1; i <= n; i++) h += b[i]; print d, h }' \
+		"$TMP/rp.txt" >"$TMP/rp.sum"
+	calls=$(tsh -Y "rpc.msgtyp == 0 && nfs.opcode == 68" -T fields -e frame.number | wc -l)
+	whole=$(awk '$1 + $2 >= 65536' "$TMP/rp.sum" | wc -l)
+	short=$(awk '$1 + $2 < 65536' "$TMP/rp.sum" | wc -l)
+	check_eq "read_plus: READ_PLUS calls on the wire = the report's ops and errors" \
+		"$(jqv '.ops.read_plus.ops + .ops.read_plus.errors')" "$calls"
+	check_eq "read_plus: a reply on the wire for each" "$calls" "$(wc -l <"$TMP/rp.sum")"
+	check_eq "read_plus: replies covering their range (tshark) = the report's READ_PLUS done" \
+		"$whole" "$(jqv .ops.read_plus.ops)"
+	check_eq "read_plus: short replies (tshark) = the report's short transfers" "$short" \
+		"$(jqv '[.connections[].errors_by_kind["short transfer"] // 0] | add')"
+	check_eq "read_plus: data bytes = the complete replies' data on the wire" \
+		"$(awk '$1 + $2 >= 65536 { s += $1 } END { print s + 0 }' "$TMP/rp.sum")" \
+		"$(jqv .ops.read_plus.data_bytes)"
+	check_eq "read_plus: data + holes = bytes" "$(jqv .ops.read_plus.bytes)" \
+		"$(jqv '.ops.read_plus.data_bytes + .ops.read_plus.hole_bytes')"
+	if ((short == 0)); then
+		check_eq "read_plus: the whole sparse file" $((1 << 20)) "$(jqv .ops.read_plus.bytes)"
+		check_ge "read_plus: reports holes" 1 "$(jqv .ops.read_plus.hole_bytes)"
+		check_eq "read_plus: its bytes check clean against the pattern, as READ's" 0 \
+			"$(jqv .verify.mismatches)"
+	else
+		why="the server answered $short of $calls READ_PLUS short (tshark; nfs-ganesha 4.3: one empty data segment each)"
+		t_skip "read_plus: the whole sparse file" "$why"
+		t_skip "read_plus: reports holes" "$why"
+		t_skip "read_plus: its bytes check clean against the pattern, as READ's" "$why"
+	fi
+	capture_explain
+fi
 
 # ALLOCATE gives the holes space on the server's disk (st_blocks grows).
 before=$(blocks_of sp/file.000000)
@@ -220,7 +266,7 @@ check_le "deallocate: lseek(SEEK_HOLE) finds a hole inside the file" $(((1 << 20
 
 # The refusals: one line naming the op and the server's answer, exit 1, at the first use.
 for op in copy clone getxattr setxattr listxattrs removexattr; do
-	nl --dir "rf$op" -c 1 -q 1 --mix "read_plus=4,$op=1" --size 1m --bs 64k --nrfiles 2 \
+	nl --dir "rf$op" -c 1 -q 1 --mix "seek=4,$op=1" --size 1m --bs 64k --nrfiles 2 \
 		--runtime 30s --on-error stop --output-format json "$URL42"
 	check_eq "refused: $op, --on-error stop: exit 1" 1 "$RC"
 	check_match "refused: $op: one line naming the op and the answer" \
@@ -234,29 +280,43 @@ t_skip "setxattr: the value read back with getfattr on the server's file" \
 	"ganesha 4.3's VFS export has no xattr support: SETXATTR is refused, nothing to read back"
 
 # --on-error continue: the refused ones counted, the others done.
-nl --dir ct -c 2 -q 2 --mix read_plus=2,copy=1,getxattr=1 --size 1m --bs 64k --nrfiles 2 \
+nl --dir ct -c 2 -q 2 --mix seek=2,copy=1,getxattr=1 --size 1m --bs 64k --nrfiles 2 \
 	--runtime 2s --output-format json "$URL42"
 check_eq "continue: exit 0" 0 "$RC"
 check_eq "continue: no copy done" 0 "$(jqv .ops.copy.ops)"
 check_ge "continue: copy's refusals counted" 1 "$(jqv .ops.copy.errors)"
 check_ge "continue: getxattr's refusals counted" 1 "$(jqv .ops.getxattr.errors)"
-check_ge "continue: read_plus went on" 1 "$(jqv .ops.read_plus.ops)"
-check_eq "continue: read_plus without errors" 0 "$(jqv .ops.read_plus.errors)"
+check_ge "continue: seek went on" 1 "$(jqv .ops.seek.ops)"
+check_eq "continue: seek without errors" 0 "$(jqv .ops.seek.errors)"
 check_eq "continue: every error is a refusal, named as the server answered" \
 	"$(jqv '.ops.copy.errors + .ops.getxattr.errors')" \
 	"$(jqv '[.connections[].errors_by_kind | (.NFS4ERR_NOTSUPP // 0) + (.NFS4ERR_OP_ILLEGAL // 0)] | add')"
 
 # The issue's example: everything ganesha has runs clean; getxattr and setxattr (no xattrs
-# on its VFS export) are counted as refusals (the mix's default --on-error continue).
+# on its VFS export) are counted as refusals (the mix's default --on-error continue), and
+# read_plus's short replies as short transfers (ganesha 4.3's READ_PLUS, above).
 nl --dir ex -c 2 -q 4 --mix read=4,read_plus=2,seek=1,allocate=1,deallocate=1,getxattr=2,setxattr=1 \
 	--size 4m --bs 64k --runtime 3s --output-format json "$URL42"
 check_eq "example: exit 0" 0 "$RC"
-for op in read read_plus seek allocate deallocate; do
+for op in read seek allocate deallocate; do
 	check_ge "example: $op done" 1 "$(jqv ".ops.$op.ops")"
 	check_eq "example: $op without errors" 0 "$(jqv ".ops.$op.errors")"
 done
+check_ge "example: read_plus sent" 1 "$(jqv '.ops.read_plus.ops + .ops.read_plus.errors')"
+check_eq "example: read_plus's errors are its short transfers" "$(jqv .ops.read_plus.errors)" \
+	"$(jqv '[.connections[].errors_by_kind["short transfer"] // 0] | add')"
 for op in getxattr setxattr; do
 	check_ge "example: $op's refusals counted" 1 "$(jqv ".ops.$op.errors")"
 done
+
+# IO_ADVISE, last: on the wire in minor version 2 COMPOUNDs, as many as the report counts.
+if capture_start "tcp dst port $NFS_PORT"; then
+	nl --dir ia -c 1 -q 1 --mix io_advise=1 --size 1m --bs 64k --runtime 1s \
+		--output-format json "$URL42"
+	capture_stop
+	check_eq "wire: io_advise over version=4.2: exit 0" 0 "$RC"
+	wire_ops io_advise
+	capture_explain
+fi
 
 t_summary
