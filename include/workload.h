@@ -21,20 +21,7 @@
 #include <stdint.h>
 
 #include "distrib.h"
-
-/*
- * Every operation the program knows, in report order. What each is (its
- * names, colour, class, versions, engines) is the op table's (ops.h): no
- * code outside it may read meaning into an op's position.
- */
-enum op_type {
-	OP_READ, OP_WRITE, OP_COMMIT, OP_GETATTR, OP_LOOKUP, OP_ACCESS, OP_SETATTR,
-	OP_READDIR, OP_CREATE, OP_REMOVE, OP_MKDIR, OP_RMDIR, OP_RENAME, OP_OPEN,
-	/* NFSv4.2 (RFC 7862, RFC 8276): on the connection's data files */
-	OP_READ_PLUS, OP_SEEK, OP_ALLOCATE, OP_DEALLOCATE, OP_IO_ADVISE, OP_COPY, OP_CLONE,
-	OP_GETXATTR, OP_SETXATTR, OP_LISTXATTRS, OP_REMOVEXATTR,
-	OP_NTYPES
-};
+#include "ops.h"		/* enum op_type: the op table's */
 
 enum wl_mode {
 	WL_READ, WL_WRITE, WL_RANDREAD, WL_RANDWRITE, WL_READWRITE, WL_RANDRW,
@@ -76,10 +63,6 @@ struct wl_op {
 	uint32_t len;
 };
 
-/* "read", "getattr", ...: the name of an op type in reports, JSON keys and --mix. */
-const char *op_name(enum op_type t);
-/* The NFS procedure or operation (or libnfs call, for composite ones) behind an op type. */
-const char *op_procedure(enum op_type t);
 
 const char *wl_mode_name(enum wl_mode m);
 /* -EINVAL for an unknown name. */

@@ -873,6 +873,62 @@ static void test_mode_names(void **state)
 }
 
 /* Every layer that names a data file gets the same name from one function. */
+/*
+ * The op table: every row whole, names, wire names and colours each once, --mix's
+ * names found again, the classes as the program reads them (data ops, the
+ * NFSv4.2 file ops on the native and null engines only).
+ */
+static void test_op_table(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const struct op_info *a = op_info((enum op_type)t);
+
+		if (!a->name || !a->wire || !a->colour || strlen(a->colour) != 7 || !a->versions ||
+		    !a->engines) {
+			print_error("op %d: a row not whole\n", t);
+			bad++;
+			continue;
+		}
+		if (a->mix && op_by_name(a->name) != (enum op_type)t) {
+			print_error("op %s: --mix finds %d, not %d\n", a->name, op_by_name(a->name), t);
+			bad++;
+		}
+		if (a->cls == OPC_FILE && (a->versions != OPV_42 || (a->engines & OPE_LIBNFS))) {
+			print_error("op %s: an NFSv4.2 file op had by more than 4.2 and native\n", a->name);
+			bad++;
+		}
+		for (int u = 0; u < t; u++) {
+			const struct op_info *b = op_info((enum op_type)u);
+
+			if (!strcmp(a->name, b->name) || !strcmp(a->wire, b->wire) ||
+			    !strcmp(a->colour, b->colour)) {
+				print_error("ops %s and %s share a name, wire name or colour\n",
+					    a->name, b->name);
+				bad++;
+			}
+		}
+	}
+	if (op_by_name("commit") != OP_NTYPES || op_by_name("frobnicate") != OP_NTYPES) {
+		print_error("--mix finds commit or a made-up name\n");
+		bad++;
+	}
+	if (op_info(OP_READ)->cls != OPC_IO || op_info(OP_GETATTR)->cls != OPC_NAME ||
+	    op_info(OP_READ_PLUS)->cls != OPC_FILE || strcmp(op_name(OP_READ_PLUS), "read_plus") ||
+	    strcmp(op_procedure(OP_READDIR), "READDIRPLUS")) {
+		print_error("a row read back wrong\n");
+		bad++;
+	}
+	if (op_version_bit(3, 0) != OPV_3 || op_version_bit(4, 1) != OPV_41 ||
+	    op_version_bit(4, 2) != OPV_42 || op_version_bit(4, 0) != OPV_40) {
+		print_error("op_version_bit\n");
+		bad++;
+	}
+	assert_int_equal(bad, 0);
+}
+
 static void test_file_name(void **state)
 {
 	char buf[64];
@@ -907,6 +963,7 @@ int main(void)
 		cmocka_unit_test(test_all_empty),
 		cmocka_unit_test(test_mode_names),
 		cmocka_unit_test(test_file_name),
+		cmocka_unit_test(test_op_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
