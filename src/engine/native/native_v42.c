@@ -242,6 +242,8 @@ int nat_v42_dec(struct engine_conn *c, struct engine_req *req, XDR *x, uint32_t 
 			req->data = rb.one;	/* all data, in one piece: as a READ's */
 		else if (rb.n && !rb.failed && rb.t)
 			req->data = rb.t->rebuilt;
+		else if (u.rp.data + u.rp.holes)
+			return -ENOMEM;	/* bytes done() could not be shown */
 		return (int)(u.rp.data + u.rp.holes);	/* <= req->len */
 	case OP_SEEK:
 		rc = nfs42_dec_seek(x, &u.seek);
