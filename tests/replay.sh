@@ -301,7 +301,8 @@ for k in sorted(n):
 }
 
 # replay_v42: a 4.2 client's capture (nfsload's own --mix of READ_PLUS, SEEK, ALLOCATE,
-# DEALLOCATE, IO_ADVISE on version=4.2) replayed on version=4.2 and on version=4 (asked for
+# DEALLOCATE on version=4.2; not IO_ADVISE: nfs-ganesha 4.3 dies at the CLOSE of a file
+# that got one, see tests/v42.sh, and the replay needs the server after) replayed on version=4.2 and on version=4 (asked for
 # 4.2): each v4.2 operation on the replay's wire, in COMPOUNDs of minor version 2, as many
 # times as in the capture (tshark counts both), the report's counts the same, no new errors.
 # Needs the native engine's NFSv4.2 (issue 30's other parts) and a ganesha that grants 4.2.
@@ -309,14 +310,14 @@ replay_v42() {
 	local url42=${URL4/version=4/version=4.2} url start k v
 	if capture_start "tcp port $NFS_PORT"; then
 		nl -c 2 -q 2 --dir v42src --size 1m --bs 4k --runtime 500ms \
-			--mix read_plus=2,seek=1,allocate=1,deallocate=1,io_advise=1 "$url42"
+			--mix read_plus=2,seek=1,allocate=1,deallocate=1 "$url42"
 		check_eq "v4.2 mix capture: exit 0" 0 "$RC"
 		capture_stop && cp "$CAP" "$TMP/v42.pcap"
 	fi
 	[[ -s $TMP/v42.pcap ]] || return
 	wire42 "$TMP/v42.pcap" >"$TMP/v42.trace.counts"
 	check_eq "v4.2 mix capture: its v4.2 ops on the wire" \
-		"allocate deallocate io_advise read_plus seek" \
+		"allocate deallocate read_plus seek" \
 		"$(awk '{ print $1 }' "$TMP/v42.trace.counts" | tr '\n' ' ' | sed 's/ $//')"
 	for url in "$url42" "$URL4"; do
 		v=${url#*\?}

@@ -440,6 +440,7 @@ static void test_first_touch(void **state)
 	assert_int_equal(o[3].dep, REPLAY_NO_DEP);
 	assert_int_equal(o[4].type, OP_LOOKUP);
 	assert_int_equal(o[5].type, OP_LOOKUP);
+	assert_int_equal(o[5].dep, 4);		/* in d: after the LOOKUP that named d */
 	assert_int_equal(o[6].type, OP_RMDIR);
 	assert_int_equal(o[6].path, 4);
 	assert_int_equal(o[6].dep, 4);		/* the LOOKUP of d */

@@ -415,6 +415,19 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		o->unchecked = o->type == OP_CREATE && (c->mode == 1 || p->nodes[c->node].before);
 		if (nd->producer_conn == c->conn)
 			o->dep = nd->producer_op;
+		/*
+		 * ... and the one of its own connection that named its directory, if later: a
+		 * name made in a directory the connection has just made must not go out before
+		 * that MKDIR's reply (nfsload's own set-up makes v42src, then v42src/x0, with
+		 * two calls in flight: a replay slower than the trace sent the second first).
+		 */
+		if (nd->parent != NONE) {
+			const struct node *up = &b->nodes[nd->parent];
+
+			if (up->producer_conn == c->conn &&
+			    (o->dep == REPLAY_NO_DEP || up->producer_op > o->dep))
+				o->dep = up->producer_op;
+		}
 		changing = o->type == OP_CREATE || o->type == OP_MKDIR || o->type == OP_REMOVE ||
 			   o->type == OP_RMDIR || o->type == OP_RENAME;
 		latest = 0;
