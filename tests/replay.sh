@@ -331,9 +331,11 @@ replay_v42() {
 		wire42 "$CAP" "$start" "$((start + $(jqv .duration_ns)))" >"$TMP/v42.replay.counts"
 		check_eq "v4.2 replay on $v: each v4.2 op on the wire (minor version 2) as in the capture" \
 			"$(cat "$TMP/v42.trace.counts")" "$(cat "$TMP/v42.replay.counts")"
+		# sent: done and failed (nfs-ganesha 4.3 answers every READ_PLUS short, see
+		# tests/v42.sh: errors in the trace's replies and the replay's alike)
 		for k in $(awk '{ print $1 }' "$TMP/v42.trace.counts"); do
 			check_eq "v4.2 replay on $v: $k in the report as on the capture's wire" \
-				"$(val "$k" "$TMP/v42.trace.counts")" "$(jqv ".ops.$k.count")"
+				"$(val "$k" "$TMP/v42.trace.counts")" "$(jqv ".ops.$k.ops + .ops.$k.errors")"
 		done
 		check_eq "v4.2 replay on $v: no new errors" 0 "$(jqv .replay.new_errors)"
 		echo "# v4.2 replay on $v: capture $(tr '\n' ' ' <"$TMP/v42.trace.counts")| replay $(tr '\n' ' ' <"$TMP/v42.replay.counts")"

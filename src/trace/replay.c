@@ -421,7 +421,7 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		 * that MKDIR's reply (nfsload's own set-up makes v42src, then v42src/x0, with
 		 * two calls in flight: a replay slower than the trace sent the second first).
 		 */
-		if (nd->parent != NONE) {
+		if (nd->parent != NONE && !nd->data) {	/* a data file's path is its own */
 			const struct node *up = &b->nodes[nd->parent];
 
 			if (up->producer_conn == c->conn &&
