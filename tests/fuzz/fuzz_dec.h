@@ -47,6 +47,14 @@ static inline void fuzz_dec_hash32(struct fuzz_dec *d, uint64_t v)
 	fuzz_dec_hash(d, &v, sizeof(v));
 }
 
+/* The opcode of a COMPOUND's next result, without consuming it: false at the end. */
+static inline bool fuzz_dec_peek_op(XDR *x, uint32_t *op)
+{
+	u_int pos = xdr_getpos(x);
+
+	return xdrx_get32(x, op) && xdr_setpos(x, pos);
+}
+
 /* p[0..n) lies in the record: its offset and length go to the trace. */
 static inline void fuzz_dec_inside(struct fuzz_dec *d, const void *p, size_t n)
 {

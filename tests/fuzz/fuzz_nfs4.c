@@ -175,14 +175,6 @@ static int results(XDR *x, struct fuzz_dec *d, uint32_t op)
 	return rc;
 }
 
-/* The opcode of the next result, without consuming it: false at the end. */
-static bool peek_op(XDR *x, uint32_t *op)
-{
-	u_int pos = xdr_getpos(x);
-
-	return xdrx_get32(x, op) && xdr_setpos(x, pos);
-}
-
 static int walk(XDR *x, struct fuzz_dec *d)
 {
 	uint32_t status, n, op, opstat;
@@ -196,7 +188,7 @@ static int walk(XDR *x, struct fuzz_dec *d)
 	for (uint32_t i = 0; i < n && i < NFS4_OPS_MAX; i++) {
 		u_int at = xdr_getpos(x);
 
-		if (!peek_op(x, &op))
+		if (!fuzz_dec_peek_op(x, &op))
 			return -EBADMSG;	/* fewer results than it said */
 		if (d->sel & 16) {
 			uint32_t other = op == OP4_GETFH ? OP4_READ : OP4_GETFH, st;

@@ -227,14 +227,6 @@ static bool known(uint32_t op)
 	}
 }
 
-/* The opcode of the next result, without consuming it: false at the end. */
-static bool peek_op(XDR *x, uint32_t *op)
-{
-	u_int pos = xdr_getpos(x);
-
-	return xdrx_get32(x, op) && xdr_setpos(x, pos);
-}
-
 static int walk(XDR *x, struct fuzz_dec *d)
 {
 	uint32_t status, n, op, opstat;
@@ -249,7 +241,7 @@ static int walk(XDR *x, struct fuzz_dec *d)
 		u_int at = xdr_getpos(x);
 		bool more;
 
-		if (!peek_op(x, &op))
+		if (!fuzz_dec_peek_op(x, &op))
 			return -EBADMSG;	/* fewer results than it said */
 		if (d->sel & 16) {
 			uint32_t other = op == OP4_SEEK ? OP4_GETXATTR : OP4_SEEK, st;
