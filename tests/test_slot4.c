@@ -15,7 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "engine/native/v4/slot4.h"
+#include "engine/native/slot4.h"
 
 static int bad;
 

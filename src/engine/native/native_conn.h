@@ -6,11 +6,12 @@
  * table when they make it (native_life.c), and a reply goes to the handler
  * its call was issued with (native_call.h).
  *
- * The engine's files, bottom up: native_conn (this), native_proto (what
+ * The engine's files, bottom up: slot4 (an NFSv4.x session's slot table,
+ * pure: the session below holds one), native_conn (this), native_proto (what
  * differs by version: c->proto), native_tap (wire time from a packet tap),
  * native_call (calls in flight, the socket); each version's in a folder of
  * its own, v3/ (native_v3: set-up and its table; native_io3: READ, WRITE,
- * COMMIT; native_meta3: names) and v4/ (slot4 and native_sess: sessions;
+ * COMMIT; native_meta3: names) and v4/ (native_sess: sessions;
  * native_v4: set-up, teardown and its table; native_io4: requests on data,
  * with native_v42's NFSv4.2 operations; native_meta4: names); then
  * native_known (NFSv3 set-ups from what the thread learned), native_ops
@@ -34,7 +35,7 @@
 #include "native_proto.h"
 #include "rpc/gss.h"
 #include "rpc/rpc.h"
-#include "v4/slot4.h"
+#include "slot4.h"
 #include "xport/tap.h"
 #include "xport/xport.h"
 
