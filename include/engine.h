@@ -110,8 +110,9 @@ struct engine_req {
 	uint64_t offset2;	/* COPY, CLONE: the destination offset */
 	uint32_t what;		/* SEEK: 0 data, 1 hole; IO_ADVISE: the hint bits */
 	const char *xname;	/* xattrs: the name, without "user." (valid during queue() only) */
-	uint64_t holes;		/* in done(): READ_PLUS: bytes of holes in what it returned;
-				 * SEEK: the offset found (UINT64_MAX: end of file) */
+	uint64_t holes;		/* in done(): READ_PLUS: bytes of holes in what it returned
+				 * (0 for every other op) */
+	uint64_t found;		/* in done(): SEEK: the offset found (UINT64_MAX: end of file) */
 	const void *data;	/* in done(): what a READ returned, valid inside done() only */
 	void *priv[2];		/* the engine's, from queue() to done() */
 	uint64_t wire_ns;	/* in done(): the reply's wire time (--wire-time), 0: none */

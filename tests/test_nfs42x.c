@@ -1153,10 +1153,10 @@ static void test_native_dec(void **state)
 	put64(&r, 123456);
 	q = (struct engine_req){ .op = OP_SEEK };
 	CHECK("SEEK: rc", v42_dec(&r, &q, 0), 0);
-	CHECK("SEEK: offset", q.holes, 123456);
+	CHECK("SEEK: offset", q.found, 123456);
 	xdrx_put_be32((uint8_t *)&r.w[4], 1);	/* sr_eof */
 	CHECK("SEEK eof: rc", v42_dec(&r, &q, 0), 0);
-	CHECK("SEEK eof: offset", q.holes, UINT64_MAX);
+	CHECK("SEEK eof: offset", q.found, UINT64_MAX);
 	/* GETXATTR: the value's length; LISTXATTRS: the names */
 	memset(&r, 0, sizeof(r));
 	put(&r, 22);

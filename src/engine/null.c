@@ -123,7 +123,8 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		c->inflight--;
 		req->data = t->zeros;
 		/* READ_PLUS: no hole; SEEK: what it looked for is where it looked. */
-		req->holes = req->op == OP_SEEK ? req->offset : 0;
+		req->holes = 0;
+		req->found = req->offset;
 		if (c->cbs)
 			c->cbs->done(c->owner, req, t->refuse[req->op] ? t->refuse[req->op] :
 				     moves ? (int)req->len : 0);

@@ -248,7 +248,7 @@ int nat_v42_dec(struct engine_conn *c, struct engine_req *req, XDR *x, uint32_t 
 	case OP_SEEK:
 		rc = nfs42_dec_seek(x, &u.seek);
 		if (rc == 0)
-			req->holes = u.seek.eof ? UINT64_MAX : u.seek.offset;
+			req->found = u.seek.eof ? UINT64_MAX : u.seek.offset;
 		return rc;
 	case OP_IO_ADVISE:
 		return nfs42_dec_io_advise(x, &hints);

@@ -18,7 +18,7 @@ bool nat_v42_enc(struct engine_conn *c, struct nfs4_enc *e, const struct engine_
 /*
  * Reads the results after SEQUENCE (cstatus: the COMPOUND's status): what
  * done() gets (READ_PLUS: bytes of data and holes, req->holes the holes'
- * share; SEEK: 0, req->holes the offset found; GETXATTR: the value's
+ * share; SEEK: 0, req->found the offset found; GETXATTR: the value's
  * length; LISTXATTRS: the number of names; others 0), or -errno:
  * NFS4ERR_NOTSUPP -EOPNOTSUPP, NFS4ERR_OP_ILLEGAL -ENOSYS, -EBADMSG.
  */

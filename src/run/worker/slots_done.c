@@ -17,6 +17,15 @@ void worker_end_ramp(struct worker *w)
 	op_stats_reset_all(w->ival);
 }
 
+/* One completion into st: counted, its bytes (READ_PLUS: the holes among them), latency. */
+static void record_one(struct op_stats *st, const struct slot *s, int status, uint64_t lat,
+		       uint64_t unc)
+{
+	op_stats_record(st, status, lat, unc);
+	if (status >= 0)
+		st->holes += s->req.holes;
+}
+
 /* Into the interval, the totals and the connection's view, as the window says. */
 static void record(struct wconn *wc, const struct slot *s, int status, uint64_t t)
 {
@@ -32,18 +41,14 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 	 */
 	if (!w->stopping &&
 	    (s->start_ns >= w->run->measure_start_ns || t < w->run->measure_start_ns)) {
-		op_stats_record(&w->ival[s->type], status, lat, unc);
-		if (s->type == OP_READ_PLUS && status >= 0)
-			w->ival[s->type].holes += s->req.holes;
+		record_one(&w->ival[s->type], s, status, lat, unc);
 		if (w->wire && status >= 0)
 			op_stats_wire(&w->ival[s->type], s->req.wire_ns, unc);
 		if (w->srv_ival)
 			op_stats_record(&w->srv_ival[wc->srv], status, lat, unc);
 	}
 	if ((!w->stopping || w->meta) && s->start_ns >= w->run->measure_start_ns) {
-		op_stats_record(&w->total[s->type], status, lat, unc);
-		if (s->type == OP_READ_PLUS && status >= 0)
-			w->total[s->type].holes += s->req.holes;
+		record_one(&w->total[s->type], s, status, lat, unc);
 		if (w->wire && status >= 0)
 			op_stats_wire(&w->total[s->type], s->req.wire_ns, unc);
 		op_stats_record(&wc->stats, status, lat, unc);
