@@ -28,7 +28,8 @@ static bool issue_file(struct wconn *wc, const struct meta_target *tg, uint64_t 
 	bool xattr = tg->op == OP_GETXATTR || tg->op == OP_SETXATTR || tg->op == OP_REMOVEXATTR;
 	char xname[32];
 
-	snprintf(xname, sizeof(xname), "nfsload.%u", tg->xattr);
+	if (xattr)
+		snprintf(xname, sizeof(xname), "nfsload.%u", tg->xattr);
 	s->start_ns = s->issue_ns = t;
 	s->type = tg->op;
 	s->tg = *tg;
