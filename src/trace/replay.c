@@ -81,6 +81,16 @@ static bool reads_range(int type)
 	return type == OP_READ || type == OP_READ_PLUS || type == OP_COPY || type == OP_CLONE;
 }
 
+/* nd is a data file from now on (the next of the plan's files, once). */
+static void make_data(struct replay_plan *p, struct node *nd)
+{
+	if (nd->data)
+		return;
+	nd->data = true;
+	nd->dir = false;
+	nd->file = p->nfiles++;
+}
+
 #define STATUS_EXIST 17	/* NFS3ERR_EXIST, NFS4ERR_EXIST */
 
 /* How op first touches its node: made, found missing, or used. */
@@ -122,17 +132,9 @@ static int place_names(struct builder *b, struct replay_plan *p)
 		if (c->node2 != NONE && b->nodes[c->node2].first == TOUCH_NONE)
 			b->nodes[c->node2].first = TOUCH_MADE;
 		if (on_data(c->type)) {
-			for (int side = 0; side < 2; side++) {	/* COPY, CLONE: node2, the destination */
-				struct node *d = side ? (c->node2 != NONE ? &b->nodes[c->node2] : NULL) :
-						 nd;
-
-				if (d && !d->data && (side == 0 || c->type == OP_COPY ||
-						      c->type == OP_CLONE)) {
-					d->data = true;
-					d->dir = false;
-					d->file = p->nfiles++;
-				}
-			}
+			make_data(p, nd);
+			if ((c->type == OP_COPY || c->type == OP_CLONE) && c->node2 != NONE)
+				make_data(p, &b->nodes[c->node2]);	/* the destination */
 			if (reads_range(c->type) && c->op->offset + c->op->count > nd->size)
 				nd->size = c->op->offset + c->op->count;
 		}
