@@ -105,6 +105,13 @@ struct config {
 	bool sparse;			/* --sparse: the layout writes every 4th --bs block */
 	unsigned xattr_count;		/* --xattr-count: names nfsload.0 .. (default 4) */
 	uint64_t xattr_size;		/* --xattr-size: a SETXATTR's value (default 64) */
+	/* State (--open-files, --mix's open, close, lock, unlock, lockt) */
+	unsigned open_files;		/* held by each connection, 0 = none */
+	enum cfg_open_owners { CFG_OWNER_PER_FILE, CFG_OWNER_PER_CONN } open_owners;
+	enum cfg_share_deny { CFG_DENY_NONE, CFG_DENY_READ, CFG_DENY_WRITE, CFG_DENY_BOTH } share_deny;
+	enum cfg_lock_type { CFG_LOCK_WRITE, CFG_LOCK_READ } lock_type;
+	uint64_t lock_size;		/* default 4k */
+	unsigned lock_contention;	/* percent of locks on the shared ranges */
 	unsigned commit_every;		/* COMMIT after this many writes on a file, 0 = never */
 	enum cfg_live live;
 	enum cfg_format format;

@@ -17,6 +17,7 @@
 #ifndef NFSLOAD_ENGINE_H
 #define NFSLOAD_ENGINE_H
 
+#include <errno.h>
 #include <ev.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,6 +70,11 @@ struct engine_params {
 	struct meta_mix mix;
 	uint64_t file_size;		/* --mix and small files: whole-file size */
 	unsigned small_files;		/* 0 = off */
+	/* State: --open-files held by each connection (names wl_held_name), their
+	 * open-owners (one per file, or one per connection), --share-deny */
+	unsigned open_files;
+	bool owner_per_file;
+	unsigned share_deny;		/* ENGINE_DENY_* */
 	struct engine_opts opt;		/* the engines' own options */
 };
 
@@ -86,6 +92,19 @@ struct engine_inst;	/* one instance of an engine (init's): what its threads and 
 struct engine_conn;	/* one connection of an engine, opaque to the worker */
 struct engine_thread;	/* an engine's state for one loop */
 struct engine_ctl;	/* the synchronous control connection */
+
+/* A lock's type (engine_req.what): NFSv4's READ_LT and WRITE_LT. */
+enum { ENGINE_LOCK_READ = 1, ENGINE_LOCK_WRITE = 2 };
+
+/*
+ * done()'s status when the server denied a request for a conflict, an answer
+ * and no failure: LOCK and LOCKT NFS4ERR_DENIED (NLM4_DENIED), OPEN
+ * NFS4ERR_SHARE_DENIED. Counted as denied, with a latency of its own.
+ */
+#define ENGINE_DENIED EDEADLK	/* stats.h's STATS_DENIED */
+
+/* --share-deny (engine_params.share_deny): OPEN4_SHARE_DENY_* */
+enum { ENGINE_DENY_NONE = 0, ENGINE_DENY_READ = 1, ENGINE_DENY_WRITE = 2, ENGINE_DENY_BOTH = 3 };
 
 /* Which SETATTR a --mix setattr sends (the worker takes them in turn). */
 enum engine_setattr { ENGINE_SETATTR_MODE, ENGINE_SETATTR_SIZE, ENGINE_SETATTR_TIMES };
@@ -110,6 +129,11 @@ struct engine_req {
 	uint64_t offset2;	/* COPY, CLONE: the destination offset */
 	uint32_t what;		/* SEEK: 0 data, 1 hole; IO_ADVISE: the hint bits */
 	const char *xname;	/* xattrs: the name, without "user." (valid during queue() only) */
+	/* State (OPC_HELD, OPC_LOCK): OPEN (held) and CLOSE on held file `file` (its index
+	 * among the connection's --open-files); LOCK, LOCKU, LOCKT on data file `file`,
+	 * range bytes at offset, what: ENGINE_LOCK_READ or ENGINE_LOCK_WRITE */
+	bool held;		/* OPEN: one of the held files (else a name, path) */
+	uint64_t range;		/* locks: the range's length (UINT64_MAX: to the end) */
 	uint64_t holes;		/* in done(): READ_PLUS: bytes of holes in what it returned
 				 * (0 for every other op) */
 	uint64_t found;		/* in done(): SEEK: the offset found (UINT64_MAX: end of file) */

@@ -49,6 +49,30 @@ struct meta_tree {
 	uint64_t blocks;	/* --bs blocks per file (the last may be short) */
 	unsigned xattrs;	/* xattr names nfsload.0 .. nfsload.(xattrs-1) */
 	uint64_t seeks;		/* SEEKs drawn so far: data and hole in turn */
+	/* State (meta_tree_state): the held files (--open-files) and the locks held */
+	unsigned nheld;		/* 0: open is --mix's OPEN of a name, close has nothing */
+	uint8_t *held;		/* per held file: META_OPEN | META_BUSY */
+	unsigned nopen;		/* held files open now */
+	uint64_t lock_size;
+	unsigned contention;	/* percent of locks on the shared ranges */
+	unsigned rank, sharers;	/* this connection among those on its first data file */
+	struct meta_lock *locks;	/* META_LOCKS_MAX: the locks held or asked for */
+	unsigned nlocks;	/* entries in use */
+};
+
+#define META_OPEN 4
+
+/* Locks a connection holds or asks for at once, at most: a lock drawn with
+ * the table full unlocks one instead. */
+#define META_LOCKS_MAX 64
+/* The shared ranges (--lock-contention): the first META_LOCK_HOT ranges of --lock-size
+ * of a file; a connection's own ranges come after them, every sharers-th. */
+#define META_LOCK_HOT 8
+
+struct meta_lock {
+	uint32_t file;		/* the connection's data file (index) */
+	uint64_t range;		/* offset / lock_size */
+	bool used, busy;	/* busy: a LOCK or LOCKU in flight */
 };
 
 #define META_EXISTS 1
@@ -67,6 +91,9 @@ struct meta_target {
 	uint64_t block, block2;
 	uint32_t what;
 	unsigned xattr;
+	/* State: OPC_HELD (and open with held files) on held file slot; OPC_LOCK on file,
+	 * range block (of lock_size), lock table entry slot (lockt: UINT_MAX) */
+	bool held;
 };
 
 int meta_tree_init(struct meta_tree *t, unsigned dirs, unsigned files, uint64_t seed);
@@ -76,8 +103,20 @@ int meta_tree_init(struct meta_tree *t, unsigned dirs, unsigned files, uint64_t 
  * another draw.
  */
 void meta_tree_files(struct meta_tree *t, uint32_t nfiles, uint64_t blocks, unsigned xattrs);
-/* Whether the mix holds an OPC_FILE op (then the run lays its data files out). */
+/*
+ * State: nheld held files, all open at the start (open and close of the mix work
+ * on them: an open a closed one, a close an open one, each the other when none
+ * is); locks of lock_size bytes, contention percent of them on the shared
+ * ranges, this connection the rank-th of sharers on its data files. 0 or -ENOMEM.
+ */
+int meta_tree_state(struct meta_tree *t, unsigned nheld, uint64_t lock_size,
+		    unsigned contention, unsigned rank, unsigned sharers);
+/* Whether the mix holds an op on the data files, OPC_FILE or OPC_LOCK (then the run
+ * lays its data files out). */
 bool meta_mix_has_file_ops(const struct meta_mix *mix);
+/* Whether the mix holds an op on the names of the trees (then the run makes them);
+ * held: open is of held files (--open-files). */
+bool meta_mix_has_name_ops(const struct meta_mix *mix, bool held);
 void meta_tree_destroy(struct meta_tree *t);
 /*
  * Picks the next operation by weight, and a name it can work on (an existing

@@ -17,6 +17,8 @@ enum op_class {
 	OPC_IO,		/* READ, WRITE, COMMIT: a stream's data files (--rw), or --mix's names */
 	OPC_NAME,	/* --mix: a name of the connection's tree */
 	OPC_FILE,	/* --mix: a range or attribute of the connection's data files (v4.2) */
+	OPC_HELD,	/* --mix with --open-files: one of the connection's held files */
+	OPC_LOCK,	/* --mix: a byte range of the connection's data files (locks) */
 };
 
 /* NFS versions (bits of op_info.versions). */
@@ -31,6 +33,7 @@ enum {
 	OPE_NATIVE = 1u << 0, OPE_LIBNFS = 1u << 1, OPE_LOCAL = 1u << 2, OPE_NULL = 1u << 3,
 	OPE_ALL = OPE_NATIVE | OPE_LIBNFS | OPE_LOCAL | OPE_NULL,
 	OPE_V42 = OPE_NATIVE | OPE_NULL,	/* the null engine completes them, sending nothing */
+	OPE_STATE = OPE_NATIVE | OPE_NULL,	/* held opens and locks: the same */
 };
 
 /*
@@ -64,7 +67,13 @@ enum {
 	X(GETXATTR, "getxattr", "GETXATTR", "#0f766e", OPC_FILE, true, OPV_42, OPE_V42) \
 	X(SETXATTR, "setxattr", "SETXATTR", "#9f1239", OPC_FILE, true, OPV_42, OPE_V42) \
 	X(LISTXATTRS, "listxattrs", "LISTXATTRS", "#4338ca", OPC_FILE, true, OPV_42, OPE_V42) \
-	X(REMOVEXATTR, "removexattr", "REMOVEXATTR", "#854d0e", OPC_FILE, true, OPV_42, OPE_V42)
+	X(REMOVEXATTR, "removexattr", "REMOVEXATTR", "#854d0e", OPC_FILE, true, OPV_42, OPE_V42) \
+	/* State (RFC 8881 9 and 18; NFSv3: NLM v4's non-blocking calls). open: with \
+	 * --open-files, OPEN of a closed held file (OPC_HELD, meta.c) */ \
+	X(CLOSE, "close", "CLOSE", "#9d174d", OPC_HELD, true, OPV_41 | OPV_42, OPE_STATE) \
+	X(LOCK, "lock", "LOCK", "#b91c1c", OPC_LOCK, true, OPV_3 | OPV_41 | OPV_42, OPE_STATE) \
+	X(UNLOCK, "unlock", "LOCKU", "#047857", OPC_LOCK, true, OPV_3 | OPV_41 | OPV_42, OPE_STATE) \
+	X(LOCKT, "lockt", "LOCKT", "#a16207", OPC_LOCK, true, OPV_3 | OPV_41 | OPV_42, OPE_STATE)
 
 /* Every operation the program knows, in report order (the table's). */
 enum op_type {

@@ -7,6 +7,7 @@
 #ifndef NFSLOAD_STATS_H
 #define NFSLOAD_STATS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -35,6 +36,13 @@ struct op_stats {
 	 */
 	struct hist wire, client;
 	uint64_t wire_missed;
+	/*
+	 * Answers that deny for a conflict (engine.h's ENGINE_DENIED: a lock held
+	 * by another owner, a share reservation): neither successes nor errors.
+	 * lat_denied, made on first use: their latency from the intended start.
+	 */
+	uint64_t denied;
+	struct hist lat_denied;
 };
 
 /* 0 or -ENOMEM. With open_loop, lat_unc is allocated too. */
@@ -45,9 +53,19 @@ void op_stats_reset(struct op_stats *s);
 void op_stats_add(struct op_stats *dst, const struct op_stats *src);
 
 /* lat_ns from the intended start, unc_ns from the actual issue (equal when closed loop). */
+/* A denied answer (ENGINE_DENIED) and its latency. */
+void op_stats_denied(struct op_stats *s, uint64_t lat_ns);
+
+/* op_stats_record's status for a denied answer: engine.h's -ENGINE_DENIED. */
+#define STATS_DENIED (-EDEADLK)
+
 static inline void op_stats_record(struct op_stats *s, int status, uint64_t lat_ns,
 				   uint64_t unc_ns)
 {
+	if (status == STATS_DENIED) {
+		op_stats_denied(s, lat_ns);
+		return;
+	}
 	if (status < 0) {
 		s->errors++;
 		return;

@@ -61,6 +61,8 @@ int workdir_trees_make(struct workdir *wd, const uint8_t *data, bool empty, char
 		       size_t len);
 /* Removes every connection's tree, whatever the run left in it. */
 int workdir_trees_remove(struct workdir *wd, char *err, size_t len);
+/* Removes every connection's held files (--open-files; a missing one is fine). */
+int workdir_held_remove(struct workdir *wd, char *err, size_t len);
 
 /*
  * --replay: the names the plan needs, after workdir_prepare made its data files:

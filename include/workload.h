@@ -109,6 +109,13 @@ bool wl_next(struct wl_stream *s, struct wl_op *op);
  */
 void wl_file_name(const char *dir, uint32_t id, char *buf, size_t len);
 
+/*
+ * The name of connection conn's held file i (--open-files), spelled as
+ * wl_file_name spells a data file's: "held.000003.000042" in the work
+ * directory, or "/dir/held.000003.000042".
+ */
+void wl_held_name(const char *dir, uint32_t conn, uint32_t i, char *buf, size_t len);
+
 /* splitmix64: the stream's PRNG, exposed for tests and seeding. */
 uint64_t wl_rand(uint64_t *state);
 

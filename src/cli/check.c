@@ -37,6 +37,7 @@ void config_defaults(struct config *cfg)
 	cfg->file_size = 4096;
 	cfg->xattr_count = 4;
 	cfg->xattr_size = 64;
+	cfg->lock_size = 4096;
 	cfg->seed = 1;
 	cfg->replay_speed = 1;
 }
@@ -261,6 +262,24 @@ int config_check_ops(const struct config *cfg, const bool used[OP_NTYPES], const
 	return 0;
 }
 
+/*
+ * State: held opens need an engine and version with CLOSE (the native engine,
+ * NFSv4.1 or 4.2; the null engine); --mix's close closes a held file.
+ */
+static int check_state(const struct config *cfg, char *err, size_t len)
+{
+	const struct op_info *close = op_info(OP_CLOSE);
+
+	if (cfg->open_files && (!(close->engines & cfg->engine->op_bit) ||
+				!(close->versions & run_versions(cfg))))
+		return config_fail(err, len, "--open-files: held opens need NFSv4.1 or 4.2 "
+				   "(version=4.1, 4.2 or 4 in the URL) and the native engine");
+	if (cfg->meta && cfg->mix.weight[OP_CLOSE] && !cfg->open_files)
+		return config_fail(err, len, "--mix: close closes a held file: it needs "
+				   "--open-files N");
+	return 0;
+}
+
 /* --mix's operations (and --read-plus's READ_PLUS), before anything is written. */
 static int check_mix_ops(const struct config *cfg, char *err, size_t len)
 {
@@ -275,7 +294,9 @@ static int check_mix_ops(const struct config *cfg, char *err, size_t len)
 		if (rc)
 			return rc;
 	}
-	return config_check_ops(cfg, used, "--mix", err, len);
+	int rc = check_state(cfg, err, len);
+
+	return rc ? rc : config_check_ops(cfg, used, "--mix", err, len);
 }
 
 /* The engine's limits, on the params it would be given. */

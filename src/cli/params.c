@@ -44,6 +44,9 @@ void engine_params_init(struct engine_params *p, const struct config *cfg)
 	p->meta = cfg->meta;
 	p->mix = cfg->mix;
 	p->file_size = cfg->file_size;
+	p->open_files = cfg->open_files;
+	p->owner_per_file = cfg->open_owners == CFG_OWNER_PER_FILE;
+	p->share_deny = (unsigned)cfg->share_deny;	/* CFG_DENY_* are ENGINE_DENY_*'s values */
 	p->small_files = cfg->small_files;
 	p->opt = cfg->opt;
 }

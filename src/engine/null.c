@@ -134,7 +134,8 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 }
 
-/* NFSLOAD_NULL_REFUSE: "op:ENOSYS,op:EOPNOTSUPP:queue,..." (unknown words are ignored). */
+/* NFSLOAD_NULL_REFUSE: "op:ENOSYS,op:EOPNOTSUPP:queue,lock:DENIED,..." (unknown words
+ * are ignored). */
 static void refusals(int refuse[OP_NTYPES], bool at_queue[OP_NTYPES])
 {
 	const char *env = getenv("NFSLOAD_NULL_REFUSE");
@@ -156,7 +157,8 @@ static void refusals(int refuse[OP_NTYPES], bool at_queue[OP_NTYPES])
 			continue;
 		at_queue[op] = when && !strcmp(when, "queue");
 		refuse[op] = !strcmp(colon + 1, "ENOSYS") ? -ENOSYS :
-			     !strcmp(colon + 1, "EOPNOTSUPP") ? -EOPNOTSUPP : 0;
+			     !strcmp(colon + 1, "EOPNOTSUPP") ? -EOPNOTSUPP :
+			     !strcmp(colon + 1, "DENIED") ? -ENGINE_DENIED : 0;
 	}
 }
 

@@ -6,8 +6,8 @@
 
 int op_stats_init(struct op_stats *s, int sub_bits, bool open_loop)
 {
-	s->ops = s->bytes = s->holes = s->errors = s->wire_missed = 0;
-	s->lat_unc = s->wire = s->client = (struct hist){ 0 };
+	s->ops = s->bytes = s->holes = s->errors = s->wire_missed = s->denied = 0;
+	s->lat_unc = s->wire = s->client = s->lat_denied = (struct hist){ 0 };
 	if (hist_init(&s->lat, sub_bits))
 		return -ENOMEM;
 	if (open_loop && hist_init(&s->lat_unc, sub_bits)) {
@@ -23,12 +23,15 @@ void op_stats_destroy(struct op_stats *s)
 	hist_destroy(&s->lat_unc);
 	hist_destroy(&s->wire);
 	hist_destroy(&s->client);
+	hist_destroy(&s->lat_denied);
 }
 
 void op_stats_reset(struct op_stats *s)
 {
-	s->ops = s->bytes = s->holes = s->errors = s->wire_missed = 0;
+	s->ops = s->bytes = s->holes = s->errors = s->wire_missed = s->denied = 0;
 	hist_reset(&s->lat);
+	if (s->lat_denied.counts)
+		hist_reset(&s->lat_denied);
 	if (s->lat_unc.counts)
 		hist_reset(&s->lat_unc);
 	if (s->wire.counts) {
@@ -49,6 +52,13 @@ static bool wire_ready(struct op_stats *s, int sub_bits)
 		return false;
 	}
 	return true;
+}
+
+void op_stats_denied(struct op_stats *s, uint64_t lat_ns)
+{
+	s->denied++;
+	if (s->lat_denied.counts || hist_init(&s->lat_denied, s->lat.sub_bits) == 0)
+		hist_record(&s->lat_denied, lat_ns);
 }
 
 int op_stats_wire_init_all(struct op_stats *s)
@@ -75,7 +85,11 @@ void op_stats_add(struct op_stats *dst, const struct op_stats *src)
 	dst->bytes += src->bytes;
 	dst->holes += src->holes;
 	dst->errors += src->errors;
+	dst->denied += src->denied;
 	hist_add(&dst->lat, &src->lat);
+	if (src->lat_denied.counts && (dst->lat_denied.counts ||
+				       hist_init(&dst->lat_denied, src->lat_denied.sub_bits) == 0))
+		hist_add(&dst->lat_denied, &src->lat_denied);
 	if (dst->lat_unc.counts && src->lat_unc.counts)
 		hist_add(&dst->lat_unc, &src->lat_unc);
 	dst->wire_missed += src->wire_missed;

@@ -75,6 +75,12 @@ void report_json_op(FILE *out, const struct op_stats *s, uint64_t ns, const char
 	if (proc && !strcmp(proc, "READ_PLUS"))
 		fprintf(out, ", \"data_bytes\": %" PRIu64 ", \"hole_bytes\": %" PRIu64,
 			s->bytes - s->holes, s->holes);
+	/* State: answers that deny for a conflict, apart from ops and errors. */
+	if (s->denied || (proc && (!strcmp(proc, "LOCK") || !strcmp(proc, "LOCKT") ||
+				   !strcmp(proc, "OPEN")))) {
+		fprintf(out, ", \"denied\": %" PRIu64 ", \"denied_lat_ns\": ", s->denied);
+		report_json_lat(out, s->lat_denied.counts ? &s->lat_denied : &(struct hist){ 0 });
+	}
 	fputs(", \"iops\": ", out);
 	report_json_num(out, report_per_sec(s->ops, ns));
 	fputs(", \"mib_s\": ", out);

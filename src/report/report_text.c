@@ -263,6 +263,23 @@ static void text_holes(FILE *out, const struct report *r)
 		s->bytes ? 100.0 * (double)s->holes / (double)s->bytes : 0.0, s->bytes);
 }
 
+/* State: the answers that denied a lock or a share reservation, with their latency. */
+static void text_denied(FILE *out, const struct report *r)
+{
+	char a[32], b[32];
+
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const struct op_stats *s = &r->ops[t];
+
+		if (!s->denied)
+			continue;
+		fprintf(out, "%s: %" PRIu64 " denied (a conflict), p50 %s, p99 %s; not among its "
+			"ops or errors\n", op_name((enum op_type)t), s->denied,
+			units_format_duration(hist_percentile(&s->lat_denied, 50), a, sizeof(a)),
+			units_format_duration(hist_percentile(&s->lat_denied, 99), b, sizeof(b)));
+	}
+}
+
 /* The small-file test: one row per pass, files/s and MiB/s over that pass. */
 static void text_small_files(FILE *out, const struct report *r)
 {
@@ -467,13 +484,14 @@ void report_text(FILE *out, const struct report *r)
 
 	/* The op column: 6 wide as it always was, wider for a longer name (removexattr). */
 	for (int t = 0; t < OP_NTYPES; t++)
-		if ((r->ops[t].ops || r->ops[t].errors) && (int)strlen(op_name(t)) > w)
+		if ((r->ops[t].ops || r->ops[t].errors || r->ops[t].denied) &&
+		    (int)strlen(op_name(t)) > w)
 			w = (int)strlen(op_name(t));
 	fprintf(out, "%-*s %10s %10s %9s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", w, "op", "ops",
 		"IOPS", "MiB/s", "errors", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99",
 		"max");
 	for (int t = 0; t < OP_NTYPES; t++)
-		if (r->ops[t].ops || r->ops[t].errors)
+		if (r->ops[t].ops || r->ops[t].errors || r->ops[t].denied)
 			report_text_op_row_w(out, w, op_name(t), &r->ops[t], r->duration_ns);
 	tot = calloc(1, sizeof(*tot));
 	if (tot && op_stats_init(tot, HIST_PRECISE_BITS, false) == 0) {
@@ -487,6 +505,7 @@ void report_text(FILE *out, const struct report *r)
 	}
 	free(tot);
 	text_holes(out, r);
+	text_denied(out, r);
 
 	if (r->cfg->small_files)
 		text_small_files(out, r);

@@ -251,7 +251,9 @@ static int run_workload(struct app *a, struct run_result *res)
 
 	if ((status = start_workers(a)))
 		return status;
-	if ((a->cfg->meta || a->cfg->small_files) && (status = run_make_trees(a)))
+	/* The trees only for operations on their names (held opens and locks have none). */
+	if (((a->cfg->meta && meta_mix_has_name_ops(&a->cfg->mix, a->cfg->open_files > 0)) ||
+	     a->cfg->small_files) && (status = run_make_trees(a)))
 		return status;
 	/* A --mix with NFSv4.2 ops works on the data files too: they are laid out. */
 	if ((!a->cfg->meta || meta_mix_has_file_ops(&a->cfg->mix)) && (status = run_layout(a)))
@@ -342,6 +344,8 @@ static void cleanup(struct app *a)
 	for (unsigned k = 0; k < a->nns && a->wd[k]; k++) {
 		if ((cfg->meta || cfg->small_files) &&
 		    workdir_trees_remove(a->wd[k], a->err, sizeof(a->err)))
+			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
+		if (cfg->open_files && workdir_held_remove(a->wd[k], a->err, sizeof(a->err)))
 			fprintf(stderr, "nfsload: cleanup: %s\n", a->err);
 		if (a->run.replay && workdir_replay_remove(a->wd[k], a->run.replay, a->err,
 							   sizeof(a->err)))

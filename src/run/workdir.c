@@ -375,6 +375,21 @@ int workdir_trees_remove(struct workdir *wd, char *err, size_t len)
 	return rc ? fail(wd, err, len, "cannot remove a --mix tree", -EIO) : 0;
 }
 
+int workdir_held_remove(struct workdir *wd, char *err, size_t len)
+{
+	char path[320];
+	int bad = 0;
+
+	for (unsigned c = 0; c < wd->cfg->connections; c++)
+		for (unsigned i = 0; i < wd->cfg->open_files; i++) {
+			wl_held_name(wd->cfg->dir, c, i, path, sizeof(path));
+			if (wd->ops->unlink(wd->ctl, path) < 0 &&
+			    wd->ops->stat(wd->ctl, path, &(struct engine_stat){ 0 }) != -ENOENT)
+				bad++;
+		}
+	return bad ? fail(wd, err, len, "cannot remove a held file", -EIO) : 0;
+}
+
 /* "/<dir>/<path>": a replay name below the export. */
 static void replay_path(const struct config *cfg, const struct replay_plan *p, uint32_t i,
 			char *buf, size_t len)

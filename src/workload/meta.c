@@ -3,6 +3,7 @@
  * See include/meta.h.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,27 @@ int meta_tree_init(struct meta_tree *t, unsigned dirs, unsigned files, uint64_t 
 	return 0;
 }
 
+int meta_tree_state(struct meta_tree *t, unsigned nheld, uint64_t lock_size,
+		    unsigned contention, unsigned rank, unsigned sharers)
+{
+	t->nheld = t->nopen = nheld;
+	t->lock_size = lock_size ? lock_size : 4096;
+	t->contention = contention;
+	t->rank = rank;
+	t->sharers = sharers ? sharers : 1;
+	t->held = nheld ? malloc(nheld) : NULL;
+	t->locks = calloc(META_LOCKS_MAX, sizeof(*t->locks));
+	if ((nheld && !t->held) || !t->locks)
+		return -ENOMEM;
+	if (nheld)
+		memset(t->held, META_OPEN, nheld);
+	return 0;
+}
+
 void meta_tree_destroy(struct meta_tree *t)
 {
+	free(t->held);
+	free(t->locks);
 	free(t->state);
 	free(t->extra);
 	free(t->extra_busy);
@@ -116,7 +136,17 @@ void meta_tree_files(struct meta_tree *t, uint32_t nfiles, uint64_t blocks, unsi
 bool meta_mix_has_file_ops(const struct meta_mix *mix)
 {
 	for (int op = 0; op < OP_NTYPES; op++)
-		if (mix->weight[op] && op_info((enum op_type)op)->cls == OPC_FILE)
+		if (mix->weight[op] && (op_info((enum op_type)op)->cls == OPC_FILE ||
+					op_info((enum op_type)op)->cls == OPC_LOCK))
+			return true;
+	return false;
+}
+
+bool meta_mix_has_name_ops(const struct meta_mix *mix, bool held)
+{
+	for (int op = 0; op < OP_NTYPES; op++)
+		if (mix->weight[op] && op_info((enum op_type)op)->cls == OPC_NAME &&
+		    !(held && op == OP_OPEN))
 			return true;
 	return false;
 }
@@ -163,14 +193,131 @@ static bool choose_file(struct meta_tree *t, enum op_type op, struct meta_target
 	return true;
 }
 
+/* A held file that is open (want) or closed, not busy; -1 if none. */
+static int pick_held(struct meta_tree *t, bool want)
+{
+	unsigned start;
+
+	if (want ? t->nopen == 0 : t->nopen == t->nheld)
+		return -1;
+	start = below(t, t->nheld);
+	for (unsigned k = 0; k < t->nheld; k++) {
+		unsigned i = (start + k) % t->nheld;
+
+		if (!(t->held[i] & META_BUSY) && !!(t->held[i] & META_OPEN) == want)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* open (of a closed held file) or close (of an open one); the other when none is. */
+static bool choose_held(struct meta_tree *t, enum op_type op, struct meta_target *tg)
+{
+	bool close = op == OP_CLOSE;
+	int i = t->nheld ? pick_held(t, close) : -1;
+
+	if (i < 0 && t->nheld) {
+		close = !close;
+		i = pick_held(t, close);
+	}
+	if (i < 0)
+		return false;
+	tg->op = close ? OP_CLOSE : OP_OPEN;
+	tg->held = true;
+	tg->slot = (unsigned)i;
+	t->held[i] |= META_BUSY;
+	return true;
+}
+
+/* A range of lock_size: a shared one (contention percent of the time) or one of
+ * this connection's own. */
+static uint64_t lock_range(struct meta_tree *t)
+{
+	if (below(t, 100) < t->contention)
+		return below(t, META_LOCK_HOT);
+	return META_LOCK_HOT + (uint64_t)below(t, 1u << 16) * t->sharers + t->rank;
+}
+
+/* A lock table entry for file and range, not in use by this connection yet; -1 if none. */
+static int new_lock(struct meta_tree *t, uint32_t file, uint64_t range)
+{
+	int free = -1;
+
+	for (unsigned i = 0; i < META_LOCKS_MAX; i++) {
+		const struct meta_lock *l = &t->locks[i];
+
+		if (l->used && l->file == file && l->range == range)
+			return -1;	/* this connection holds it, or asks for it, already */
+		if (!l->used && free < 0)
+			free = (int)i;
+	}
+	return free;
+}
+
+/* A held lock that is not busy, from a random start; -1 if none. */
+static int held_lock(struct meta_tree *t)
+{
+	unsigned start = below(t, META_LOCKS_MAX);
+
+	for (unsigned k = 0; k < META_LOCKS_MAX; k++) {
+		unsigned i = (start + k) % META_LOCKS_MAX;
+
+		if (t->locks[i].used && !t->locks[i].busy)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* lock (a new range), unlock (a held lock; a lock when none is, an unlock when the
+ * table is full) or lockt (any range). */
+static bool choose_lock(struct meta_tree *t, enum op_type op, struct meta_target *tg)
+{
+	int i = -1;
+
+	if (t->nfiles == 0 || !t->locks)
+		return false;
+	if (op == OP_LOCK && t->nlocks >= META_LOCKS_MAX)
+		op = OP_UNLOCK;
+	if (op == OP_UNLOCK && (i = held_lock(t)) < 0) {
+		if (t->nlocks >= META_LOCKS_MAX)
+			return false;	/* all busy */
+		op = OP_LOCK;
+	}
+	tg->op = op;
+	tg->slot = UINT_MAX;
+	if (op == OP_UNLOCK) {
+		tg->file = t->locks[i].file;
+		tg->block = t->locks[i].range;
+	} else {
+		tg->file = (uint32_t)below(t, t->nfiles);
+		tg->block = lock_range(t);
+	}
+	if (op == OP_LOCK) {
+		if ((i = new_lock(t, tg->file, tg->block)) < 0)
+			return false;
+		t->locks[i] = (struct meta_lock){ .file = tg->file, .range = tg->block, .used = true };
+		t->nlocks++;
+	}
+	if (i >= 0) {
+		t->locks[i].busy = true;
+		tg->slot = (unsigned)i;
+	}
+	return true;
+}
+
 static bool choose(struct meta_tree *t, enum op_type op, struct meta_target *tg)
 {
 	uint8_t *s;
 	int a, b;
 
 	tg->op = op;
+	tg->held = false;
 	if (op_info(op)->cls == OPC_FILE)
 		return choose_file(t, op, tg);
+	if (op_info(op)->cls == OPC_HELD || (op == OP_OPEN && t->nheld))
+		return choose_held(t, op, tg);
+	if (op_info(op)->cls == OPC_LOCK)
+		return choose_lock(t, op, tg);
 	tg->dir = below(t, t->dirs);
 	s = t->state + (size_t)tg->dir * t->slots;
 	switch (op) {
@@ -226,6 +373,32 @@ void meta_done(struct meta_tree *t, const struct meta_target *tg, bool ok)
 	/* No name of the tree was taken. */
 	if (op_info(tg->op)->cls == OPC_FILE)
 		return;
+	if (tg->held) {
+		uint8_t *h = &t->held[tg->slot];
+
+		if (ok && tg->op == OP_OPEN && !(*h & META_OPEN)) {
+			*h |= META_OPEN;
+			t->nopen++;
+		} else if (ok && tg->op == OP_CLOSE && (*h & META_OPEN)) {
+			*h &= (uint8_t)~META_OPEN;
+			t->nopen--;
+		}
+		*h &= (uint8_t)~META_BUSY;
+		return;
+	}
+	if (op_info(tg->op)->cls == OPC_LOCK) {
+		struct meta_lock *l = tg->slot < META_LOCKS_MAX ? &t->locks[tg->slot] : NULL;
+
+		/* A lock granted is held; one denied or failed, and any unlock, is not
+		 * (an unlock that failed leaves nothing this connection could unlock). */
+		if (l && tg->op == OP_LOCK && ok) {
+			l->busy = false;
+		} else if (l) {
+			*l = (struct meta_lock){ 0 };
+			t->nlocks--;
+		}
+		return;
+	}
 	switch (tg->op) {
 	case OP_READDIR:
 		return;

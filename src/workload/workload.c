@@ -23,6 +23,14 @@ void wl_file_name(const char *dir, uint32_t id, char *buf, size_t len)
 		snprintf(buf, len, "file.%06u", id);
 }
 
+void wl_held_name(const char *dir, uint32_t conn, uint32_t i, char *buf, size_t len)
+{
+	if (dir)
+		snprintf(buf, len, "/%s/held.%06u.%06u", dir, conn, i);
+	else
+		snprintf(buf, len, "held.%06u.%06u", conn, i);
+}
+
 const char *wl_mode_name(enum wl_mode m)
 {
 	return mode_names[m];

@@ -54,7 +54,7 @@ static void record(struct wconn *wc, const struct slot *s, int status, uint64_t 
 		op_stats_record(&wc->stats, status, lat, unc);
 		if (w->srv)
 			op_stats_record(&w->srv[wc->srv], status, lat, unc);
-		if (status < 0)
+		if (status < 0 && status != -ENGINE_DENIED)
 			slots_count_error(wc, status);
 		else
 			wc->last_done_ns = t;
@@ -106,6 +106,7 @@ void slots_done(void *owner, struct engine_req *req, int status)
 	struct wconn *wc = owner;
 	struct worker *w = wc->w;
 	uint64_t t = now_ns();
+	bool denied;
 
 	s->busy = false;
 	/* A LOOKUP of a missing name is what --mix's lookup asks for; a replay compares. */
@@ -122,7 +123,9 @@ void slots_done(void *owner, struct engine_req *req, int status)
 	if (w->meta)
 		meta_done(&wc->tree, &s->tg, status >= 0);
 	wc->inflight--;
-	if (status >= 0) {
+	/* A lock or share reservation denied for a conflict is an answer, no failure. */
+	denied = status == -ENGINE_DENIED;
+	if (status >= 0 || denied) {
 		wc->last_ok_ns = wc->last_reply_ns = t;
 		outage_close(wc, t);
 		wc->errors_since_ok = 0;
@@ -145,7 +148,7 @@ void slots_done(void *owner, struct engine_req *req, int status)
 		wc->errs.unanswered_at_stop++;
 	wc->free_slots[wc->nfree++] = s;
 	record(wc, s, status, t);
-	if (status < 0) {
+	if (status < 0 && !denied) {
 		defer_refill(wc);
 		return;
 	}

@@ -59,6 +59,52 @@ static bool issue_file(struct wconn *wc, const struct meta_target *tg, uint64_t 
 	return true;
 }
 
+/*
+ * --mix with --open-files: OPEN of a closed held file or CLOSE of an open one
+ * (tg->slot: its index among the connection's held files).
+ */
+static bool issue_held(struct wconn *wc, const struct meta_target *tg, uint64_t t)
+{
+	struct slot *s = wc->free_slots[--wc->nfree];
+
+	s->start_ns = s->issue_ns = t;
+	s->type = tg->op;
+	s->tg = *tg;
+	s->len = 0;
+	s->busy = true;
+	s->req = (struct engine_req){ .op = tg->op, .file = tg->slot, .held = true };
+	if (!slots_queue(wc, s, t)) {
+		meta_done(&wc->tree, tg, false);
+		return false;
+	}
+	return true;
+}
+
+/* --mix: LOCK, LOCKU or LOCKT of range tg->block (of --lock-size) of data file tg->file. */
+static bool issue_lock(struct wconn *wc, const struct meta_target *tg, uint64_t t)
+{
+	const struct config *cfg = wc->w->run->cfg;
+	struct slot *s = wc->free_slots[--wc->nfree];
+
+	s->start_ns = s->issue_ns = t;
+	s->type = tg->op;
+	s->tg = *tg;
+	s->range = tg->file;
+	s->file = wc->main_stream.ranges[tg->file].file;
+	s->offset = tg->block * cfg->lock_size;
+	s->len = 0;
+	s->busy = true;
+	s->req = (struct engine_req){
+		.op = tg->op, .file = tg->file, .offset = s->offset, .range = cfg->lock_size,
+		.what = cfg->lock_type == CFG_LOCK_READ ? ENGINE_LOCK_READ : ENGINE_LOCK_WRITE,
+	};
+	if (!slots_queue(wc, s, t)) {
+		meta_done(&wc->tree, tg, false);
+		return false;
+	}
+	return true;
+}
+
 /* --mix: one metadata operation on the connection's own tree. */
 static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t t)
 {
@@ -71,6 +117,10 @@ static bool issue_meta(struct wconn *wc, const struct meta_target *tg, uint64_t 
 
 	if (op_info(tg->op)->cls == OPC_FILE)
 		return issue_file(wc, tg, t);
+	if (tg->held)
+		return issue_held(wc, tg, t);
+	if (op_info(tg->op)->cls == OPC_LOCK)
+		return issue_lock(wc, tg, t);
 	s = wc->free_slots[--wc->nfree];
 
 	if (tg->op == OP_MKDIR || tg->op == OP_RMDIR)

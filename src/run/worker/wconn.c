@@ -224,6 +224,15 @@ int wconn_init(struct worker *w, struct wconn *wc, unsigned idx, unsigned id)
 	if (cfg->meta)
 		meta_tree_files(&wc->tree, wc->main_stream.nranges,
 				(cfg->size + cfg->bs - 1) / cfg->bs, cfg->xattr_count);
+	/* State: the held files, and the locks' ranges among the connections on a file. */
+	if (cfg->meta) {
+		unsigned n = cfg->nrfiles, c = cfg->connections;
+		unsigned sharers = n >= c ? 1 : (c - 1 - id % n) / n + 1, rank = n >= c ? 0 : id / n;
+
+		if (meta_tree_state(&wc->tree, cfg->open_files, cfg->lock_size, cfg->lock_contention,
+				    rank, sharers))
+			return -ENOMEM;
+	}
 	ids = calloc(wc->main_stream.nranges + 1, sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
