@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "engine_opts.h"
+#include "engine_state.h"
 #include "fail.h"
 #include "meta.h"
 #include "ops.h"
@@ -73,6 +74,7 @@ struct engine_params {
 	/* State: --open-files held by each connection (names wl_held_name), their
 	 * open-owners (one per file, or one per connection), --share-deny */
 	unsigned open_files;
+	unsigned open_slots;		/* held slots opened only by name (a replay's), after them */
 	bool owner_per_file;
 	unsigned share_deny;		/* ENGINE_DENY_* */
 	struct engine_opts opt;		/* the engines' own options */
@@ -105,6 +107,9 @@ enum { ENGINE_LOCK_READ = 1, ENGINE_LOCK_WRITE = 2 };
 
 /* --share-deny (engine_params.share_deny): OPEN4_SHARE_DENY_* */
 enum { ENGINE_DENY_NONE = 0, ENGINE_DENY_READ = 1, ENGINE_DENY_WRITE = 2, ENGINE_DENY_BOTH = 3 };
+/* An OPEN's or OPEN_DOWNGRADE's share access (OPEN4_SHARE_ACCESS_READ 1, WRITE 2, BOTH 3)
+ * and deny (ENGINE_DENY_*) in engine_req.what. */
+#define ENGINE_SHARE(access, deny) ((uint32_t)(access) | (uint32_t)(deny) << 8)
 
 /* Which SETATTR a --mix setattr sends (the worker takes them in turn). */
 enum engine_setattr { ENGINE_SETATTR_MODE, ENGINE_SETATTR_SIZE, ENGINE_SETATTR_TIMES };
@@ -129,10 +134,15 @@ struct engine_req {
 	uint64_t offset2;	/* COPY, CLONE: the destination offset */
 	uint32_t what;		/* SEEK: 0 data, 1 hole; IO_ADVISE: the hint bits */
 	const char *xname;	/* xattrs: the name, without "user." (valid during queue() only) */
-	/* State (OPC_HELD, OPC_LOCK): OPEN (held) and CLOSE on held file `file` (its index
-	 * among the connection's --open-files); LOCK, LOCKU, LOCKT on data file `file`,
-	 * range bytes at offset, what: ENGINE_LOCK_READ or ENGINE_LOCK_WRITE */
-	bool held;		/* OPEN: one of the held files (else a name, path) */
+	/*
+	 * State (OPC_HELD, OPC_LOCK), with held: on held slot `file` of the connection
+	 * (engine_params.open_files + open_slots of them): OPEN (path NULL: the held
+	 * file's own name, wl_held_name; else the name path, a replay's), CLOSE,
+	 * OPEN_DOWNGRADE; what: ENGINE_SHARE(access, deny), 0: both, --share-deny.
+	 * LOCK, LOCKU, LOCKT on data file `file` (held: on held slot `file`'s open),
+	 * range bytes at offset; what: ENGINE_LOCK_READ or ENGINE_LOCK_WRITE.
+	 */
+	bool held;
 	uint64_t range;		/* locks: the range's length (UINT64_MAX: to the end) */
 	uint64_t holes;		/* in done(): READ_PLUS: bytes of holes in what it returned
 				 * (0 for every other op) */
@@ -224,6 +234,9 @@ struct engine_ops {
 	const struct engine_proto *(*proto)(int version, int minor);
 	/* After set-up, the version its connections negotiated ("4.2"), or NULL: proto()'s. */
 	const char *(*spoken)(struct engine_inst *inst);
+	/* What its connections did with state so far (after the run: with teardown's), or
+	 * NULL: an engine that holds none. */
+	void (*state)(struct engine_inst *inst, struct engine_state_counts *out);
 
 	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err (config_fail). */
 	int (*check)(const struct engine_params *cfg, char *err, size_t len);

@@ -71,6 +71,8 @@ enum {
 	/* State (RFC 8881 9 and 18; NFSv3: NLM v4's non-blocking calls). open: with \
 	 * --open-files, OPEN of a closed held file (OPC_HELD, meta.c) */ \
 	X(CLOSE, "close", "CLOSE", "#9d174d", OPC_HELD, true, OPV_41 | OPV_42, OPE_STATE) \
+	X(OPEN_DOWNGRADE, "open_downgrade", "OPEN_DOWNGRADE", "#7e22ce", OPC_HELD, false, \
+	  OPV_41 | OPV_42, OPE_STATE) \
 	X(LOCK, "lock", "LOCK", "#b91c1c", OPC_LOCK, true, OPV_3 | OPV_41 | OPV_42, OPE_STATE) \
 	X(UNLOCK, "unlock", "LOCKU", "#047857", OPC_LOCK, true, OPV_3 | OPV_41 | OPV_42, OPE_STATE) \
 	X(LOCKT, "lockt", "LOCKT", "#a16207", OPC_LOCK, true, OPV_3 | OPV_41 | OPV_42, OPE_STATE)

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "curve.h"
+#include "engine_state.h"
 #include "hist.h"
 #include "series.h"
 #include "stats.h"
@@ -148,6 +149,8 @@ struct report {
 	const char *nfs_version;	/* the NFS version spoken ("3", "4.0", "4.1"), NULL: none */
 	const char *ports;		/* the server ports reached, in words ("" if none) */
 	const char *limits_note;
+	bool has_state;			/* the engine counts state (engine_ops.state) ... */
+	struct engine_state_counts state;	/* ... and what it counted */
 	int64_t start_unix_ns;		/* wall clock at the start of measurement */
 	uint64_t connect_ns;		/* all connections mounted and opened */
 	bool layout_ran;

@@ -274,6 +274,16 @@ void report_json(FILE *out, const struct report *r)
 	fputs("\"limits_note\": ", out);
 	report_json_str(out, r->limits_note);
 	fputs(",\n", out);
+	if (r->has_state) {
+		const struct engine_state_counts *st = &r->state;
+
+		fprintf(out, "\"state\": {\"clients\": %" PRIu64 ", \"held_opens\": %" PRIu64
+			", \"delegations_returned\": %" PRIu64 ", \"grace_waits\": %" PRIu64
+			", \"state_lost\": %" PRIu64 ", \"opens_remade\": %" PRIu64
+			", \"locks_remade\": %" PRIu64 "},\n", st->clients, st->held_opens,
+			st->delegations_returned, st->grace_waits, st->state_lost, st->opens_remade,
+			st->locks_remade);
+	}
 	json_setup(out, r);
 	fprintf(out, "\"layout\": {\"ran\": %s, \"duration_ns\": %" PRIu64 ", \"retried\": %"
 		PRIu64 ", \"stats\": ", r->layout_ran ? "true" : "false", r->layout_ns,
@@ -283,7 +293,8 @@ void report_json(FILE *out, const struct report *r)
 		r->duration_ns, r->interrupted ? "true" : "false");
 	for (int t = 0; t < OP_NTYPES; t++) {
 		/* read, write and commit always; metadata operations when used. */
-		if (op_info(t)->cls != OPC_IO && !r->ops[t].ops && !r->ops[t].errors)
+		if (op_info(t)->cls != OPC_IO && !r->ops[t].ops && !r->ops[t].errors &&
+		    !r->ops[t].denied)
 			continue;
 		fprintf(out, "%s\n  \"%s\": ", t ? "," : "", op_name(t));
 		report_json_op(out, &r->ops[t], r->duration_ns, op_procedure(t));

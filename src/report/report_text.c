@@ -280,6 +280,21 @@ static void text_denied(FILE *out, const struct report *r)
 	}
 }
 
+/* State the engine held and what became of it, when there was any. */
+static void text_state(FILE *out, const struct report *r)
+{
+	const struct engine_state_counts *st = &r->state;
+
+	if (!r->has_state || (!st->held_opens && !st->delegations_returned && !st->grace_waits &&
+			      !st->state_lost && !st->opens_remade && !st->locks_remade))
+		return;
+	fprintf(out, "state: %" PRIu64 " NFSv4 clients, %" PRIu64 " held opens, %" PRIu64
+		" delegations returned, %" PRIu64 " grace-period waits, %" PRIu64
+		" stateids lost, %" PRIu64 " opens and %" PRIu64 " locks made again\n",
+		st->clients, st->held_opens, st->delegations_returned, st->grace_waits,
+		st->state_lost, st->opens_remade, st->locks_remade);
+}
+
 /* The small-file test: one row per pass, files/s and MiB/s over that pass. */
 static void text_small_files(FILE *out, const struct report *r)
 {
@@ -506,6 +521,7 @@ void report_text(FILE *out, const struct report *r)
 	free(tot);
 	text_holes(out, r);
 	text_denied(out, r);
+	text_state(out, r);
 
 	if (r->cfg->small_files)
 		text_small_files(out, r);

@@ -204,6 +204,10 @@ static int fill_report(struct app *a)
 	r->interrupted = c->signal != 0;
 	r->start_unix_ns = c->start_unix_ns;
 	r->limits_note = a->cfg->engine->limits_note(a->run.inst, &a->params);	/* with what the run saw */
+	if (a->cfg->engine->state && a->run.inst) {
+		r->has_state = true;
+		a->cfg->engine->state(a->run.inst, &r->state);
+	}
 	r->user_s = tv_s(c->ru_end.ru_utime) - tv_s(c->ru_start.ru_utime);
 	r->sys_s = tv_s(c->ru_end.ru_stime) - tv_s(c->ru_start.ru_stime);
 	r->interval_ns = a->cfg->interval_ns;
