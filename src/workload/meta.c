@@ -145,7 +145,8 @@ bool meta_mix_has_file_ops(const struct meta_mix *mix)
 bool meta_mix_has_name_ops(const struct meta_mix *mix, bool held)
 {
 	for (int op = 0; op < OP_NTYPES; op++)
-		if (mix->weight[op] && op_info((enum op_type)op)->cls == OPC_NAME &&
+		if (mix->weight[op] && (op_info((enum op_type)op)->cls == OPC_NAME ||
+					op_info((enum op_type)op)->cls == OPC_IO) &&
 		    !(held && op == OP_OPEN))
 			return true;
 	return false;
