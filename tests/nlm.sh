@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# NFSv3 byte-range locks through NLM v4 (the native engine's --mix lock, unlock and
+# lockt), against a private nfs-ganesha with NLM on (tests/ganesha.sh GANESHA_NLM=1:
+# Enable_NLM on a port of its own, passed as nlmport=, and an rpc.statd for its NSM):
+#   - tshark's NLM dissector sees as many NLM4_LOCK, NLM4_UNLOCK and NLM4_TEST calls as
+#     the report's lock, unlock and lockt (ops + denied + errors), and as many NLM4_DENIED
+#     replies as the report's denied, lock and lockt apart; 4 connections on one file with
+#     --lock-contention 100 are denied some;
+#   - the locks are the server's: a run holding the shared ranges blocks another run's
+#     conflicting locks, and after it ended a third run gets every lock (it left nothing
+#     locked);
+#   - nlmport= that is not a port: exit 2, one line naming nlmport=.
+# Needs NFSLOAD, jq, tshark (capture needs root, as the server does), nfs-common.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+export GANESHA_NLM=1
+t_start_server || exit 1
+unset GANESHA_NLM
+URLN="$URL3&nlmport=$NLM_PORT"
+. "$(dirname "$0")/capture.sh"
+trap '[[ -n $TSHARK_PID ]] && kill -INT "$TSHARK_PID" 2>/dev/null; t_cleanup' EXIT
+
+# nlm_records: one line per NLM record on the wire, "call PROC LEN" or "reply PROC STAT"
+# (PROC: nlm.procedure_v4; LEN: the call's l_len, 0 for the whole file; STAT: nlm.stat of
+# LOCK and UNLOCK, nlm.test_stat.stat of TEST), the records of a frame apart, replies
+# matched to their calls by stream and xid (a denied TEST's holder has an l_len too).
+nlm_records() {
+	capture_read -d "tcp.port==$NLM_PORT,rpc" -Y nlm -T fields -E occurrence=a \
+		-E aggregator=, -e rpc.xid -e rpc.msgtyp -e nlm.procedure_v4 -e nlm.stat \
+		-e nlm.test_stat.stat -e nlm.lock.l_len64 -e tcp.stream |
+		awk -F'\t' '
+		{ n = split($1, x, ","); split($2, m, ","); split($3, p, ",")
+		  split($4, s, ","); split($5, ts, ","); split($6, l, ",")
+		  si = 0; ti = 0; li = 0
+		  for (i = 1; i <= n; i++) {
+			k = $7 "/" x[i]
+			if (m[i] == 0) { proc[k] = p[i]; print "call", p[i], l[++li]; continue }
+			pr = proc[k]
+			if (pr == 1) { st = ts[++ti]; if (st == 1) li++ } else st = s[++si]
+			print "reply", pr, st } }'
+}
+# count LINE: records whose line is LINE.
+count() { grep -cx "$1" "$TMP/nlm.rec"; }
+
+# --- tshark against the report ------------------------------------------------------
+# Files laid out beforehand, outside the capture.
+nl --dir nlm -c 4 --rw write --bs 64k --size 1m --nrfiles 1 --keep "$URL3"
+check_eq "layout: exit 0" 0 "$RC"
+if capture_start "tcp port $NLM_PORT"; then
+	nl --dir nlm -c 4 --nrfiles 1 --size 1m --skip-layout --keep \
+		--mix lock=40,unlock=40,lockt=20 --lock-contention 100 --runtime 2s \
+		--output-format json "$URLN"
+	capture_stop
+	check_eq "wire: exit 0" 0 "$RC"
+	nlm_records >"$TMP/nlm.rec"
+	for op in lock unlock lockt; do
+		case $op in
+		lock) proc=2 ;;
+		unlock) proc=4 ;;
+		lockt) proc=1 ;;
+		esac
+		sent=$(jqv "[.ops.$op | .ops, (.denied // 0), .errors] | add")
+		check_ge "wire: $op: some sent" 1 "$sent"
+		check_eq "wire: NLM calls of $op (procedure $proc) == the report's ops+denied+errors" \
+			"$sent" "$(count "call $proc [1-9][0-9]*")"
+	done
+	for proc in 1 2 4; do
+		check_eq "wire: NLM replies of procedure $proc == its calls" \
+			"$(count "call $proc [0-9]*")" "$(count "reply $proc [0-9]*")"
+	done
+	# At the end each connection unlocks the whole of each file it locked: 4, 1 file.
+	check_eq "wire: teardown: one whole-file NLM4_UNLOCK per connection" 4 "$(count "call 4 0")"
+	check_eq "wire: whole-file calls are UNLOCKs" 0 "$(count "call [12] 0")"
+	check_eq "wire: NLM4_DENIED replies to NLM4_LOCK == the report's lock denied" \
+		"$(jqv .ops.lock.denied)" "$(count "reply 2 1")"
+	check_eq "wire: NLM4_DENIED replies to NLM4_TEST == the report's lockt denied" \
+		"$(jqv .ops.lockt.denied)" "$(count "reply 1 1")"
+	check_ge "wire: 4 connections on one file, --lock-contention 100: some locks denied" \
+		1 "$(jqv .ops.lock.denied)"
+	check_eq "wire: no NLM reply but GRANTED and DENIED" 0 \
+		"$(grep -c '^reply [0-9]* [^01]' "$TMP/nlm.rec")"
+	check_eq "wire: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+	capture_explain
+fi
+
+# --- a lock held by one run blocks another's -----------------------------------------
+# Run A locks the shared ranges (--lock-contention 100: the first 8 ranges of --lock-size
+# of the file) and holds them (its mix has no unlock) until it is stopped (SIGINT: a run's
+# normal end, its teardown included). Once it holds them all, B's locks on them are all
+# denied; after A ended (its connection unlocks what it locked), C's are all granted.
+# getattr beside: B completes operations of some kind while every lock is denied.
+timeout 120 "$NFSLOAD" --quiet --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --keep \
+	--mix lock=50,lockt=50 --lock-contention 100 --runtime 100s --output-format json \
+	"$URLN" >"$TMP/out.a" 2>"$TMP/err.a" &
+a_pid=$!
+# A holds every shared range when a probe's LOCKTs (it holds nothing) are all denied.
+held=0
+for ((i = 0; i < 40 && !held; i++)); do
+	nl --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --keep --mix lockt=100 \
+		--lock-contention 100 --runtime 300ms --output-format json "$URLN"
+	[[ $(jqv '.ops.lockt.ops') == 0 && $(jqv '.ops.lockt.denied') -gt 0 ]] && held=1
+done
+check_eq "held: A holds the shared ranges (a probe's LOCKTs all denied)" 1 "$held"
+nl --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --keep --mix lock=50,getattr=50 \
+	--lock-contention 100 --runtime 1s --output-format json "$URLN"
+check_eq "held: B (during A): exit 0" 0 "$RC"
+check_ge "held: B (during A): locks tried" 1 "$(jqv '.ops.lock.ops + .ops.lock.denied')"
+check_eq "held: B (during A): every lock denied (A holds the ranges)" 0 "$(jqv .ops.lock.ops)"
+kill -INT "$a_pid"
+a_rc=0
+wait "$a_pid" || a_rc=$?
+check_eq "held: A: exit 130 after SIGINT (a run stopped by a signal)" 130 "$a_rc"
+check_ge "held: A: locks granted" 1 "$(jq -r .ops.lock.ops "$TMP/out.a")"
+nl --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --mix lock=50,getattr=50 \
+	--lock-contention 100 --runtime 1s --output-format json "$URLN"
+check_eq "held: C (after A): exit 0" 0 "$RC"
+check_ge "held: C (after A): locks granted" 1 "$(jqv .ops.lock.ops)"
+check_eq "held: C (after A): no lock denied (A left nothing locked)" 0 "$(jqv .ops.lock.denied)"
+
+# --- nlmport= not a port ---------------------------------------------------------------
+nl --dir nlm -c 1 --mix lock=1 --runtime 1s "$URL3&nlmport=x1"
+check_eq "nlmport=x1: exit 2" 2 "$RC"
+check_eq "nlmport=x1: one line" 1 "$(wc -l <"$ERR")"
+check_match "nlmport=x1: names nlmport=" "nlmport=x1" "$(cat "$ERR")"
+
+t_summary
