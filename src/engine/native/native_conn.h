@@ -11,7 +11,7 @@
  * differs by version: c->proto), native_tap (wire time from a packet tap),
  * native_call (calls in flight, the socket); each version's in a folder of
  * its own, v3/ (native_v3: set-up and its table; native_io3: READ, WRITE,
- * COMMIT; native_meta3: names) and v4/ (native_sess: sessions;
+ * COMMIT; native_meta3: names; native_nlm: locks through NLM) and v4/ (native_sess: sessions;
  * native_v4: set-up, teardown and its table; native_io4: requests on data,
  * with native_v42's NFSv4.2 operations; native_meta4: names); then
  * native_known (NFSv3 set-ups from what the thread learned), native_ops
