@@ -118,14 +118,15 @@ rpcbind_tcp() {
 # without one it answers no GETADDR or GETPORT for a TCP service), and an rpcbind already
 # running is anyone's: unless 111 answers already, a stub of its own (python3, pid in
 # STATEDIR/stub111.pid) on 127.0.0.1 only answers the portmapper's NULL, GETPORT (v2) and
-# GETADDR/GETVERSADDR (v3, v4) for rpc.statd (100024) with STATD_PORT, and "not
+# GETADDR/GETVERSADDR (v3, v4) for rpc.statd (100024) with STATD_PORT and for NLM v4
+# (100021, what a client asks rpcbind without nlmport=) with NLM_PORT, and "not
 # registered" for any other program.
 start_stub111() {
 	local pid i
 	rpcbind_tcp && return 0
 	setsid python3 -c '
 import socket, socketserver, struct, sys
-STATD = int(sys.argv[1])
+PORTS = {100024: int(sys.argv[1]), 100021: int(sys.argv[2])}
 def xdr_string(b):
     return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
 def answer(rec):
@@ -141,10 +142,10 @@ def answer(rec):
         return head + struct.pack(">I", 0)
     if proc == 3 and vers == 2:
         want = struct.unpack(">I", args[:4])[0]
-        return head + struct.pack(">II", 0, STATD if want == 100024 else 0)
+        return head + struct.pack(">II", 0, PORTS.get(want, 0))
     if (proc == 3 and vers in (3, 4)) or (proc == 9 and vers == 4):
-        want = struct.unpack(">I", args[:4])[0]
-        ua = b"127.0.0.1.%d.%d" % (STATD >> 8, STATD & 255) if want == 100024 else b""
+        port = PORTS.get(struct.unpack(">I", args[:4])[0], 0)
+        ua = b"127.0.0.1.%d.%d" % (port >> 8, port & 255) if port else b""
         return head + struct.pack(">I", 0) + xdr_string(ua)
     return head + struct.pack(">I", 3)	# PROC_UNAVAIL
 class Handler(socketserver.BaseRequestHandler):
@@ -165,7 +166,7 @@ class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 Server(("127.0.0.1", 111), Handler).serve_forever()
-' "$STATD_PORT" </dev/null >>"$STATE/stub111.log" 2>&1 &
+' "$STATD_PORT" "$NLM" </dev/null >>"$STATE/stub111.log" 2>&1 &
 	pid=$!
 	disown "$pid"
 	echo "$pid" >"$STATE/stub111.pid"

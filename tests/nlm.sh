@@ -118,6 +118,15 @@ check_eq "held: C (after A): exit 0" 0 "$RC"
 check_ge "held: C (after A): locks granted" 1 "$(jqv .ops.lock.ops)"
 check_eq "held: C (after A): no lock denied (A left nothing locked)" 0 "$(jqv .ops.lock.denied)"
 
+# --- the NLM port from rpcbind ---------------------------------------------------------
+# Without nlmport= the port is asked of rpcbind on port 111 (GETPORT 100021 v4 TCP): there,
+# whatever answers ganesha's NSM client (tests/ganesha.sh GANESHA_NLM).
+nl --dir nlm -c 2 --nrfiles 1 --size 1m --skip-layout --keep --mix lock=50,unlock=50 \
+	--runtime 500ms --output-format json "$URL3"
+check_eq "rpcbind: no nlmport=: exit 0" 0 "$RC"
+check_ge "rpcbind: no nlmport=: locks granted" 1 "$(jqv .ops.lock.ops)"
+check_eq "rpcbind: no nlmport=: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+
 # --- nlmport= not a port ---------------------------------------------------------------
 nl --dir nlm -c 1 --mix lock=1 --runtime 1s "$URL3&nlmport=x1"
 check_eq "nlmport=x1: exit 2" 2 "$RC"

@@ -128,8 +128,8 @@ static int pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog,
 	xdr_destroy(&x);
 	rc = sync_call((struct sockaddr *)&ss, len, out, n, &reply, deadline);
 	if (rc < 0) {
-		snprintf(err, errlen, "rpcbind (port 111): %s (give nfsport= and mountport= in the "
-			 "URL, or start rpcbind)", strerror(-rc));
+		snprintf(err, errlen, "rpcbind (port 111): %s (give %s in the URL, or start rpcbind)",
+			 strerror(-rc), prog == NLM_PROGRAM ? "nlmport=" : "nfsport= and mountport=");
 		return rc;
 	}
 	xdrmem_create(&x, (char *)reply.buf, (u_int)reply.len, XDR_DECODE);
