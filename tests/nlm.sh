@@ -9,7 +9,9 @@
 #   - the locks are the server's: a run holding the shared ranges blocks another run's
 #     conflicting locks, and after it ended a third run gets every lock (it left nothing
 #     locked);
-#   - nlmport= that is not a port: exit 2, one line naming nlmport=.
+#   - a lost NLM connection fails the connection it serves, which is made again with a new
+#     one; without nlmport= the port comes from rpcbind; nlmport= that is not a port:
+#     exit 2, one line naming nlmport=.
 # Needs NFSLOAD, jq, tshark (capture needs root, as the server does), nfs-common.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -126,6 +128,30 @@ nl --dir nlm -c 2 --nrfiles 1 --size 1m --skip-layout --keep --mix lock=50,unloc
 check_eq "rpcbind: no nlmport=: exit 0" 0 "$RC"
 check_ge "rpcbind: no nlmport=: locks granted" 1 "$(jqv .ops.lock.ops)"
 check_eq "rpcbind: no nlmport=: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+
+# --- a lost NLM connection -------------------------------------------------------------
+# helper_proxy in front of the NLM port resets the first NLM connection 500 ms after its
+# accept: the connection it serves fails with it (an outage, its request in flight lost),
+# is made again with a new NLM connection, and locks again.
+timeout -k 30 120 "$HELPERS/helper_proxy" 0 "$NLM_PORT" 0 --fault 1:reset@500 \
+	>"$TMP/nlmproxy.out" 2>"$TMP/nlmproxy.err" &
+nlmproxy_pid=$!
+for ((i = 0; i < 50; i++)); do
+	nlmproxy_port=$(sed -n 's/^port \([0-9][0-9]*\)$/\1/p' "$TMP/nlmproxy.out")
+	[[ -n $nlmproxy_port ]] && break
+	sleep 0.1
+done
+nl --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --keep --mix lock=50,unlock=50 \
+	--runtime 2s --output-format json "$URL3&nlmport=$nlmproxy_port"
+kill "$nlmproxy_pid" 2>/dev/null
+wait "$nlmproxy_pid" 2>/dev/null
+check_eq "lost NLM: exit 0" 0 "$RC"
+check_eq "lost NLM: one outage of its connection" 1 "$(jqv .outages.count)"
+check_eq "lost NLM: recovered" 0 "$(jqv .outages.unrecovered)"
+check_eq "lost NLM: the connection made again once" 1 "$(jqv '.connections[0].reconnects')"
+check_eq "lost NLM: its errors are the outage's lost requests" "$(jqv .outages.failed_ops)" \
+	"$(jqv '[.ops[].errors] | add')"
+check_ge "lost NLM: locks granted" 1 "$(jqv .ops.lock.ops)"
 
 # --- nlmport= not a port ---------------------------------------------------------------
 nl --dir nlm -c 1 --mix lock=1 --runtime 1s "$URL3&nlmport=x1"
