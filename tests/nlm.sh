@@ -133,18 +133,24 @@ check_eq "rpcbind: no nlmport=: no errors" 0 "$(jqv '[.ops[].errors] | add')"
 # helper_proxy in front of the NLM port resets the first NLM connection 500 ms after its
 # accept: the connection it serves fails with it (an outage, its request in flight lost),
 # is made again with a new NLM connection, and locks again.
-timeout -k 30 120 "$HELPERS/helper_proxy" 0 "$NLM_PORT" 0 --fault 1:reset@500 \
-	>"$TMP/nlmproxy.out" 2>"$TMP/nlmproxy.err" &
-nlmproxy_pid=$!
-for ((i = 0; i < 50; i++)); do
-	nlmproxy_port=$(sed -n 's/^port \([0-9][0-9]*\)$/\1/p' "$TMP/nlmproxy.out")
-	[[ -n $nlmproxy_port ]] && break
-	sleep 0.1
-done
-nl --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --keep --mix lock=50,unlock=50 \
-	--runtime 2s --output-format json "$URL3&nlmport=$nlmproxy_port"
-kill "$nlmproxy_pid" 2>/dev/null
-wait "$nlmproxy_pid" 2>/dev/null
+# nlm_proxy_run FAULT ARGS...: one run through helper_proxy --fault FAULT on the NLM port.
+nlm_proxy_run() {
+	local fault=$1 pid port i
+	shift
+	timeout -k 30 120 "$HELPERS/helper_proxy" 0 "$NLM_PORT" 0 --fault "$fault" \
+		>"$TMP/nlmproxy.out" 2>"$TMP/nlmproxy.err" &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		port=$(sed -n 's/^port \([0-9][0-9]*\)$/\1/p' "$TMP/nlmproxy.out")
+		[[ -n $port ]] && break
+		sleep 0.1
+	done
+	nl --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --keep --mix lock=50,unlock=50 \
+		--output-format json "$@" "$URL3&nlmport=$port"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+nlm_proxy_run 1:reset@500 --runtime 2s
 check_eq "lost NLM: exit 0" 0 "$RC"
 check_eq "lost NLM: one outage of its connection" 1 "$(jqv .outages.count)"
 check_eq "lost NLM: recovered" 0 "$(jqv .outages.unrecovered)"
@@ -152,6 +158,17 @@ check_eq "lost NLM: the connection made again once" 1 "$(jqv '.connections[0].re
 check_eq "lost NLM: its errors are the outage's lost requests" "$(jqv .outages.failed_ops)" \
 	"$(jqv '[.ops[].errors] | add')"
 check_ge "lost NLM: locks granted" 1 "$(jqv .ops.lock.ops)"
+
+# --- NLM calls with no answer -----------------------------------------------------------
+# The proxy forwards no reply of the first NLM connection from 500 ms on: its call in flight
+# times out after --timeout (ETIMEDOUT, like any request), and the connection, with nothing
+# answered for --timeout, is made again, with a new NLM connection.
+nlm_proxy_run 1:stall@500 --runtime 4s --timeout 1s
+check_eq "NLM stall: exit 0" 0 "$RC"
+check_ge "NLM stall: calls timed out (ETIMEDOUT)" 1 \
+	"$(jqv '.connections[0].errors_by_kind.ETIMEDOUT // 0')"
+check_eq "NLM stall: the connection made again once" 1 "$(jqv '.connections[0].reconnects')"
+check_ge "NLM stall: locks granted" 1 "$(jqv .ops.lock.ops)"
 
 # --- nlmport= not a port ---------------------------------------------------------------
 nl --dir nlm -c 1 --mix lock=1 --runtime 1s "$URL3&nlmport=x1"
