@@ -147,6 +147,7 @@ nlm_proxy_run() {
 	done
 	nl --dir nlm -c 1 --nrfiles 1 --size 1m --skip-layout --keep --mix lock=50,unlock=50 \
 		--output-format json "$@" "$URL3&nlmport=$port"
+	((RC == 0)) || echo "# run through the proxy ($fault): exit $RC; stderr: $(head -c 800 "$ERR")"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 }
