@@ -130,7 +130,7 @@ bool nat_nlm_setup_end(struct engine_conn *c)
 	socklen_t len;
 	const struct sockaddr *sa;
 
-	if (!nat_nlm_wanted(c->cfg) || c->nfiles == 0 || c->nlm_parent) {
+	if (!nat_nlm_wanted(c->cfg) || c->nfiles == 0) {
 		nat_setup_done(c, true);
 		return true;
 	}
@@ -215,7 +215,10 @@ static void nlm_reply(struct engine_conn *n, struct nat_call *call, XDR *x, int 
 	if (st == 0)
 		st = req->op == OP_LOCKT ? nlm4_dec_testres(x, NULL, NULL, NULL) :
 		     nlm4_dec_res(x, NULL, NULL);
-	if (st == -EBADMSG) {
+	if (rpc_status < 0) {
+		nat_set_error(c, "%s refused by the server's NLM: %s", nlm_proc_name(req->op),
+			      strerror(-rpc_status));
+	} else if (st == -EBADMSG) {
 		nat_set_error(c, "an NLM reply that does not parse (%s)", nlm_proc_name(req->op));
 	} else if (st == NLM4_GRANTED) {
 		st = 0;
