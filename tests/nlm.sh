@@ -9,6 +9,8 @@
 #   - the locks are the server's: a run holding the shared ranges blocks another run's
 #     conflicting locks, and after it ended a third run gets every lock (it left nothing
 #     locked);
+#   - a server in its grace period (NLM4_DENIED_GRACE_PERIOD) is asked again until it
+#     grants;
 #   - a lost NLM connection fails the connection it serves, which is made again with a new
 #     one; without nlmport= the port comes from rpcbind; nlmport= that is not a port:
 #     exit 2, one line naming nlmport=.
@@ -182,5 +184,32 @@ nl --dir nlm -c 1 --mix lock=1 --runtime 1s "$URL3&nlmport=x1"
 check_eq "nlmport=x1: exit 2" 2 "$RC"
 check_eq "nlmport=x1: one line" 1 "$(wc -l <"$ERR")"
 check_match "nlmport=x1: names nlmport=" "nlmport=x1" "$(cat "$ERR")"
+
+# --- the grace period waited out -------------------------------------------------------
+# A server of its own, started with a grace period of 4 s (GANESHA_GRACE; the others have
+# none), locked at once: its NLM4_LOCKs are answered NLM4_DENIED_GRACE_PERIOD until the grace
+# ends, and each is sent again after a backoff until granted: no error, and on the wire
+# every such answer one more NLM4_LOCK than the report counts. (The run starts well within
+# the 4 s after the server's start: nothing but its set-up comes first.)
+t_stop_server main
+export GANESHA_NLM=1 GANESHA_GRACE=4
+t_start_server grace || exit 1
+unset GANESHA_NLM GANESHA_GRACE
+URLN="$URL3&nlmport=$NLM_PORT"
+if capture_start "tcp port $NLM_PORT"; then
+	nl --dir nlm -c 1 --nrfiles 1 --size 1m --mix lock=50,unlock=50 \
+		--runtime 6s --output-format json "$URLN"
+	capture_stop
+	nlm_records >"$TMP/nlm.rec"
+	check_eq "grace: exit 0" 0 "$RC"
+	check_eq "grace: no errors" 0 "$(jqv '[.ops[].errors] | add')"
+	check_ge "grace: locks granted" 1 "$(jqv .ops.lock.ops)"
+	grace=$(count "reply 2 4")
+	check_ge "grace: NLM4_DENIED_GRACE_PERIOD answers to NLM4_LOCK on the wire" 1 "$grace"
+	check_eq "grace: NLM4_LOCK calls == the report's locks + one per grace answer" \
+		"$(($(jqv '[.ops.lock | .ops, (.denied // 0), .errors] | add') + grace))" \
+		"$(count "call 2 [1-9][0-9]*")"
+	capture_explain
+fi
 
 t_summary

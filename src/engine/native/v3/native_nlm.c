@@ -9,6 +9,7 @@
  * connection's thread, moved with it (attach, detach).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,27 @@ int nat_nlm_queue(struct engine_conn *c, struct engine_req *req)
 	return nat_call_send(n, call, &x, NULL, 0);
 }
 
+/*
+ * NLM4_DENIED_GRACE_PERIOD: the server restarted and takes only reclaims for a while (90 s
+ * by default on Linux and ganesha): req goes again after a backoff that grows to 256 ms and
+ * stays there, for at most NLM_GRACE_MAX_S from its first such answer (kept in priv[0],
+ * unused on this path otherwise). The wait is in its latency. false: given up.
+ */
+#define NLM_GRACE_MAX_S 300
+static bool grace_wait(struct engine_conn *c, struct engine_req *req)
+{
+	uint64_t now = now_ns();
+
+	__atomic_add_fetch(&c->eng->grace_waits, 1, __ATOMIC_RELAXED);
+	if (!req->priv[0])
+		req->priv[0] = (void *)(uintptr_t)now;
+	if (now - (uint64_t)(uintptr_t)req->priv[0] > (uint64_t)NLM_GRACE_MAX_S * 1000000000u)
+		return false;
+	if (req->stage > 8)
+		req->stage = 8;		/* nat_retry_later's backoff: 2^stage ms */
+	return nat_retry_later(c, req);
+}
+
 static void nlm_reply(struct engine_conn *n, struct nat_call *call, XDR *x, int rpc_status)
 {
 	struct engine_conn *c = n->nlm_parent;
@@ -225,11 +247,10 @@ static void nlm_reply(struct engine_conn *n, struct nat_call *call, XDR *x, int 
 	} else if (st == NLM4_DENIED) {
 		st = -ENGINE_DENIED;	/* an answer, no failure: counted as denied */
 	} else if (st == NLM4_DENIED_GRACE_PERIOD) {
-		__atomic_add_fetch(&c->eng->grace_waits, 1, __ATOMIC_RELAXED);
-		if (nat_retry_later(c, req))
+		if (grace_wait(c, req))
 			return;
-		nat_set_error(c, "%s: the server is still in its grace period after %d tries",
-			      nlm_proc_name(req->op), NAT_RETRY_MAX);
+		nat_set_error(c, "%s: the server is still in its grace period after %d s",
+			      nlm_proc_name(req->op), NLM_GRACE_MAX_S);
 		st = -EAGAIN;
 	} else if (st > 0) {
 		nat_set_error(c, "%s refused: %s", nlm_proc_name(req->op), nlm4_stat_name((uint32_t)st));

@@ -8,8 +8,9 @@
  * Who locks: caller_name "nfsload-<pid>" (one per run, so runs contend),
  * svid the connection's id and oh "nfsload-<pid>.<id>" (one owner per
  * connection, so connections contend). NLM4_DENIED is done(-ENGINE_DENIED);
- * NLM4_DENIED_GRACE_PERIOD is sent again after a backoff (nat_retry_later,
- * counted in nat_engine.grace_waits); any other refusal is -errno with the
+ * NLM4_DENIED_GRACE_PERIOD is sent again after a backoff, up to 256 ms, for as
+ * long as the grace lasts (at most 5 minutes; each answer counted in
+ * nat_engine.grace_waits); any other refusal is -errno with the
  * connection's error saying which. A lost NLM connection fails its
  * connection (its owner counts the requests of both), and a lost connection
  * drops its NLM connection with it.
