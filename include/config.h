@@ -37,6 +37,7 @@ struct cfg_server {
 	char host[256];
 	char canon_url[CFG_URL_MAX];
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+	unsigned nlmport;		/* URL nlmport=: NLM v4 (NFSv3 locks); 0 = ask rpcbind */
 	unsigned weight;		/* #weight=N, default 1 */
 	unsigned conns;			/* connections it carries */
 };
@@ -52,6 +53,7 @@ struct config {
 	int nfs_version;		/* 3 or 4 */
 	int nfs_minor;			/* version=4.N: N; version=4: ENGINE_MINOR_ANY (-1) */
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+	unsigned nlmport;		/* URL nlmport=: NLM v4 (NFSv3 locks); 0 = ask rpcbind */
 	struct engine_opts opt;		/* the engines' own options (engine_ops.options) */
 	/* Several URLs (servers.c): connections spread by weight, in session groups. */
 	unsigned nservers;		/* 1 with one URL (0: no server) */
@@ -168,6 +170,7 @@ static inline void config_for_server(const struct config *cfg, unsigned s, struc
 	memcpy(out->canon_url, sv->canon_url, sizeof(out->canon_url));
 	out->nfsport = sv->nfsport;
 	out->mountport = sv->mountport;
+	out->nlmport = sv->nlmport;
 	out->nservers = 1;
 	out->ncycle = 1;
 	out->srv_index = s;

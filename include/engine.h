@@ -36,6 +36,7 @@ struct engine_server {
 	char host[256];
 	char canon_url[ENGINE_URL_MAX];
 	unsigned nfsport, mountport;	/* 0 = ask rpcbind */
+	unsigned nlmport;		/* NFSv3 locks' NLM v4 port; 0 = ask rpcbind */
 };
 
 /*

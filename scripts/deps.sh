@@ -18,6 +18,7 @@ build_pkgs=(gcc make pkg-config libnfs-dev libev-dev zlib1g-dev libinih-dev libx
 server_pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils python3)
 # tshark: tests/wire.sh reads what went over loopback with Wireshark's dissectors.
 # strace: tests/native.sh sees in which system call a worker thread sleeps.
+# nfs-common: rpc.statd, the NSM that GANESHA_NLM's server needs to grant NLM locks (tests/nlm.sh).
 # libopenmpi-dev, openmpi-bin: the MPI build (make MPI=1) and tests/mpi.sh's mpirun.
 mpi_pkgs=(libopenmpi-dev openmpi-bin)
 # krb5-kdc, krb5-admin-server, krb5-user: tests/kdc.sh's realm for GANESHA_KRB5 (tests/krb5.sh);
@@ -25,8 +26,8 @@ mpi_pkgs=(libopenmpi-dev openmpi-bin)
 krb5_pkgs=(krb5-kdc krb5-admin-server krb5-user libfaketime)
 # clang and libclang-rt-14-dev (libclang_rt.fuzzer-x86_64.a, libFuzzer on Debian 12): make fuzz.
 fuzz_pkgs=(clang libclang-rt-14-dev)
-test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark strace zstd "${mpi_pkgs[@]}"
-	"${krb5_pkgs[@]}")
+test_pkgs=("${server_pkgs[@]}" libcmocka-dev nfs-ganesha-mem jq procps tshark strace zstd nfs-common
+	"${mpi_pkgs[@]}" "${krb5_pkgs[@]}")
 
 case $what in
 build) pkgs=("${build_pkgs[@]}") ;;

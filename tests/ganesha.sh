@@ -20,14 +20,23 @@
 # GANESHA_EXPORT=DIR exports DIR instead of STATEDIR/export (two servers on one tree: one
 # namespace through two nodes); kept for restarts of the same STATEDIR.
 # GANESHA_MINOR_VERSIONS="0, 1" sets Minor_Versions (default "0, 1, 2": NFSv4.2 granted).
+# GANESHA_GRACE=N: a grace period of N seconds at each start instead of none (Graceless).
 # GANESHA_MAX_CONNECTIONS=N sets RPC_Max_Connections (default 4096; ganesha allows up to 10000).
+# GANESHA_NLM=1 serves NFSv3 locks: Enable_NLM with NLM_Port on a third free port (NLM_PORT in
+# STATEDIR/env: clients pass nlmport=), and an rpc.statd of its own (nfs-common; state in
+# STATEDIR/statd, pid in STATEDIR/statd.pid, stopped with the server). ganesha grants no
+# lock without NSM (NLM4_DENIED_NOLOCKS, "nsm_connect ... failed") and asks for rpc.statd
+# at localhost:111 over TCP, where the rpcbind here does not listen (see start_stub111).
+# rpc.statd listens on all addresses (its -n binds only its notify
+# socket); only loopback traffic reaches it from here. Kept for restarts of the same STATEDIR.
 # GANESHA_KRB5=KRB5DIR (the STATEDIR/krb5 of a running tests/kdc.sh) serves Kerberos
 # instead: /export takes only krb5, krb5i and krb5p, and a second export, STATEDIR/export-p
 # at /krb5p, only krb5p (MOUNT still answers AUTH_SYS; the NFS calls refuse it with
 # AUTH_TOOWEAK). The realm's client principal maps to root (a private idmapd.conf), so it
 # writes over NFSv3 and NFSv4. STATEDIR/env then also has URL3P and URL4P (for /krb5p).
 # Kept for restarts of the same STATEDIR.
-# Needs root, nfs-ganesha, nfs-ganesha-vfs (or -mem), rpcbind, libnfs-utils, python3;
+# Needs root, nfs-ganesha, nfs-ganesha-vfs (or -mem), rpcbind, libnfs-utils, python3
+# (with GANESHA_NLM also nfs-common's rpc.statd);
 # with GANESHA_KRB5 also what tests/kdc.sh needs.
 set -euo pipefail
 
@@ -100,6 +109,116 @@ start_rpcbind() {
 	die "cannot start rpcbind: $(tail -n 3 "$STATE/rpcbind.log")"
 }
 
+# Does an rpcbind answer on TCP port 111 of 127.0.0.1 (GANESHA_NLM's NSM needs it)?
+rpcbind_tcp() {
+	timeout 2 bash -c ': </dev/tcp/127.0.0.1/111' 2>/dev/null
+}
+
+# GANESHA_NLM: something on 127.0.0.1:111 over TCP that tells ganesha's NSM client where
+# rpc.statd listens. The rpcbind started here cannot (it has no TCP netconfig line, and
+# without one it answers no GETADDR or GETPORT for a TCP service), and an rpcbind already
+# running is anyone's: unless 111 answers already, a stub of its own (python3, pid in
+# STATEDIR/stub111.pid) on 127.0.0.1 only answers the portmapper's NULL, GETPORT (v2) and
+# GETADDR/GETVERSADDR (v3, v4) for rpc.statd (100024) with STATD_PORT and for NLM v4
+# (100021, what a client asks rpcbind without nlmport=) with NLM_PORT, and "not
+# registered" for any other program.
+start_stub111() {
+	local pid i
+	rpcbind_tcp && return 0
+	setsid python3 -c '
+import socket, socketserver, struct, sys
+PORTS = {100024: int(sys.argv[1]), 100021: int(sys.argv[2])}
+def xdr_string(b):
+    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
+def answer(rec):
+    xid, mtype, _, prog, vers, proc = struct.unpack(">6I", rec[:24])
+    off = 24
+    for _ in range(2):	# credential, verifier
+        off += 8 + (struct.unpack(">I", rec[off + 4:off + 8])[0] + 3) // 4 * 4
+    args = rec[off:]
+    head = struct.pack(">5I", xid, 1, 0, 0, 0)
+    if prog != 100000:
+        return head + struct.pack(">I", 1)	# PROG_UNAVAIL
+    if proc == 0:
+        return head + struct.pack(">I", 0)
+    if proc == 3 and vers == 2:
+        want = struct.unpack(">I", args[:4])[0]
+        return head + struct.pack(">II", 0, PORTS.get(want, 0))
+    if (proc == 3 and vers in (3, 4)) or (proc == 9 and vers == 4):
+        port = PORTS.get(struct.unpack(">I", args[:4])[0], 0)
+        ua = b"127.0.0.1.%d.%d" % (port >> 8, port & 255) if port else b""
+        return head + struct.pack(">I", 0) + xdr_string(ua)
+    return head + struct.pack(">I", 3)	# PROC_UNAVAIL
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        f = self.request.makefile("rb")
+        while True:
+            rec, last = b"", False
+            while not last:
+                mark = f.read(4)
+                if len(mark) < 4:
+                    return
+                n = struct.unpack(">I", mark)[0]
+                last, n = n >> 31, n & 0x7FFFFFFF
+                rec += f.read(n)
+            out = answer(rec)
+            self.request.sendall(struct.pack(">I", 0x80000000 | len(out)) + out)
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+Server(("127.0.0.1", 111), Handler).serve_forever()
+' "$STATD_PORT" "$NLM" </dev/null >>"$STATE/stub111.log" 2>&1 &
+	pid=$!
+	disown "$pid"
+	echo "$pid" >"$STATE/stub111.pid"
+	for ((i = 0; i < 50; i++)); do
+		rpcbind_tcp && return 0
+		alive "$pid" || break
+		sleep 0.1
+	done
+	die "GANESHA_NLM: nothing answers on 127.0.0.1:111 for ganesha's NSM client: $(tail -n 3 "$STATE/stub111.log")"
+}
+
+# GANESHA_NLM: an rpc.statd of this STATE's on port $1, before ganesha (its NSM client
+# connects when a lock is first granted), and the stub that tells where it is.
+start_statd() {
+	local port=$1 pid i
+	command -v rpc.statd >/dev/null || die "GANESHA_NLM: rpc.statd not found (apt-get install nfs-common)"
+	stop_statd
+	mkdir -p "$STATE/statd/sm" "$STATE/statd/sm.bak"
+	echo "=== statd $(date '+%F %T') port $port" >>"$STATE/statd.log"
+	setsid rpc.statd -F -L -P "$STATE/statd" -p "$port" </dev/null >>"$STATE/statd.log" 2>&1 &
+	pid=$!
+	disown "$pid"
+	echo "$pid" >"$STATE/statd.pid"
+	for ((i = 0; i < 50; i++)); do
+		if ! alive "$pid"; then
+			die "GANESHA_NLM: rpc.statd exited: $(tail -n 3 "$STATE/statd.log")"
+		fi
+		timeout 1 bash -c ": </dev/tcp/127.0.0.1/$port" 2>/dev/null && break
+		sleep 0.1
+	done
+	((i < 50)) || die "GANESHA_NLM: rpc.statd does not listen on port $port"
+	start_stub111
+}
+
+stop_statd() {
+	local pid i
+	pid=$(cat "$STATE/stub111.pid" 2>/dev/null) && alive "$pid" &&
+		[[ $(cat "/proc/$pid/comm" 2>/dev/null) == python3 ]] && kill -TERM "$pid" 2>/dev/null
+	rm -f "$STATE/stub111.pid"
+	pid=$(cat "$STATE/statd.pid" 2>/dev/null) || return 0
+	if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == rpc.statd ]]; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for ((i = 0; i < 30; i++)); do
+			alive "$pid" || break
+			sleep 0.1
+		done
+		alive "$pid" && kill -KILL "$pid" 2>/dev/null
+	fi
+	rm -f "$STATE/statd.pid"
+}
+
 # Stop the rpcbind that start_rpcbind started for this STATE, if it still runs. On SIGTERM
 # it dumps its registrations (our servers' dead ports) for a warm start, and leaves its
 # socket file: both removed (the socket file unless another rpcbind took it over).
@@ -121,12 +240,12 @@ stop_rpcbind() {
 	rm -f "$STATE/rpcbind.pid"
 }
 
-# Print two distinct TCP ports in 20000-60000 that 127.0.0.1 can bind right now.
+# Print N (default 2) distinct TCP ports in 20000-60000 that 127.0.0.1 can bind right now.
 free_ports() {
-	python3 - <<'EOF'
-import random, socket
+	python3 - "${1:-2}" <<'EOF'
+import random, socket, sys
 found = []
-while len(found) < 2:
+while len(found) < int(sys.argv[1]):
     port = random.randint(20000, 60000)
     if port in found:
         continue
@@ -143,15 +262,21 @@ EOF
 }
 
 write_conf() {
-	local nfs_port=$1 mnt_port=$2 fsal=${GANESHA_FSAL:-VFS} idmap=
+	local nfs_port=$1 mnt_port=$2 fsal=${GANESHA_FSAL:-VFS} idmap= nlm='Enable_NLM = false;'
 	[[ -z $KRB5DIR ]] || idmap=$'\n\t'"IdmapConf = \"$STATE/idmapd.conf\";"
+	[[ -z $NLM ]] || nlm="Enable_NLM = true;"$'\n\t'"NLM_Port = $NLM;"
+	local grace='Graceless = true;'
+	# GANESHA_GRACE=N: a grace period of N s at each start (NLM4_DENIED_GRACE_PERIOD,
+	# NFS4ERR_GRACE), the lease as long (ganesha wants it no longer than the grace).
+	[[ -z ${GANESHA_GRACE:-} ]] ||
+		grace="Graceless = false;"$'\n\t'"Grace_Period = $GANESHA_GRACE;"$'\n\t'"Lease_Lifetime = $GANESHA_GRACE;"
 	cat >"$STATE/ganesha.conf" <<EOF
 NFS_CORE_PARAM {
 	Bind_Addr = 127.0.0.1;
 	NFS_Port = $nfs_port;
 	MNT_Port = $mnt_port;
 	Protocols = 3, 4;
-	Enable_NLM = false;
+	$nlm
 	Enable_RQUOTA = false;
 	Enable_UDP = false;
 	Mount_Path_Pseudo = true;
@@ -159,7 +284,7 @@ NFS_CORE_PARAM {
 	RPC_Max_Connections = ${GANESHA_MAX_CONNECTIONS:-4096};
 }
 NFSv4 {
-	Graceless = true;
+	$grace
 	# 4.2 as Linux mounts it; GANESHA_MINOR_VERSIONS="0, 1": a server without it.
 	Minor_Versions = ${GANESHA_MINOR_VERSIONS:-0, 1, 2};
 	# NFSv4.1 sessions: requests one session carries at once (default 64, at most 1024).
@@ -327,7 +452,9 @@ write_env() {
 	local nfs_port=$1 mnt_port=$2 base=nfs://127.0.0.1/export
 	cat >"$STATE/env" <<EOF
 NFS_PORT=$nfs_port
-MNT_PORT=$mnt_port
+MNT_PORT=$mnt_port${NLM:+
+NLM_PORT=$NLM
+STATD_PORT=$STATD_PORT}
 EXPORT_DIR=$EXPORT
 GANESHA_PID=$GANESHA_PID
 URL3=$base?version=3&nfsport=$nfs_port&mountport=$mnt_port
@@ -364,10 +491,14 @@ start() {
 		start_rpcbind
 		if (($# == 2)); then
 			nfs_port=$1 mnt_port=$2
+		elif [[ -n $NLM_ON ]]; then
+			ports=$(free_ports 4)
+			read -r nfs_port mnt_port NLM STATD_PORT <<<"$ports"
 		else
 			ports=$(free_ports)
 			read -r nfs_port mnt_port <<<"$ports"
 		fi
+		[[ -z $NLM_ON ]] || start_statd "$STATD_PORT"
 		rc=0
 		try_start "$nfs_port" "$mnt_port" || rc=$?
 		((rc == 0)) && break
@@ -387,6 +518,7 @@ start() {
 
 stop() {
 	local pid i
+	stop_statd
 	pid=$(cat "$STATE/pid" 2>/dev/null) || return 0
 	if alive "$pid" ganesha; then
 		kill -TERM "$pid" 2>/dev/null || true
@@ -425,6 +557,13 @@ elif [[ $1 == start ]]; then
 	rm -f "$STATE/krb5_dir"
 fi
 KRB5DIR=$(cat "$STATE/krb5_dir" 2>/dev/null || true)
+if [[ $1 == start && -n ${GANESHA_NLM:-} && ${GANESHA_NLM:-} != 0 ]]; then
+	echo 1 >"$STATE/nlm_on"
+elif [[ $1 == start ]]; then
+	rm -f "$STATE/nlm_on"
+fi
+NLM_ON=$(cat "$STATE/nlm_on" 2>/dev/null || true)
+NLM= STATD_PORT=
 
 case $1 in
 start) start ;;
@@ -434,6 +573,8 @@ restart)
 	[[ -r $STATE/env ]] || die "no $STATE/env: nothing to restart"
 	nfs_port=$(sed -n 's/^NFS_PORT=//p' "$STATE/env")
 	mnt_port=$(sed -n 's/^MNT_PORT=//p' "$STATE/env")
+	NLM=$(sed -n 's/^NLM_PORT=//p' "$STATE/env")
+	STATD_PORT=$(sed -n 's/^STATD_PORT=//p' "$STATE/env")
 	stop
 	start "$nfs_port" "$mnt_port"
 	;;

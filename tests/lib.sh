@@ -4,6 +4,7 @@
 #   t_start_server [NAME]      private nfs-ganesha (tests/ganesha.sh) in $TMP/srv-NAME
 #                              (NAME defaults to main); exports NFS_PORT MNT_PORT
 #                              EXPORT_DIR URL3 URL4 GANESHA_PID of the server just started
+#                              (and NLM_PORT with GANESHA_NLM=1)
 #   t_restart_server [NAME]    same ports, data kept; re-exports the variables
 #   t_stop_server [NAME]
 #   check NAME CMD...          passes when CMD exits 0
@@ -351,7 +352,7 @@ t_load_env() {
 	local key value
 	while IFS='=' read -r key value; do
 		case $key in
-		NFS_PORT | MNT_PORT | EXPORT_DIR | GANESHA_PID | URL3 | URL4 | URL3P | URL4P)
+		NFS_PORT | MNT_PORT | EXPORT_DIR | GANESHA_PID | URL3 | URL4 | URL3P | URL4P | NLM_PORT)
 			export "$key=$value" ;;
 		esac
 	done <"$1/env"

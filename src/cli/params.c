@@ -25,6 +25,7 @@ void engine_params_init(struct engine_params *p, const struct config *cfg)
 		memcpy(s->canon_url, cfg->server[i].canon_url, sizeof(s->canon_url));
 		s->nfsport = cfg->server[i].nfsport;
 		s->mountport = cfg->server[i].mountport;
+		s->nlmport = cfg->server[i].nlmport;
 	}
 	memcpy(p->cycle, cfg->cycle, sizeof(p->cycle));
 	p->ncycle = cfg->ncycle;

@@ -64,7 +64,7 @@ static int add_one(struct config *cfg, const char *arg, char *err, size_t len)
 	if (!tmp)
 		return config_fail(err, len, "out of memory");
 	*tmp = *cfg;
-	tmp->nfsport = tmp->mountport = 0;
+	tmp->nfsport = tmp->mountport = tmp->nlmport = 0;
 	rc = config_parse_url(tmp, url, err, len);
 	if (rc == 0 && cfg->nservers > 0 && (strcmp(tmp->path, cfg->path) ||
 					     tmp->nfs_version != cfg->nfs_version ||
@@ -83,6 +83,7 @@ static int add_one(struct config *cfg, const char *arg, char *err, size_t len)
 		snprintf(s->canon_url, sizeof(s->canon_url), "%s", tmp->canon_url);
 		s->nfsport = tmp->nfsport;
 		s->mountport = tmp->mountport;
+		s->nlmport = tmp->nlmport;
 		s->weight = weight;
 	}
 	free(tmp);

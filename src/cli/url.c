@@ -41,6 +41,13 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 		}
 		return 0;
 	}
+	if (strcmp(key, "nlmport") == 0) {
+		/* NFSv3's locks go to NLM v4 there (the native engine); not libnfs's. */
+		if (units_parse_uint(val, 1, 65535, &v))
+			return config_fail(err, len, "URL: nlmport=%s is not a port (1 to 65535)", val);
+		cfg->nlmport = (unsigned)v;
+		return 0;
+	}
 	if (strcmp(key, "sec") == 0) {
 		static const char *const names[] = ENGINE_SEC_NAMES;
 
@@ -66,7 +73,7 @@ static int url_arg(struct config *cfg, char *key, char *val, char *err, size_t l
 		}
 	}
 	return config_fail(err, len, "URL: unknown argument '%s' (accepted: version, nfsport, "
-		    "mountport, sec, uid, gid, tcp-syncnt, if, debug)", key);
+		    "mountport, nlmport, sec, uid, gid, tcp-syncnt, if, debug)", key);
 }
 
 int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
@@ -133,7 +140,8 @@ int config_parse_url(struct config *cfg, const char *url, char *err, size_t len)
 		rc = url_arg(cfg, tok, eq + 1, err, len);
 		if (rc)
 			return rc;
-		if (strcmp(tok, "version") && strcmp(tok, "nfsport") && strcmp(tok, "mountport")) {
+		if (strcmp(tok, "version") && strcmp(tok, "nfsport") && strcmp(tok, "mountport") &&
+		    strcmp(tok, "nlmport")) {
 			size_t used = strlen(extra);
 			snprintf(extra + used, sizeof(extra) - used, "&%s=%s", tok, eq + 1);
 		}

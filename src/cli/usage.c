@@ -47,7 +47,7 @@ void config_usage(FILE *out)
 	for (unsigned i = 0; i < n; i++)
 		print_option(out, all[i].opt);
 	fputs("\n"
-	      "URL arguments: version=3|4 nfsport=N mountport=N uid=N gid=N tcp-syncnt=N if=NAME debug=N\n"
+	      "URL arguments: version=3|4 nfsport=N mountport=N nlmport=N uid=N gid=N tcp-syncnt=N if=NAME debug=N\n"
 	      "Example: nfsload -c 16 -q 4 --rw randread --runtime 30s 'nfs://10.0.0.5/vol1?version=3'\n",
 	      out);
 }

@@ -388,6 +388,12 @@ int nat_dial(struct engine_conn *c, bool mount)
 {
 	socklen_t len;
 	const struct sockaddr *sa = nat_addr(c->eng, c->srv, mount, &len);
+
+	return nat_dial_to(c, sa, len);
+}
+
+int nat_dial_to(struct engine_conn *c, const struct sockaddr *sa, socklen_t len)
+{
 	int rc;
 
 	rpc_rec_reset(&c->rec);

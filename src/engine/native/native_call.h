@@ -38,6 +38,8 @@ void nat_setup_timeout(struct engine_conn *c, struct nat_call *call);
 
 /* Connects c's socket to the MOUNT or NFS port; up->connected() goes on. 0 or -errno. */
 int nat_dial(struct engine_conn *c, bool mount);
+/* The same to any address (NFSv3's NLM connection, native_nlm.c). */
+int nat_dial_to(struct engine_conn *c, const struct sockaddr *sa, socklen_t len);
 /* Watches the connection's open socket on xp. */
 void nat_sock_attach(struct engine_conn *c, struct xport *xp);
 

@@ -11,7 +11,7 @@
  * differs by version: c->proto), native_tap (wire time from a packet tap),
  * native_call (calls in flight, the socket); each version's in a folder of
  * its own, v3/ (native_v3: set-up and its table; native_io3: READ, WRITE,
- * COMMIT; native_meta3: names) and v4/ (native_sess: sessions;
+ * COMMIT; native_meta3: names; native_nlm: locks through NLM) and v4/ (native_sess: sessions;
  * native_v4: set-up, teardown and its table; native_io4: requests on data,
  * with native_v42's NFSv4.2 operations; native_meta4: names); then
  * native_known (NFSv3 set-ups from what the thread learned), native_ops
@@ -139,6 +139,7 @@ struct nat_file {
 	struct nfs_fh fh;
 	struct nfs4_stateid sid;	/* v4.1: from OPEN */
 	bool open;
+	bool nlm_locked;		/* v3: an NLM4_LOCK was sent on it: unlocked at the end */
 };
 
 /*
@@ -150,6 +151,8 @@ struct nat_engine {
 	/* Set in init(), before any thread; read-only after. One per server. */
 	struct sockaddr_storage nfs_addr[ENGINE_SERVERS_MAX], mnt_addr[ENGINE_SERVERS_MAX];
 	socklen_t addr_len[ENGINE_SERVERS_MAX];
+	/* NFSv3 with lock, unlock or lockt in --mix (nat_nlm_wanted): NLM v4's, else unset */
+	struct sockaddr_storage nlm_addr[ENGINE_SERVERS_MAX];
 	unsigned naddr;
 	bool use_uring;
 	char transport_note[512];
@@ -163,6 +166,7 @@ struct nat_engine {
 
 	/* Counted by every thread (atomics). */
 	unsigned long retried;		/* requests sent again after a backoff */
+	unsigned long grace_waits;	/* NLM4_DENIED_GRACE_PERIOD answers: sent again after a wait */
 	unsigned slots_min, slots_max, sessions_made;
 
 	/* Kerberos (native_gss.c): the credential and each server's name; sec SYS: none. */
@@ -295,6 +299,10 @@ struct engine_conn {
 	/* COMMIT: the write verifier to compare */
 	uint8_t verf[8];
 	bool have_verf;
+
+	/* NFSv3 locks (native_nlm.c): the NLM connection, made at the set-up's end when
+	 * --mix has lock, unlock or lockt; on it, nlm_parent is the connection it serves */
+	struct engine_conn *nlm, *nlm_parent;
 
 	/* operations on names (native_meta.c), made on first use */
 	struct nat_meta *meta;

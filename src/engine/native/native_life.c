@@ -20,6 +20,7 @@
 #include "native_gss.h"
 #include "native_tap.h"
 #include "v4/native_v4.h"
+#include "v3/native_nlm.h"
 
 /* The NFS port is connected (and, with Kerberos, the context made): the protocol's set-up. */
 static void up_secured(struct engine_conn *c)
@@ -64,6 +65,7 @@ static void up_connected(struct engine_conn *c, int err)
 
 static void up_down(struct engine_conn *c)
 {
+	nat_nlm_down(c);	/* its NLM connection's requests are c's: the owner counts them */
 	if (c->sess)
 		nat_sess_conn_down(c);
 }
@@ -203,6 +205,7 @@ void nat_drop(struct engine_conn *c)
 	c->held_head = c->held_tail = NULL;	/* not begun: nothing to forget */
 	if (c->sess)
 		nat_v4_calls_lost(c);	/* their slots may have been taken: not used again */
+	nat_nlm_down(c);
 	xport_close(c->sock);
 	nat_tap_leave(c);
 	nat_calls_reset(c);
@@ -324,6 +327,7 @@ void nat_attach(struct engine_conn *c, struct engine_thread *t, const struct eng
 	c->owner = owner;
 	if (xport_is_open(c->sock))
 		nat_sock_attach(c, t->xp);
+	nat_nlm_attach(c, t);
 	/* Failing, every reply is left out of wire time. */
 	if (nat_tap_thread(t) == 0 && t->tap && c->state == NS_READY)
 		nat_tap_join(c);
@@ -342,6 +346,7 @@ void nat_detach(struct engine_conn *c)
 		ev_timer_stop(c->t->loop, &c->retry_timer);
 	if (xport_is_open(c->sock))
 		xport_detach(c->sock);
+	nat_nlm_detach(c);
 	c->cbs = NULL;
 	c->owner = NULL;
 	nat_set_thread(c, NULL);	/* the loop's thread may be freed next (set-up's is) */
@@ -361,12 +366,15 @@ void nat_tick(struct engine_conn *c)
 	if (c->state == NS_DOWN)
 		return;
 	nat_calls_tick(c, now);
+	if (c->state == NS_READY)
+		nat_nlm_tick(c, now);
 	if (c->state == NS_READY && c->proto->tick)
 		c->proto->tick(c, now);
 }
 
 void nat_close(struct engine_conn *c)
 {
+	nat_nlm_close(c);	/* NFSv3: what it still holds is unlocked (the server keeps no open) */
 	if (c->state == NS_READY && c->proto->close)
 		close_own_loop(c);
 }
@@ -382,6 +390,7 @@ void nat_conn_free(struct engine_conn *c)
 	nat_calls_destroy(c);
 	nat_sess_leave(c);
 	nat_meta_free(c);
+	nat_nlm_free(c);
 	rpc_gss_reset(&c->gss);
 	free(c->files);
 	free(c->file_ids);

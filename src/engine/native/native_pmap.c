@@ -1,7 +1,7 @@
 /*
  * native_pmap: the native engine's synchronous calls on connections of their
  * own: rpcbind's GETPORT for the servers' ports at start (their addresses
- * into the engine instance), and UMNT at the end.
+ * into the engine instance: NFS, MOUNT, NFSv3 locks' NLM), and UMNT at the end.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -13,6 +13,8 @@
 
 #include "base/clock.h"
 #include "native_pmap.h"
+#include "codec/nlm4x.h"
+#include "v3/native_nlm.h"
 
 #define PMAP_PROGRAM 100000
 #define PMAP_VERS 2
@@ -126,8 +128,8 @@ static int pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog,
 	xdr_destroy(&x);
 	rc = sync_call((struct sockaddr *)&ss, len, out, n, &reply, deadline);
 	if (rc < 0) {
-		snprintf(err, errlen, "rpcbind (port 111): %s (give nfsport= and mountport= in the "
-			 "URL, or start rpcbind)", strerror(-rc));
+		snprintf(err, errlen, "rpcbind (port 111): %s (give %s in the URL, or start rpcbind)",
+			 strerror(-rc), prog == NLM_PROGRAM ? "nlmport=" : "nfsport= and mountport=");
 		return rc;
 	}
 	xdrmem_create(&x, (char *)reply.buf, (u_int)reply.len, XDR_DECODE);
@@ -140,8 +142,10 @@ static int pmap_getport(const struct sockaddr *sa, socklen_t len, uint32_t prog,
 	if (rc == 0 && p == 0)
 		rc = -EPROTONOSUPPORT;
 	if (rc < 0) {
-		snprintf(err, errlen, "rpcbind knows no %s version %u over TCP (%s)",
-			 prog == MOUNT_PROGRAM ? "MOUNT" : "NFS", vers, strerror(-rc));
+		snprintf(err, errlen, "rpcbind knows no %s version %u over TCP (%s)%s",
+			 prog == MOUNT_PROGRAM ? "MOUNT" : prog == NLM_PROGRAM ? "NLM" : "NFS", vers,
+			 strerror(-rc), prog == NLM_PROGRAM ? ": is NLM enabled on the server? "
+			 "(nlmport= in the URL gives its port)" : "");
 		return rc;
 	}
 	*port = p;
@@ -228,5 +232,14 @@ int nat_resolve(struct nat_engine *e, const struct engine_params *cfg, unsigned 
 			       MOUNT_V3, &port, note, len)) < 0)
 		return rc;
 	set_port(&e->mnt_addr[i], port);
+	/* NFSv3's locks: NLM v4, asked of rpcbind like MOUNT unless nlmport= gives it. */
+	if (!nat_nlm_wanted(cfg))
+		return 0;
+	e->nlm_addr[i] = e->nfs_addr[i];
+	port = sv->nlmport;
+	if (!port && (rc = pmap_getport((struct sockaddr *)&e->nlm_addr[i], e->addr_len[i],
+					NLM_PROGRAM, NLM_V4, &port, note, len)) < 0)
+		return rc;
+	set_port(&e->nlm_addr[i], port);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * The native engine's requests on data over NFSv3: READ, WRITE and COMMIT,
- * one procedure each, and what their replies say. Any other operation is
+ * one procedure each, and what their replies say (--mix's locks go to NLM:
+ * native_nlm.c). Any other operation is
  * refused here, never sent as one of these. A WRITE's data goes from the
  * worker's buffer to the socket without a copy; a READ's data is handed to
  * done() where it lies in the reply.
@@ -10,6 +11,7 @@
 
 #include "../native_call.h"
 #include "../native_ops.h"
+#include "native_nlm.h"
 #include "native_v3.h"
 
 static void io3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
@@ -29,6 +31,10 @@ int nat_io3_queue(struct engine_conn *c, struct engine_req *req)
 	case OP_READ: proc = NFS3_READ; break;
 	case OP_WRITE: proc = NFS3_WRITE; break;
 	case OP_COMMIT: proc = NFS3_COMMIT; break;
+	case OP_LOCK:
+	case OP_UNLOCK:
+	case OP_LOCKT:
+		return nat_nlm_queue(c, req);	/* NLM v4, on the NLM connection */
 	default:
 		nat_set_error(c, "request refused: %s is not an NFSv3 operation on a file",
 			      nat_io_name(req));

@@ -2,7 +2,8 @@
  * The native engine's NFSv3 set-up: MNT (on the MOUNT port, then a new
  * connection to the NFS port when they differ), FSINFO (rtmax and wtmax
  * bound --bs), the work directory's LOOKUPs one component at a time, then a
- * LOOKUP per file, as many at once as calls are free. A connection after the
+ * LOOKUP per file, as many at once as calls are free; then, when --mix
+ * locks, the NLM connection (native_nlm.c). A connection after the
  * first on a set-up thread starts from what that one learned (native_known.c
  * fills it in before the start).
  */
@@ -14,6 +15,7 @@
 #include "../native_known.h"
 #include "../native_ops.h"
 #include "native_meta3.h"
+#include "native_nlm.h"
 #include "native_v3.h"
 
 static void v3_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int rpc_status);
@@ -74,8 +76,9 @@ static bool lookup_files(struct engine_conn *c)
 		c->next_file++;
 		c->pending++;
 	}
+	/* Every file known: ready, or first the NLM connection for --mix's locks. */
 	if (c->pending == 0 && c->next_file == c->nfiles)
-		nat_setup_done(c, true);
+		return nat_nlm_setup_end(c);
 	return true;
 }
 
