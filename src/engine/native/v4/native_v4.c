@@ -25,6 +25,7 @@
 #include "base/clock.h"
 #include "../native_call.h"
 #include "native_meta4.h"
+#include "native_lock4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
@@ -303,7 +304,9 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 	case NK_CLOSE: {
 		struct nat_file *f = &nat_sess_member(c->sess, arg >> 24)->files[arg & 0xffffff];
 
-		ok = nfs4_enc_putfh(&e, &f->fh) && nfs4_enc_close(&e, 0, &f->sid);
+		/* Its locks released first: a CLOSE with locks held fails (LOCKS_HELD). */
+		ok = nfs4_enc_putfh(&e, &f->fh) && nat_lock4_enc_release(c, &e, f) &&
+		     nfs4_enc_close(&e, 0, &f->sid);
 		break;
 	}
 	case NK_DESTROY_SESSION:
@@ -509,6 +512,7 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 		if (rc == 0 && (rc = reply_open(c, x, arg)) == 0) {
 			nat_step(c, NAT_STEP_OPEN);
 			if (--c->pending == 0 && c->next_file == c->nfiles) {
+				nat_lock4_setup(c);	/* the locks held, LOCKed again */
 				nat_setup_done(c, true);
 				return true;
 			}
@@ -553,6 +557,7 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 {
 	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess->slots))
 		send_seq_op(c, NK_SEQUENCE, 0);
+	nat_lock4_tick(c, now);
 	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nown)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }
