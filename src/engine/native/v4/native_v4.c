@@ -512,7 +512,6 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 		if (rc == 0 && (rc = reply_open(c, x, arg)) == 0) {
 			nat_step(c, NAT_STEP_OPEN);
 			if (--c->pending == 0 && c->next_file == c->nfiles) {
-				nat_lock4_setup(c);	/* the locks held, LOCKed again */
 				nat_setup_done(c, true);
 				return true;
 			}
