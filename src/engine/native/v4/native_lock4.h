@@ -10,9 +10,12 @@
  * LOCK on a file goes with open_to_lock_owner4 (the file's open stateid); the
  * others with exist_lock_owner4 (the lock stateid it returned). While a first
  * LOCK is in flight the connection's other LOCKs and LOCKUs on that file wait
- * for its answer (a second open_to_lock_owner4 for the same lock-owner and file
- * is refused by RFC 8881 18.10.3's rules: NFS4ERR_BAD_SEQID), then go as
- * exist_lock_owner4, or the first of them as a new first when it got no stateid.
+ * for its answer, then go as exist_lock_owner4 (or the first of them as a new
+ * first when it got no stateid): the lock stateid is made once, by the first,
+ * and named by the others, as RFC 8881 18.10 has it. ganesha 4.3 also takes
+ * several open_to_lock_owner4 at once for one lock-owner and file, but NFSv4.0
+ * servers refuse a second one (RFC 7530 16.10.5: NFS4ERR_BAD_SEQID) and a
+ * client should not lean on a server's leniency.
  *
  * NFS4ERR_DENIED ends a request with -ENGINE_DENIED (an answer, not "try later").
  * BAD_STATEID, EXPIRED, ADMIN_REVOKED, STALE_STATEID on a LOCK or LOCKU count as
