@@ -40,6 +40,18 @@ bool nat_lock4_is(const struct engine_req *req);
 /* Sends req now, or holds it behind its file's first LOCK: 0, -EBUSY (no slot
  * free), or -errno. */
 int nat_lock4_send(struct engine_conn *c, struct engine_req *req);
+/* req's PUTFH and LOCK, LOCKU or LOCKT after SEQUENCE (*first: a LOCK with
+ * open_to_lock_owner4, the file having no lock stateid yet): false when it does not fit,
+ * or req is none of them. */
+bool nat_lock4_enc(struct engine_conn *c, struct nfs4_enc *e, const struct engine_req *req,
+		   bool *first);
+/*
+ * The results after SEQUENCE of req's COMPOUND (cstatus the COMPOUND's status): done()'s
+ * status. Granted: the lock stateid kept, the lock remembered; unlocked: forgotten;
+ * NFS4ERR_DENIED: -ENGINE_DENIED; lost state: the file's lock state dropped, counted;
+ * others: nfs4_errno's.
+ */
+int nat_lock4_dec(struct engine_conn *c, const struct engine_req *req, XDR *x, uint32_t cstatus);
 /* Set-up opened c's files: lock state of an older client is dropped, and the
  * locks c held are LOCKed again under the new one. */
 void nat_lock4_setup(struct engine_conn *c);
