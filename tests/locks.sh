@@ -138,13 +138,17 @@ bg() {
 blocks() {
 	local mode=$1 type=$2 held b_granted
 	bg "a$mode" --dir "ab$mode" -c 1 -q 1 --nrfiles 1 --size 1m --mix lock=1 \
-		--lock-contention 100 --lock-type "$type" --runtime 6s --keep --output-format json "$URL41"
+		--lock-contention 100 --lock-type "$type" --runtime 10s --keep --output-format json "$URL41"
 	check "$mode: A's locks are on the server (/proc/locks)" wait_locks "ab$mode"
 	held=$(locks_on "ab$mode")
 	nl --dir "ab$mode" -c 1 -q 1 --nrfiles 1 --size 1m --mix lock=1 --lock-contention 100 \
 		--lock-type "$type" --runtime 1s --keep --output-format json "$URL41"
 	b_granted=$(jqv '.ops.lock.ops // 0')
 	check_eq "$mode: B while A holds: exit 0" 0 "$RC"
+	# B's checks mean something only if A held its locks throughout (B has ended and
+	# released its own: what the server holds now is A's).
+	check_ge "$mode: A still holds its $held ranges when B has ended" "$held" \
+		"$(locks_on "ab$mode")"
 	if [[ $type == write ]]; then
 		check_ge "$mode: B's LOCKs on A's ranges denied" 1 "$(jqv '.ops.lock.denied // 0')"
 		check_le "$mode: B granted none of the $held ranges A held (B's + A's <= 8)" 8 \
