@@ -171,6 +171,28 @@ blocks() {
 blocks write write
 blocks read read
 
+# ---- a lost connection, the server alive: its locks LOCKed again, none lost ----
+# helper_proxy resets the run's connection (the second it accepts: the first is the
+# control connection) 4 s in. The connection comes back as the same client owner with a
+# new verifier: the server drops the earlier incarnation's locks when the new one is
+# confirmed, and they are LOCKed again; with a new owner each time, the earlier client's
+# locks stay until its lease ends and deny the ones made again.
+if proxy_start 0 --fault 2:reset@4000; then
+	nl --dir lc -c 1 -q 1 --nrfiles 1 --size 1m --mix lock=1 --runtime 10s --keep \
+		--on-error continue --output-format json \
+		"nfs://127.0.0.1/export?version=4.1&nfsport=$PROXY_PORT"
+	kill "$PROXY_PID" 2>/dev/null
+	check_eq "lost connection: exit 0" 0 "$RC"
+	check_eq "lost connection: the connection came back once" 1 "$(jqv '.outages.reconnects')"
+	check_ge "lost connection: its locks LOCKed again (state.locks_remade)" 1 \
+		"$(jqv '.state.locks_remade // 0')"
+	check_eq "lost connection: none of its locks lost (state.state_lost)" 0 \
+		"$(jqv '.state.state_lost // 0')"
+	check_eq "lost connection: no LOCK denied (its own earlier client holds none)" 0 \
+		"$(jqv '.ops.lock.denied // 0')"
+	check_eq "lost connection: nothing left locked on the server" 0 "$(locks_on lc)"
+fi
+
 # ---- the server killed (SIGKILL) and restarted mid-run with locks held ----
 # The run goes on (--on-error continue: the calls in flight at the kill are errors), its
 # connections come back under new clients and LOCK again what they held; after the run
