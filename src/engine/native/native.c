@@ -289,6 +289,22 @@ static const char *limits_note(struct engine_inst *inst, const struct engine_par
 	return inst ? nat_engine_note(&inst->nat, cfg) : "";
 }
 
+/*
+ * engine_ops.state: what the connections did with state. The locks' counts only
+ * (v4/native_lock4.c); the held opens, clients and grace of the other counts are
+ * the held-open helper's to add here.
+ */
+static void state(struct engine_inst *inst, struct engine_state_counts *out)
+{
+	const struct nat_engine *e = &inst->nat;
+
+	*out = (struct engine_state_counts){ 0 };
+	out->locks_remade = __atomic_load_n(&e->locks_remade, __ATOMIC_RELAXED);
+	out->state_lost += __atomic_load_n(&e->lock_state_lost, __ATOMIC_RELAXED);
+	out->grace_waits += __atomic_load_n(&e->lock_grace_waits, __ATOMIC_RELAXED);
+	out->grace_waits += __atomic_load_n(&e->grace_waits, __ATOMIC_RELAXED);	/* NLM's */
+}
+
 static const char *spoken(struct engine_inst *inst)
 {
 	unsigned made = inst ? __atomic_load_n(&inst->nat.minors_made, __ATOMIC_RELAXED) : 0;
@@ -375,6 +391,7 @@ const struct engine_ops engine_native = {
 	.wire_time = true,
 	.proto = proto,
 	.spoken = spoken,
+	.state = state,
 	.options = options,
 	.check = check,
 	.max_read = max_io,

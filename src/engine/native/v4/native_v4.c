@@ -25,6 +25,7 @@
 #include "base/clock.h"
 #include "../native_call.h"
 #include "native_meta4.h"
+#include "native_lock4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
@@ -189,11 +190,23 @@ static bool send_exchange_id(struct engine_conn *c)
 
 	memcpy(verifier, &boot, sizeof(verifier));
 	c->sess->minor = minor_ask(c);
-	c->sess->owner_len = (uint32_t)snprintf((char *)c->sess->owner_name, sizeof(c->sess->owner_name),
-					  "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
-					  (unsigned long long)boot);
-	if (c->sess->owner_len >= sizeof(c->sess->owner_name))
-		c->sess->owner_len = sizeof(c->sess->owner_name) - 1;
+	/*
+	 * The client owner is made once and kept when the session is made again: with a new
+	 * verifier the server takes it for the same client restarted and drops the earlier
+	 * incarnation's state (RFC 8881 18.35.5) once the new one is confirmed. A new owner
+	 * would leave that state, its locks, held until its lease ends, and the locks made
+	 * again (native_lock4.c) denied by our own earlier client. A session spanning threads
+	 * is made again by each thread's share on its own: one owner for them all would have
+	 * each share's new verifier drop the others' client, so there each is a new owner.
+	 */
+	if (!c->sess->owner_len || nat_sess_nshares(c->sess) > 1) {
+		c->sess->owner_len = (uint32_t)snprintf((char *)c->sess->owner_name,
+							sizeof(c->sess->owner_name),
+							"nfsload-%ld-%u-%llx", (long)getpid(), c->id,
+							(unsigned long long)boot);
+		if (c->sess->owner_len >= sizeof(c->sess->owner_name))
+			c->sess->owner_len = sizeof(c->sess->owner_name) - 1;
+	}
 	call = begin_plain(c, &x, &e, NK_EXCHANGE_ID, &v4_handler);
 	if (!call)
 		return false;
@@ -303,7 +316,9 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 	case NK_CLOSE: {
 		struct nat_file *f = &nat_sess_member(c->sess, arg >> 24)->files[arg & 0xffffff];
 
-		ok = nfs4_enc_putfh(&e, &f->fh) && nfs4_enc_close(&e, 0, &f->sid);
+		/* Its locks released first: a CLOSE with locks held fails (LOCKS_HELD). */
+		ok = nfs4_enc_putfh(&e, &f->fh) && nat_lock4_enc_release(c, &e, f) &&
+		     nfs4_enc_close(&e, 0, &f->sid);
 		break;
 	}
 	case NK_DESTROY_SESSION:
@@ -553,6 +568,7 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 {
 	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess->slots))
 		send_seq_op(c, NK_SEQUENCE, 0);
+	nat_lock4_tick(c, now);
 	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nown)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }
