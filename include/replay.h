@@ -16,9 +16,21 @@
  * READ_PLUS, SEEK, ALLOCATE, DEALLOCATE, IO_ADVISE, COPY, CLONE and the
  * xattr operations as the ops of the same names, on data files). What
  * the replay's own connections do at set-up stands in for the trace's
- * (MOUNT, FSINFO, v4 session plumbing, OPEN and CLOSE of a data file); what
- * no engine operation matches (FSSTAT, READLINK, LINK, LOCK ...) is counted
- * as left out, by reason. Names are the trace's where they are plain
+ * (MOUNT, FSINFO, v4 session plumbing, an OPEN and CLOSE of a data file in
+ * one COMPOUND); what no engine operation matches (FSSTAT, READLINK, LINK
+ * ...) is counted as left out, by reason.
+ *
+ * State (NFSv4): an OPEN that holds its open past its COMPOUND, its CLOSE,
+ * OPEN_DOWNGRADE, LOCK, LOCKU and LOCKT are operations of their own, each
+ * (an OPEN with another state op in its COMPOUND: each of them) on a held
+ * slot of its connection: a traced open (its stateid's `other`, per trace
+ * connection) takes the lowest free slot (an OPEN that names an open already
+ * held, an upgrade, takes that one's), a CLOSE frees it, a lock stateid and
+ * a new lock-owner map to the slot of the open they came from (LOCKT: by its
+ * lock-owner, else the connection's last open of its file). A state op on an
+ * open the capture never showed (begun before it) is left out (its reason:
+ * REPLAY_SKIP_STATE). An OPEN and its CLOSE in one COMPOUND hold nothing:
+ * one OP_OPEN, as before. Names are the trace's where they are plain
  * ([A-Za-z0-9._-], at most 64 bytes, not "." or ".."), "n<index>" otherwise;
  * a handle never named in the trace becomes "h<index>" at the top; a data
  * file is "file.<id>" at the top (the name the engines open).
@@ -39,8 +51,9 @@
 /* Why a trace operation is not replayed. */
 enum replay_skip {
 	REPLAY_SKIP_SETUP,	/* MOUNT, FSINFO, session plumbing, a data file's OPEN/CLOSE */
-	REPLAY_SKIP_NO_OP,	/* no engine operation does it (FSSTAT, LINK, LOCK ...) */
+	REPLAY_SKIP_NO_OP,	/* no engine operation does it (FSSTAT, LINK ...) */
 	REPLAY_SKIP_NAME,	/* its path is too long */
+	REPLAY_SKIP_STATE,	/* a CLOSE, LOCK ... of an open the capture never showed */
 	REPLAY_SKIP_N
 };
 
@@ -57,6 +70,18 @@ struct replay_op {
 	uint32_t range2;	/* COPY, CLONE: the destination, index into the connection's files */
 	uint32_t what;		/* SEEK: 0 data, 1 hole; IO_ADVISE: the hints */
 	uint32_t xname;		/* xattr ops: index into plan xnames (0: none) */
+	/*
+	 * State (ops of class OPC_HELD, OPC_LOCK, and OP_OPEN when held): on held slot
+	 * `slot` of the connection (0 .. plan open_slots); path: the open's name. what:
+	 * OPEN, OPEN_DOWNGRADE: engine.h's ENGINE_SHARE(access, deny); LOCK, LOCKU,
+	 * LOCKT: ENGINE_LOCK_READ or _WRITE. offset and length: the lock's range
+	 * (UINT64_MAX: to the end). sdep: the slot's previous state op, which it waits
+	 * for (REPLAY_NO_DEP: none): an open's ops go in the trace's order, a slot is
+	 * opened again only after its CLOSE.
+	 */
+	bool held;
+	uint32_t slot, sdep;
+	uint64_t length;
 	uint32_t dep;		/* index of the op of this connection it waits for */
 	uint32_t xconn, xop;	/* an op of another connection it waits for (REPLAY_NO_DEP) */
 	int32_t trace_status;	/* 0: succeeded in the trace; > 0 failed; TRACE_NO_REPLY */
@@ -95,6 +120,7 @@ struct replay_plan {
 				 * ([A-Za-z0-9._-], at most 64 bytes), "x<index>" otherwise */
 	uint32_t nxnames;
 	unsigned depth;		/* largest connection depth */
+	unsigned open_slots;	/* most held slots a connection uses (opens held at once) */
 	uint64_t ops;		/* operations to replay */
 	uint64_t trace_ops;	/* operations (v3 calls, v4 COMPOUNDs) in the trace */
 	uint64_t skipped[REPLAY_SKIP_N];

@@ -118,7 +118,7 @@ struct server_report {
 void report_servers_flag(struct server_report *s, unsigned n);
 
 /* --replay: the capture beside its replay (replay_run.c fills it). */
-#define REPLAY_REASONS 3
+#define REPLAY_REASONS 4
 struct replay_report {
 	const char *file;		/* the capture */
 	uint64_t calls;			/* v3 calls and v4 COMPOUNDs decoded */

@@ -119,6 +119,24 @@ static struct trace_op *v4(struct trace *t, uint32_t conn, uint32_t id, uint16_t
 	return op;
 }
 
+/* A stateid's other (12 bytes) interned as trace_nfs4.c interns it. */
+static uint32_t sid(struct trace *t, const char *s)
+{
+	uint32_t i = trace_intern(&t->states, (const uint8_t *)s, (uint32_t)strlen(s));
+
+	assert_true(i != 0 && i != UINT32_MAX);
+	return i;
+}
+
+/* A lock-owner (clientid, owner) interned as trace_nfs4.c interns it. */
+static uint32_t lkowner(struct trace *t, const char *s)
+{
+	uint32_t i = trace_intern(&t->owners, (const uint8_t *)s, (uint32_t)strlen(s));
+
+	assert_true(i != 0 && i != UINT32_MAX);
+	return i;
+}
+
 static void build(const struct trace *t, uint32_t max_io, struct replay_plan *p)
 {
 	char err[256] = "";
@@ -488,7 +506,9 @@ static void test_exist_first(void **state)
 	assert_false(p.nodes[3].before);
 	assert_string_equal(p.paths[4], "v4was");
 	assert_true(p.nodes[4].before);
-	assert_int_equal(p.conns[0].ops[3].type, OP_CREATE);
+	/* an OPEN that would have held its open: a held OPEN by name (state), never a CREATE */
+	assert_int_equal(p.conns[0].ops[3].type, OP_OPEN);
+	assert_true(p.conns[0].ops[3].held);
 	assert_int_equal(p.conns[0].ops[3].trace_status, 17);
 	replay_plan_free(&p);
 	trace_free(&t);
@@ -607,10 +627,11 @@ static void test_v4_compounds(void **state)
 	v4(&t, 1, c, V4_GETFH, 1000, 1200, 0)->result_fh = y;
 	c++;
 	v4(&t, 1, c, V4_SEQUENCE, 1300, 1310, 0);	/* SEQUENCE alone: a lease renewal */
-	c++;					/* OPEN of the data file */
+	c++;					/* OPEN of the data file, held */
 	v4(&t, 1, c, V4_SEQUENCE, 2000, 2100, 0);
 	v4(&t, 1, c, V4_PUTROOTFH, 2000, 2100, 0);
-	v4(&t, 1, c, V4_OPEN, 2000, 2100, 0)->name = nm(&t, "dat");
+	op = v4(&t, 1, c, V4_OPEN, 2000, 2100, 0);
+	op->name = nm(&t, "dat"), op->result_state = sid(&t, "open-dat----");
 	v4(&t, 1, c, V4_GETFH, 2000, 2100, 0)->result_fh = dat;
 	c++;
 	v4(&t, 1, c, V4_SEQUENCE, 3000, 3100, 0);
@@ -620,12 +641,13 @@ static void test_v4_compounds(void **state)
 	c++;
 	v4(&t, 1, c, V4_SEQUENCE, 4000, 4100, 0);
 	v4(&t, 1, c, V4_PUTFH, 4000, 4100, 0)->fh = dat;
-	v4(&t, 1, c, V4_CLOSE, 4000, 4100, 0);
+	v4(&t, 1, c, V4_CLOSE, 4000, 4100, 0)->state = sid(&t, "open-dat----");
 	c++;					/* OPEN with create of another name */
 	v4(&t, 1, c, V4_SEQUENCE, 5000, 5100, 0);
 	v4(&t, 1, c, V4_PUTROOTFH, 5000, 5100, 0);
 	op = v4(&t, 1, c, V4_OPEN, 5000, 5100, 0);
 	op->name = nm(&t, "newf"), op->stable = 2;	/* GUARDED */
+	op->result_state = sid(&t, "open-newf---");
 	v4(&t, 1, c, V4_GETFH, 5000, 5100, 0)->result_fh = nf;
 	v4(&t, 1, c, V4_GETATTR, 5000, 5100, 0);
 	c++;
@@ -648,9 +670,10 @@ static void test_v4_compounds(void **state)
 	build(&t, 0, &p);
 
 	assert_int_equal(p.trace_ops, 12);
-	assert_int_equal(p.ops, 6);
-	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 6);
+	assert_int_equal(p.ops, 8);
+	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 4);
 	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 0);
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 0);
 	assert_int_equal(p.npaths, 6);
 	assert_string_equal(p.paths[1], "x");
 	assert_true(p.nodes[1].dir && p.nodes[1].before);
@@ -662,36 +685,51 @@ static void test_v4_compounds(void **state)
 	assert_int_equal(p.nodes[3].file, 0);
 	assert_int_equal(p.nfiles, 1);
 	assert_int_equal(p.file_size[0], 12288);
+	/* made by a held OPEN: made beforehand, the replay's OPEN opens it */
 	assert_string_equal(p.paths[4], "newf");
-	assert_false(p.nodes[4].before);
+	assert_true(p.nodes[4].before);
 
 	assert_int_equal(p.nconns, 1);
-	assert_int_equal(p.conns[0].nops, 6);
+	assert_int_equal(p.conns[0].nops, 8);
+	assert_int_equal(p.open_slots, 1);
 	o = p.conns[0].ops;
 	assert_int_equal(o[0].type, OP_LOOKUP);	/* the deepest LOOKUP */
 	assert_string_equal(path_of(&p, 0, 0), "x/y");
 	assert_int_equal(o[0].at_ns, 0);
 	assert_int_equal(o[0].trace_lat_ns, 200);
-	assert_int_equal(o[1].type, OP_READ);
+	assert_false(o[0].held);
+	/* the data file's OPEN held (the trace's own, beside the connection's set-up) */
+	assert_int_equal(o[1].type, OP_OPEN);
+	assert_true(o[1].held);
+	assert_int_equal(o[1].slot, 0);
+	assert_int_equal(o[1].sdep, REPLAY_NO_DEP);
 	assert_string_equal(path_of(&p, 0, 1), "file.000000");
-	assert_int_equal(o[1].at_ns, 2000);
-	assert_int_equal(o[1].offset, 8192);
-	assert_int_equal(o[1].len, 4096);
-	assert_int_equal(o[1].range, 0);
-	assert_int_equal(o[1].dep, REPLAY_NO_DEP);	/* its OPEN is the connection's set-up */
-	assert_int_equal(o[2].type, OP_CREATE);
-	assert_string_equal(path_of(&p, 0, 2), "newf");
-	assert_false(o[2].unchecked);
-	assert_int_equal(o[3].type, OP_GETATTR);
-	assert_string_equal(path_of(&p, 0, 3), "x/y");
-	assert_int_equal(o[3].dep, 0);
-	assert_int_equal(o[4].type, OP_RMDIR);
-	assert_string_equal(path_of(&p, 0, 4), "x");
-	assert_int_equal(o[4].trace_status, 66);
-	assert_int_equal(o[4].at_ns, 6000);
-	assert_int_equal(o[5].type, OP_RENAME);
+	assert_int_equal(o[2].type, OP_READ);
+	assert_false(o[2].held);
+	assert_string_equal(path_of(&p, 0, 2), "file.000000");
+	assert_int_equal(o[2].at_ns, 2000);
+	assert_int_equal(o[2].offset, 8192);
+	assert_int_equal(o[2].len, 4096);
+	assert_int_equal(o[2].range, 0);
+	assert_int_equal(o[2].dep, 1);	/* the OPEN that named it */
+	assert_int_equal(o[3].type, OP_CLOSE);	/* its slot free again ... */
+	assert_int_equal(o[3].slot, 0);
+	assert_int_equal(o[3].sdep, 1);
+	assert_int_equal(o[4].type, OP_OPEN);	/* ... for the next OPEN, after the CLOSE */
+	assert_true(o[4].held);
+	assert_int_equal(o[4].slot, 0);
+	assert_int_equal(o[4].sdep, 3);
+	assert_string_equal(path_of(&p, 0, 4), "newf");
+	assert_int_equal(o[5].type, OP_GETATTR);
 	assert_string_equal(path_of(&p, 0, 5), "x/y");
-	assert_int_equal(o[5].path2, 5);
+	assert_int_equal(o[5].dep, 0);
+	assert_int_equal(o[6].type, OP_RMDIR);
+	assert_string_equal(path_of(&p, 0, 6), "x");
+	assert_int_equal(o[6].trace_status, 66);
+	assert_int_equal(o[6].at_ns, 6000);
+	assert_int_equal(o[7].type, OP_RENAME);
+	assert_string_equal(path_of(&p, 0, 7), "x/y");
+	assert_int_equal(o[7].path2, 5);
 	assert_string_equal(p.paths[5], "z");
 	assert_false(p.nodes[5].before);
 	assert_int_equal(p.span_ns, 7000);

@@ -13,7 +13,7 @@
 #include "svg.h"
 #include "units.h"
 
-static const char *const reason_keys[REPLAY_REASONS] = { "setup", "no_op", "name" };
+static const char *const reason_keys[REPLAY_REASONS] = { "setup", "no_op", "name", "state" };
 
 static const char *speed_words(const struct config *cfg, char *buf, size_t len)
 {

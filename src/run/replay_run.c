@@ -40,6 +40,16 @@ static void left_out(const struct trace *t, char *buf, size_t len)
 						 part[i].what);
 }
 
+#define NFS4ERR_DENIED 10010
+#define NFS4ERR_SHARE_DENIED 10015
+
+/* The trace's answer to o denied it for a conflict (counted as denied, as a run's are). */
+static bool denied(const struct replay_op *o)
+{
+	return (o->trace_status == NFS4ERR_DENIED && (o->type == OP_LOCK || o->type == OP_LOCKT)) ||
+	       (o->trace_status == NFS4ERR_SHARE_DENIED && o->type == OP_OPEN);
+}
+
 /* The trace's own latency and statuses, per op type. */
 static int trace_side(struct app *a)
 {
@@ -54,8 +64,8 @@ static int trace_side(struct app *a)
 			rr->calls_of[o->type]++;
 			if (o->trace_status == TRACE_NO_REPLY)
 				continue;
-			op_stats_record(&rr->trace[o->type], o->trace_status > 0 ? -1 :
-					(int)replay_op_bytes(o),
+			op_stats_record(&rr->trace[o->type], denied(o) ? STATS_DENIED :
+					o->trace_status > 0 ? -1 : (int)replay_op_bytes(o),
 					o->trace_lat_ns, o->trace_lat_ns);
 		}
 	return 0;
