@@ -31,7 +31,8 @@ enum {
 
 /* NFSv4 operations (RFC 8881) */
 enum {
-	V4_CLOSE = 4, V4_GETATTR = 9, V4_GETFH = 10, V4_LOOKUP = 15, V4_OPEN = 18,
+	V4_CLOSE = 4, V4_GETATTR = 9, V4_GETFH = 10, V4_LOCK = 12, V4_LOCKT = 13, V4_LOCKU = 14,
+	V4_LOOKUP = 15, V4_OPEN = 18, V4_OPEN_DOWNGRADE = 21,
 	V4_PUTFH = 22, V4_PUTROOTFH = 24, V4_READ = 25, V4_REMOVE = 28, V4_RENAME = 29,
 	V4_SAVEFH = 32, V4_WRITE = 38,
 	V4_EXCHANGE_ID = 42, V4_CREATE_SESSION = 43, V4_SEQUENCE = 53,
@@ -737,6 +738,133 @@ static void test_v4_compounds(void **state)
 	trace_free(&t);
 }
 
+/* COMPOUND id on conn at time call (SEQUENCE, then PUTROOTFH or PUTFH f): its state op. */
+static struct trace_op *st4(struct trace *t, uint32_t conn, uint32_t id, uint32_t f,
+			    uint16_t proc, uint64_t call, int32_t status)
+{
+	struct trace_op *op;
+
+	v4(t, conn, id, V4_SEQUENCE, call, call + 50, status);
+	if (f)
+		v4(t, conn, id, V4_PUTFH, call, call + 50, status)->fh = f;
+	else
+		v4(t, conn, id, V4_PUTROOTFH, call, call + 50, status);
+	op = v4(t, conn, id, proc, call, call + 50, status);
+	op->fh = f;
+	return op;
+}
+
+/*
+ * State (replay.h): each traced open on a held slot of its connection, the lowest free;
+ * a lock stateid and a new lock-owner on the slot of the open they came from (LOCKT by
+ * its lock-owner, or else by its file); a CLOSE frees the slot for the next OPEN, which
+ * waits for it; the current stateid of a COMPOUND followed; what names an open never
+ * seen (closed, another connection's, before the capture) left out as REPLAY_SKIP_STATE;
+ * an OPEN and its CLOSE in one COMPOUND hold nothing (one OP_OPEN, not held).
+ */
+static void test_state(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	const struct replay_op *o;
+	struct trace_op *op;
+	uint32_t fb, id = 0;
+
+	(void)state;
+	fb = fh(&t, "FB");
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);		/* a: slot 0 */
+	op->name = nm(&t, "a"), op->result_state = sid(&t, "A"), op->what = 3 | 2 << 8;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 2000, 0);		/* b: slot 1 */
+	op->name = nm(&t, "b"), op->result_state = sid(&t, "B"), op->what = 1;
+	v4(&t, 1, id, V4_GETFH, 2000, 2050, 0)->result_fh = fb;
+	op = st4(&t, 1, ++id, 0, V4_LOCK, 3000, 0);		/* new lock-owner from a's open */
+	op->state = sid(&t, "A"), op->stable = 1, op->owner = lkowner(&t, "OW1");
+	op->result_state = sid(&t, "LA"), op->what = 2, op->offset = 4096, op->length = 512;
+	op = st4(&t, 1, ++id, 0, V4_LOCKU, 4000, 0);
+	op->state = sid(&t, "LA"), op->what = 2, op->offset = 4096, op->length = UINT64_MAX;
+	op = st4(&t, 1, ++id, 0, V4_LOCKT, 5000, 10010);	/* by its lock-owner; denied */
+	op->owner = lkowner(&t, "OW1"), op->what = 3;
+	st4(&t, 1, ++id, 0, V4_CLOSE, 6000, 0)->state = sid(&t, "A");	/* frees slot 0 */
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 7000, 0);		/* c: slot 0 again */
+	op->name = nm(&t, "c"), op->result_state = sid(&t, "C");
+	op = st4(&t, 1, ++id, 0, V4_LOCK, 8000, 0);		/* a's lock: a is closed */
+	op->state = sid(&t, "LA");
+	st4(&t, 1, ++id, 0, V4_LOCKU, 8100, 0)->state = sid(&t, "X");	/* never seen */
+	op = st4(&t, 1, ++id, fb, V4_LOCKT, 9000, 0);		/* an owner never seen: b's file */
+	op->owner = lkowner(&t, "OW9"), op->what = 1;
+	op = st4(&t, 1, ++id, 0, V4_OPEN_DOWNGRADE, 10000, 0);
+	op->state = sid(&t, "B"), op->what = 1;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 11000, 0);		/* d: slot 2, and in the same */
+	op->name = nm(&t, "d"), op->result_state = sid(&t, "D");	/* COMPOUND a LOCK */
+	op = v4(&t, 1, id, V4_LOCK, 11000, 11050, 0);		/* of the current stateid */
+	op->state = TRACE_STATE_CURRENT, op->stable = 1, op->owner = lkowner(&t, "OW2");
+	op->result_state = sid(&t, "LD"), op->what = 4;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 12000, 0);		/* OPEN and CLOSE: nothing held */
+	op->name = nm(&t, "t"), op->result_state = sid(&t, "T");
+	v4(&t, 1, id, V4_CLOSE, 12000, 12050, 0)->state = TRACE_STATE_CURRENT;
+	st4(&t, 2, ++id, 0, V4_CLOSE, 13000, 0)->state = sid(&t, "B");	/* another conn's */
+	build(&t, 0, &p);
+
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 3);
+	assert_int_equal(p.nconns, 1);
+	assert_int_equal(p.open_slots, 3);
+	assert_int_equal(p.conns[0].nops, 12);
+	o = p.conns[0].ops;
+	assert_int_equal(o[0].type, OP_OPEN);
+	assert_true(o[0].held);
+	assert_int_equal(o[0].slot, 0);
+	assert_int_equal(o[0].what, 3 | 2 << 8);
+	assert_string_equal(path_of(&p, 0, 0), "a");
+	assert_int_equal(o[1].type, OP_OPEN);
+	assert_int_equal(o[1].slot, 1);
+	assert_string_equal(path_of(&p, 0, 1), "b");
+	/* the lock from a's open: a's slot, after its OPEN; its range and type */
+	assert_int_equal(o[2].type, OP_LOCK);
+	assert_true(o[2].held);
+	assert_int_equal(o[2].slot, 0);
+	assert_int_equal(o[2].sdep, 0);
+	assert_int_equal(o[2].offset, 4096);
+	assert_int_equal(o[2].length, 512);
+	assert_int_equal(o[2].what, 2);
+	assert_string_equal(path_of(&p, 0, 2), "a");
+	assert_int_equal(o[3].type, OP_UNLOCK);
+	assert_int_equal(o[3].slot, 0);
+	assert_int_equal(o[3].sdep, 2);
+	assert_true(o[3].length == UINT64_MAX);
+	assert_int_equal(o[4].type, OP_LOCKT);	/* READW_LT: a read lock */
+	assert_int_equal(o[4].slot, 0);
+	assert_int_equal(o[4].what, 1);
+	assert_int_equal(o[4].trace_status, 10010);
+	assert_int_equal(o[5].type, OP_CLOSE);
+	assert_int_equal(o[5].slot, 0);
+	assert_int_equal(o[5].sdep, 4);
+	/* the freed slot taken again, after the CLOSE */
+	assert_int_equal(o[6].type, OP_OPEN);
+	assert_int_equal(o[6].slot, 0);
+	assert_int_equal(o[6].sdep, 5);
+	assert_string_equal(path_of(&p, 0, 6), "c");
+	/* LOCKT of an unknown owner: the connection's open of its file, b's */
+	assert_int_equal(o[7].type, OP_LOCKT);
+	assert_int_equal(o[7].slot, 1);
+	assert_int_equal(o[7].sdep, 1);
+	assert_int_equal(o[8].type, OP_OPEN_DOWNGRADE);
+	assert_int_equal(o[8].slot, 1);
+	assert_int_equal(o[8].sdep, 7);
+	assert_int_equal(o[8].what, 1);
+	assert_int_equal(o[9].type, OP_OPEN);
+	assert_int_equal(o[9].slot, 2);
+	assert_int_equal(o[10].type, OP_LOCK);	/* the current stateid: d's open */
+	assert_int_equal(o[10].slot, 2);
+	assert_int_equal(o[10].sdep, 9);
+	assert_int_equal(o[10].what, 2);
+	assert_int_equal(o[11].type, OP_OPEN);
+	assert_false(o[11].held);
+	assert_int_equal(o[11].sdep, REPLAY_NO_DEP);
+	assert_string_equal(path_of(&p, 0, 11), "t");
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* COMPOUND id of minor version 2: SEQUENCE, PUTFH of f, then op; the op. */
 static struct trace_op *v42(struct trace *t, uint32_t id, uint32_t f, uint16_t proc,
 			    uint64_t call)
@@ -1094,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(test_rename_long_path),
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_v42_ops),
+		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_two_conns),
 		cmocka_unit_test(test_cross_conns),
 		cmocka_unit_test(test_max_io),

@@ -586,6 +586,7 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		*o = (struct replay_op){
 			.at_ns = c->op->call_ns - t0, .path = c->node,
 			.path2 = c->node2 == NONE ? 0 : c->node2, .dep = REPLAY_NO_DEP,
+			.sdep = REPLAY_NO_DEP,
 			.xconn = REPLAY_NO_DEP, .xop = REPLAY_NO_DEP,
 			.trace_status = status_of(c->op), .type = (uint8_t)c->type,
 		};
