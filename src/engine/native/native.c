@@ -314,6 +314,11 @@ static void state(struct engine_inst *inst, struct engine_state_counts *out)
 	};
 }
 
+static bool held_open(struct engine_conn *c, unsigned i)
+{
+	return i < c->nheld && c->held[i].open;
+}
+
 static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
 					struct ev_loop *loop)
 {
@@ -392,6 +397,7 @@ const struct engine_ops engine_native = {
 	.proto = proto,
 	.spoken = spoken,
 	.state = state,
+	.held_open = held_open,
 	.options = options,
 	.check = check,
 	.max_read = max_io,
