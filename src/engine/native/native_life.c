@@ -16,6 +16,7 @@
 #include "native_life.h"
 #include "native_meta.h"
 #include "native_ops.h"
+#include "v4/native_lock4.h"
 #include "v4/native_sess.h"
 #include "native_gss.h"
 #include "native_tap.h"
@@ -212,6 +213,7 @@ void nat_drop(struct engine_conn *c)
 	for (uint32_t i = 0; i < c->nfiles; i++)
 		c->files[i].open = false;
 	nat_held_drop(c);
+	nat_lock4_drop(c);
 	if (c->sess)
 		nat_sess_conn_down(c);
 	c->root.len = 0;
@@ -388,6 +390,7 @@ void nat_conn_free(struct engine_conn *c)
 	nat_sess_leave(c);
 	nat_meta_free(c);
 	nat_held_free(c);
+	nat_lock4_free(c);
 	rpc_gss_reset(&c->gss);
 	free(c->files);
 	free(c->file_ids);
