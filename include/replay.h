@@ -26,8 +26,8 @@
  * slot of its connection: a traced open (its stateid's `other`, per trace
  * connection) takes the lowest free slot (an OPEN that names an open already
  * held, an upgrade, takes that one's), a CLOSE frees it, a lock stateid and
- * a new lock-owner map to the slot of the open they came from (LOCKT: by its
- * lock-owner, else the connection's last open of its file). A state op on an
+ * a new lock-owner map to the slot of the open they came from (LOCKT: the
+ * connection's last open of its file, else its lock-owner's). A state op on an
  * open the capture never showed (begun before it) is left out (its reason:
  * REPLAY_SKIP_STATE). An OPEN and its CLOSE in one COMPOUND hold nothing:
  * one OP_OPEN, as before. Names are the trace's where they are plain

@@ -757,7 +757,7 @@ static struct trace_op *st4(struct trace *t, uint32_t conn, uint32_t id, uint32_
 /*
  * State (replay.h): each traced open on a held slot of its connection, the lowest free;
  * a lock stateid and a new lock-owner on the slot of the open they came from (LOCKT by
- * its lock-owner, or else by its file); a CLOSE frees the slot for the next OPEN, which
+ * its file's open, or else by its lock-owner); a CLOSE frees the slot for the next OPEN, which
  * waits for it; the current stateid of a COMPOUND followed; what names an open never
  * seen (closed, another connection's, before the capture) left out as REPLAY_SKIP_STATE;
  * an OPEN and its CLOSE in one COMPOUND hold nothing (one OP_OPEN, not held).
@@ -790,7 +790,7 @@ static void test_state(void **state)
 	op = st4(&t, 1, ++id, 0, V4_LOCK, 8000, 0);		/* a's lock: a is closed */
 	op->state = sid(&t, "LA");
 	st4(&t, 1, ++id, 0, V4_LOCKU, 8100, 0)->state = sid(&t, "X");	/* never seen */
-	op = st4(&t, 1, ++id, fb, V4_LOCKT, 9000, 0);		/* an owner never seen: b's file */
+	op = st4(&t, 1, ++id, fb, V4_LOCKT, 9000, 0);		/* b's file (an owner never seen) */
 	op->owner = lkowner(&t, "OW9"), op->what = 1;
 	op = st4(&t, 1, ++id, 0, V4_OPEN_DOWNGRADE, 10000, 0);
 	op->state = sid(&t, "B"), op->what = 1;
@@ -843,7 +843,7 @@ static void test_state(void **state)
 	assert_int_equal(o[6].slot, 0);
 	assert_int_equal(o[6].sdep, 5);
 	assert_string_equal(path_of(&p, 0, 6), "c");
-	/* LOCKT of an unknown owner: the connection's open of its file, b's */
+	/* LOCKT: the connection's open of its file, b's */
 	assert_int_equal(o[7].type, OP_LOCKT);
 	assert_int_equal(o[7].slot, 1);
 	assert_int_equal(o[7].sdep, 1);

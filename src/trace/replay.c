@@ -474,12 +474,14 @@ static int map_state(struct builder *b, struct smaps *m, size_t k)
 			sc->node[s] = c->node;
 		}
 		break;
-	case OP_LOCKT:	/* by its lock-owner, else the connection's last open of the file */
+	case OP_LOCKT:
+		/* No stateid: on the connection's last open of its file, else its lock-owner's
+		 * (a client's one lock-owner over many files, nfsload's own: the file first) */
 		s = NONE;
-		if (c->owner && c->owner <= t->owners.n)
-			s = sref_slot(m, &m->owners[c->owner], c->conn);
-		if (s == NONE && c->node != NONE)
+		if (c->node != NONE)
 			s = sref_slot(m, &m->nodes[c->node], c->conn);
+		if (s == NONE && c->owner && c->owner <= t->owners.n)
+			s = sref_slot(m, &m->owners[c->owner], c->conn);
 		break;
 	}
 	if (s == NONE) {
