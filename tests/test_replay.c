@@ -865,6 +865,45 @@ static void test_state(void **state)
 	trace_free(&t);
 }
 
+/*
+ * Two connections (clients) open one file, each its own open: a LOCKT of the first,
+ * whose lock-owner never locked, is on its own connection's open of the file even
+ * though the other opened it since (the capture of nfsload's own: one data file).
+ */
+static void test_state_shared_file(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	struct trace_op *op;
+	uint32_t f, id = 0;
+
+	(void)state;
+	f = fh(&t, "F");
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);
+	op->name = nm(&t, "shared"), op->result_state = sid(&t, "S1");
+	v4(&t, 1, id, V4_GETFH, 1000, 1050, 0)->result_fh = f;
+	op = st4(&t, 2, ++id, 0, V4_OPEN, 2000, 0);
+	op->name = nm(&t, "shared"), op->result_state = sid(&t, "S2");
+	v4(&t, 2, id, V4_GETFH, 2000, 2050, 0)->result_fh = f;
+	st4(&t, 1, ++id, f, V4_LOCKT, 3000, 0)->owner = lkowner(&t, "C1");
+	st4(&t, 2, ++id, f, V4_LOCKT, 4000, 0)->owner = lkowner(&t, "C2");
+	st4(&t, 2, ++id, f, V4_CLOSE, 5000, 0)->state = sid(&t, "S2");
+	st4(&t, 2, ++id, f, V4_LOCKT, 6000, 0)->owner = lkowner(&t, "C2");	/* closed */
+	build(&t, 0, &p);
+
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 1);
+	assert_int_equal(p.nconns, 2);
+	assert_int_equal(p.conns[0].nops, 2);
+	assert_int_equal(p.conns[0].ops[1].type, OP_LOCKT);
+	assert_int_equal(p.conns[0].ops[1].sdep, 0);
+	assert_int_equal(p.conns[1].nops, 3);
+	assert_int_equal(p.conns[1].ops[1].type, OP_LOCKT);
+	assert_int_equal(p.conns[1].ops[1].sdep, 0);
+	assert_int_equal(p.conns[1].ops[2].type, OP_CLOSE);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* COMPOUND id of minor version 2: SEQUENCE, PUTFH of f, then op; the op. */
 static struct trace_op *v42(struct trace *t, uint32_t id, uint32_t f, uint16_t proc,
 			    uint64_t call)
@@ -1223,6 +1262,7 @@ int main(void)
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_v42_ops),
 		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_state_shared_file),
 		cmocka_unit_test(test_two_conns),
 		cmocka_unit_test(test_cross_conns),
 		cmocka_unit_test(test_max_io),

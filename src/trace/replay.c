@@ -12,6 +12,7 @@
 
 #include "ops.h"
 #include "replay_int.h"
+#include "trace_int.h"
 
 #define NAME_LEN_MAX 64
 #define PATH_LEN_MAX 240
@@ -336,6 +337,7 @@ struct sconn {
 	uint32_t *last;		/* per slot: the candidate of its last state op, NONE */
 	uint32_t *gen;		/* per slot: bumped each time it is freed */
 	uint32_t *node;		/* per slot: the name opened */
+	bool *open;		/* per slot: an open held (by the trace's order) */
 	uint32_t *free;		/* slots free again (a stack) */
 	uint32_t nslots, nfree;
 };
@@ -348,7 +350,8 @@ struct sref {
 struct smaps {
 	struct sconn *conns;	/* by trace connection */
 	uint32_t nconns;
-	struct sref *states, *owners, *nodes;	/* by trace index (nodes: by node) */
+	struct sref *states, *owners;	/* by trace index */
+	struct trace_map nodes;		/* conn << 32 | node -> slot + 1: its last open there */
 };
 
 static void smaps_free(struct smaps *m)
@@ -357,12 +360,13 @@ static void smaps_free(struct smaps *m)
 		free(m->conns[i].last);
 		free(m->conns[i].gen);
 		free(m->conns[i].node);
+		free(m->conns[i].open);
 		free(m->conns[i].free);
 	}
 	free(m->conns);
 	free(m->states);
 	free(m->owners);
-	free(m->nodes);
+	trace_map_free(&m->nodes);
 }
 
 static int smaps_init(struct smaps *m, const struct builder *b)
@@ -374,13 +378,22 @@ static int smaps_init(struct smaps *m, const struct builder *b)
 	m->conns = calloc(m->nconns, sizeof(*m->conns));
 	m->states = malloc((t->states.n + 1) * sizeof(*m->states));
 	m->owners = malloc((t->owners.n + 1) * sizeof(*m->owners));
-	m->nodes = malloc(b->n * sizeof(*m->nodes));
-	if (!m->conns || !m->states || !m->owners || !m->nodes)
+	if (!m->conns || !m->states || !m->owners)
 		return -ENOMEM;
 	memset(m->states, 0xff, (t->states.n + 1) * sizeof(*m->states));
 	memset(m->owners, 0xff, (t->owners.n + 1) * sizeof(*m->owners));
-	memset(m->nodes, 0xff, b->n * sizeof(*m->nodes));
 	return 0;
+}
+
+/* The slot of connection conn's last open of node, while it is open; NONE. (Per
+ * connection: clients that share a file each open it.) */
+static uint32_t node_slot(const struct smaps *m, uint32_t conn, uint32_t node)
+{
+	const struct sconn *sc = &m->conns[conn];
+	uint32_t v = trace_map_get(&m->nodes, (uint64_t)conn << 32 | node);
+
+	return v && v - 1 < sc->nslots && sc->open[v - 1] && sc->node[v - 1] == node ? v - 1 :
+	       NONE;
 }
 
 /* The slot r names on connection conn, while that open lasts; NONE. */
@@ -412,6 +425,7 @@ static uint32_t slot_take(struct sconn *sc)
 	if ((sc->nslots & (sc->nslots - 1)) == 0) {
 		uint32_t cap = sc->nslots ? sc->nslots * 2 : 1;
 		uint32_t *l = realloc(sc->last, cap * sizeof(*l)), *g, *n, *f;
+		bool *o;
 
 		if (l)
 			sc->last = l;
@@ -422,10 +436,14 @@ static uint32_t slot_take(struct sconn *sc)
 		if (n)
 			sc->node = n;
 		f = n ? realloc(sc->free, cap * sizeof(*f)) : NULL;
-		if (!f)
+		if (f)
+			sc->free = f;
+		o = f ? realloc(sc->open, cap * sizeof(*o)) : NULL;
+		if (!o)
 			return NONE;
-		sc->free = f;
+		sc->open = o;
 	}
+	sc->open[sc->nslots] = false;
 	sc->last[sc->nslots] = NONE;
 	sc->gen[sc->nslots] = 0;
 	sc->node[sc->nslots] = NONE;
@@ -435,6 +453,7 @@ static uint32_t slot_take(struct sconn *sc)
 static void slot_give(struct sconn *sc, uint32_t s)
 {
 	sc->gen[s]++;	/* what named its open names nothing now */
+	sc->open[s] = false;
 	sc->free[sc->nfree++] = s;
 }
 
@@ -479,7 +498,7 @@ static int map_state(struct builder *b, struct smaps *m, size_t k)
 		 * (a client's one lock-owner over many files, nfsload's own: the file first) */
 		s = NONE;
 		if (c->node != NONE)
-			s = sref_slot(m, &m->nodes[c->node], c->conn);
+			s = node_slot(m, c->conn, c->node);
 		if (s == NONE && c->owner && c->owner <= t->owners.n)
 			s = sref_slot(m, &m->owners[c->owner], c->conn);
 		break;
@@ -500,7 +519,9 @@ static int map_state(struct builder *b, struct smaps *m, size_t k)
 			break;
 		}
 		sref_set(m, &m->states[c->result_state], c->conn, s);
-		sref_set(m, &m->nodes[c->node], c->conn, s);
+		sc->open[s] = true;
+		if (trace_map_put(&m->nodes, (uint64_t)c->conn << 32 | c->node, s + 1))
+			return -ENOMEM;
 		break;
 	case OP_LOCK:
 		if (!trace_ok(c))
