@@ -33,14 +33,17 @@ KINDS="open close lock unlock lockt open_downgrade"
 
 # state_wire CAPTURE PORT [SINCE_NS UNTIL_NS]: tshark's own count of the state operations in
 # the COMPOUNDs sent to PORT (from SINCE_NS to UNTIL_NS, Unix ns, if given), "KIND N" for
-# each of KINDS; and of the replies at any time: "denied N" (operations answered
-# NFS4ERR_DENIED or NFS4ERR_SHARE_DENIED: each such COMPOUND has the status twice, its own
-# and its last operation's), "bad_stateid N", "old_stateid N" (statuses seen).
+# each of KINDS, but those of a COMPOUND that holds an OPEN and a CLOSE both (an open
+# that holds nothing: a set-up's, a CREATE's, --mix open without --open-files; replayed
+# as one operation of the set-up, a CREATE or an OPEN, not as state); and of the replies
+# at any time: "denied N" (operations answered NFS4ERR_DENIED or NFS4ERR_SHARE_DENIED:
+# each such COMPOUND has the status twice, its own and its last operation's),
+# "bad_stateid N", "old_stateid N" (statuses seen).
 state_wire() {
 	tshark -r "$1" -d "tcp.port==$2,rpc" -o tcp.reassemble_out_of_order:TRUE \
 		-Y "rpc && tcp.port == $2" -T fields -E occurrence=a -E aggregator=, \
-		-e frame.time_epoch -e tcp.dstport -e rpc.msgtyp -e nfs.opcode -e nfs.nfsstat4 \
-		2>/dev/null | python3 -c '
+		-e frame.time_epoch -e tcp.dstport -e rpc.msgtyp -e nfs.ops.count -e nfs.opcode \
+		-e nfs.nfsstat4 2>/dev/null | python3 -c '
 import sys
 port = sys.argv[1]
 since = float(sys.argv[2]) / 1e9 if len(sys.argv) > 2 else 0
@@ -48,15 +51,23 @@ until = float(sys.argv[3]) / 1e9 if len(sys.argv) > 3 else float("inf")
 kinds = {18: "open", 4: "close", 12: "lock", 14: "unlock", 13: "lockt", 21: "open_downgrade"}
 n = {k: 0 for k in kinds.values()}
 st = {10010: 0, 10015: 0, 10025: 0, 10024: 0}
+def split(s):
+    return s.split(",") if s else []
 for line in sys.stdin:
-    t, dport, typ, ops, stats = (line.rstrip("\n").split("\t") + [""] * 5)[:5]
-    if dport == port and "0" in typ.split(","):
-        if since <= float(t) <= until:
-            for o in ops.split(",") if ops else []:
-                if int(o) in kinds:
-                    n[kinds[int(o)]] += 1
+    t, dport, typ, counts, ops, stats = (line.rstrip("\n").split("\t") + [""] * 6)[:6]
+    if dport == port and "0" in split(typ):
+        if not since <= float(t) <= until:
+            continue
+        ops = [int(o) for o in split(ops)]
+        for c in split(counts):
+            comp, ops = ops[:int(c)], ops[int(c):]
+            if 18 in comp and 4 in comp:
+                continue
+            for o in comp:
+                if o in kinds:
+                    n[kinds[o]] += 1
     elif dport != port:
-        for s in stats.split(",") if stats else []:
+        for s in split(stats):
             if int(s) in st:
                 st[int(s)] += 1
 for k, v in n.items():
