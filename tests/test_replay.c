@@ -879,7 +879,9 @@ static void test_state_shared_file(void **state)
 
 	(void)state;
 	f = fh(&t, "F");
-	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 500, 0);		/* slot 0 of the first */
+	op->name = nm(&t, "other"), op->result_state = sid(&t, "S0");
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);		/* its slot 1, the other's 0 */
 	op->name = nm(&t, "shared"), op->result_state = sid(&t, "S1");
 	v4(&t, 1, id, V4_GETFH, 1000, 1050, 0)->result_fh = f;
 	op = st4(&t, 2, ++id, 0, V4_OPEN, 2000, 0);
@@ -893,11 +895,13 @@ static void test_state_shared_file(void **state)
 
 	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 1);
 	assert_int_equal(p.nconns, 2);
-	assert_int_equal(p.conns[0].nops, 2);
-	assert_int_equal(p.conns[0].ops[1].type, OP_LOCKT);
-	assert_int_equal(p.conns[0].ops[1].sdep, 0);
+	assert_int_equal(p.conns[0].nops, 3);
+	assert_int_equal(p.conns[0].ops[2].type, OP_LOCKT);
+	assert_int_equal(p.conns[0].ops[2].slot, 1);
+	assert_int_equal(p.conns[0].ops[2].sdep, 1);
 	assert_int_equal(p.conns[1].nops, 3);
 	assert_int_equal(p.conns[1].ops[1].type, OP_LOCKT);
+	assert_int_equal(p.conns[1].ops[1].slot, 0);
 	assert_int_equal(p.conns[1].ops[1].sdep, 0);
 	assert_int_equal(p.conns[1].ops[2].type, OP_CLOSE);
 	replay_plan_free(&p);
