@@ -67,6 +67,7 @@ struct replay_op {
 	uint32_t path, path2;	/* metadata: indexes into plan paths (rename: path2) */
 	/* NFSv4.2 (ops of class OPC_FILE, ops.h), as engine_req's fields of the same names */
 	uint64_t offset2;	/* COPY, CLONE: the destination offset */
+	uint64_t length;	/* LOCK, LOCKU, LOCKT: the range's length (state, below) */
 	uint32_t range2;	/* COPY, CLONE: the destination, index into the connection's files */
 	uint32_t what;		/* SEEK: 0 data, 1 hole; IO_ADVISE: the hints */
 	uint32_t xname;		/* xattr ops: index into plan xnames (0: none) */
@@ -79,14 +80,13 @@ struct replay_op {
 	 * for (REPLAY_NO_DEP: none): an open's ops go in the trace's order, a slot is
 	 * opened again only after its CLOSE.
 	 */
-	bool held;
 	uint32_t slot, sdep;
-	uint64_t length;
 	uint32_t dep;		/* index of the op of this connection it waits for */
 	uint32_t xconn, xop;	/* an op of another connection it waits for (REPLAY_NO_DEP) */
 	int32_t trace_status;	/* 0: succeeded in the trace; > 0 failed; TRACE_NO_REPLY */
 	uint8_t type;		/* enum op_type */
 	bool unchecked;		/* CREATE of a name made beforehand (a data file) */
+	bool held;		/* a state op (above) */
 };
 
 struct replay_conn {
