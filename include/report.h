@@ -127,6 +127,9 @@ struct replay_report {
 	const char *reasons[REPLAY_REASONS];
 	unsigned connections;		/* the trace's client connections replayed */
 	uint64_t names, made_before;	/* names the replay uses, made before it */
+	uint64_t state_ops;		/* of ops: OPENs that hold, CLOSE, LOCK ... (replay.h) */
+	unsigned open_slots;		/* most opens a connection holds at once */
+	uint64_t state_left_out;	/* of skipped: state ops on an open never seen */
 	uint64_t trace_span_ns;		/* first to last replayed call, in the trace */
 	uint64_t span_ns;		/* first to last issue, on replay */
 	uint64_t late;			/* issued more than 1 ms after their time */

@@ -45,6 +45,11 @@ void report_text_replay(FILE *out, const struct report *r)
 		fprintf(out, "  the capture left out: %s\n", rr->left_out);
 	fprintf(out, "  namespace: %" PRIu64 " names, %" PRIu64 " made before the replay\n",
 		rr->names, rr->made_before);
+	if (rr->state_ops || rr->state_left_out)
+		fprintf(out, "  state: %" PRIu64 " OPENs that hold, CLOSEs, OPEN_DOWNGRADEs and locks "
+			"replayed on the connections' own opens (at most %u held at once by one), %"
+			PRIu64 " left out: their open began before the capture\n", rr->state_ops,
+			rr->open_slots, rr->state_left_out);
 	fprintf(out, "  pace: issued over %s (the trace's calls: %s), %" PRIu64 " late by more "
 		"than 1 ms, worst %s; %" PRIu64 " not issued\n",
 		units_format_duration(rr->span_ns, a, sizeof(a)),
@@ -92,7 +97,9 @@ void report_json_replay(FILE *out, const struct report *r)
 	fprintf(out, "}, \"replayed\": %" PRIu64 ", \"skipped\": {", rr->ops);
 	for (unsigned k = 0; k < REPLAY_REASONS; k++)
 		fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "", reason_keys[k], rr->skipped[k]);
-	fprintf(out, "}, \"names\": %" PRIu64 ", \"made_before\": %" PRIu64 ", \"span_ns\": %"
+	fprintf(out, "}, \"state\": {\"ops\": %" PRIu64 ", \"open_slots\": %u, \"left_out\": %" PRIu64
+		"}", rr->state_ops, rr->open_slots, rr->state_left_out);
+	fprintf(out, ", \"names\": %" PRIu64 ", \"made_before\": %" PRIu64 ", \"span_ns\": %"
 		PRIu64 ", \"late\": %" PRIu64 ", \"max_lag_ns\": %" PRIu64 ", \"not_issued\": %"
 		PRIu64 ", \"new_errors\": %" PRIu64 ", \"both_failed\": %" PRIu64
 		", \"only_trace_failed\": %" PRIu64 ",\n  \"ops\": {", rr->names, rr->made_before,

@@ -165,6 +165,11 @@ int replay_open(struct app *a, const struct config **cfgp)
 	rr->names = a->plan.nnodes ? a->plan.nnodes - 1 : 0;
 	for (uint32_t i = 1; i < a->plan.nnodes; i++)
 		rr->made_before += a->plan.nodes[i].before && a->plan.paths[i];
+	for (uint32_t i = 0; i < a->plan.nconns; i++)
+		for (uint32_t k = 0; k < a->plan.conns[i].nops; k++)
+			rr->state_ops += a->plan.conns[i].ops[k].held;
+	rr->open_slots = a->plan.open_slots;
+	rr->state_left_out = a->plan.skipped[REPLAY_SKIP_STATE];
 	for (unsigned k = 0; k < REPLAY_REASONS && k < REPLAY_SKIP_N; k++) {
 		rr->skipped[k] = a->plan.skipped[k];
 		rr->reasons[k] = replay_skip_name((enum replay_skip)k);
