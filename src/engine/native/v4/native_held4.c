@@ -298,6 +298,17 @@ int nat_held_send(struct engine_conn *c, struct engine_req *req)
 	bool ok;
 	XDR x;
 
+	/* A replay's name is valid during queue() only (engine.h): kept, for the reply's
+	 * LOOKUPs and a send again (a slot waited for, GRACE). */
+	if (req->op == OP_OPEN && req->path && req->path != c->hx[i].path) {
+		char *p = strdup(req->path);
+
+		if (!p)
+			return -ENOMEM;
+		free(c->hx[i].path);
+		c->hx[i].path = p;
+		req->path = p;
+	}
 	call = nat_v4_begin(c, &x, &e, NK_REQ, &held_handler);
 	if (!call)
 		return -EBUSY;
