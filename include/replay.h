@@ -140,6 +140,14 @@ const char *replay_skip_name(enum replay_skip r);
  */
 int replay_plan_build(const struct trace *t, uint32_t max_io, struct replay_plan *plan,
 		      char *err, size_t len);
+/*
+ * The same, state false for a run whose engine or NFS version holds no state (libnfs,
+ * NFSv3, NFSv4.0): the state ops as before they were replayed (an OPEN and CLOSE of a
+ * data file done by the set-up, an OPEN of another name OP_OPEN or OP_CREATE, CLOSE
+ * set-up, LOCK, LOCKU, LOCKT, OPEN_DOWNGRADE left out as REPLAY_SKIP_NO_OP).
+ */
+int replay_plan_build_as(const struct trace *t, uint32_t max_io, bool state,
+			 struct replay_plan *plan, char *err, size_t len);
 void replay_plan_free(struct replay_plan *plan);
 
 #endif

@@ -125,6 +125,13 @@ replay_state() {
 # The capture made by hand: its CLOSE and LOCK of an open it never shows are left out.
 replay_state "made v4.1 state" "$DATA/v41-state.pcap" 2049 "close 1 lock 1"
 
+# A run that holds no state (NFSv3): the capture replayed as before (its OPENs as OPENs of
+# a name, its CLOSEs with the set-up, its locks left out), not refused.
+nl --replay "$DATA/v41-state.pcap" --dir rs-v3 --output-format json "$URL3"
+check_eq "made v4.1 state on NFSv3: exit 0" 0 "$RC"
+check_eq "made v4.1 state on NFSv3: its OPENs replayed as OPENs, nothing as state" "3 0 0" \
+	"$(jqv '"\(.replay.ops.open.calls) \(.replay.state.ops) \(.replay.state.open_slots)"')"
+
 # nfsload's own: held opens and locks on two connections, the mix's open, close, lock,
 # unlock and lockt among them.
 if capture_start "tcp port $NFS_PORT"; then

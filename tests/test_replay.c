@@ -908,6 +908,37 @@ static void test_state_shared_file(void **state)
 	trace_free(&t);
 }
 
+/*
+ * A run that holds no state (libnfs, NFSv3, NFSv4.0: replay_plan_build_as, state false):
+ * the state ops as before: an OPEN of a name its OP_OPEN, CLOSE set-up, a LOCK no op.
+ */
+static void test_state_off(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	struct trace_op *op;
+	uint32_t id = 0;
+	char err[256] = "";
+
+	(void)state;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);
+	op->name = nm(&t, "a"), op->result_state = sid(&t, "A");
+	op = st4(&t, 1, ++id, 0, V4_LOCK, 2000, 0);
+	op->state = sid(&t, "A"), op->stable = 1, op->owner = lkowner(&t, "OW");
+	st4(&t, 1, ++id, 0, V4_CLOSE, 3000, 0)->state = sid(&t, "A");
+	assert_int_equal(replay_plan_build_as(&t, 0, false, &p, err, sizeof(err)), 0);
+
+	assert_int_equal(p.ops, 1);
+	assert_int_equal(p.open_slots, 0);
+	assert_int_equal(p.conns[0].ops[0].type, OP_OPEN);
+	assert_false(p.conns[0].ops[0].held);
+	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 1);
+	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 1);
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 0);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
 /* COMPOUND id of minor version 2: SEQUENCE, PUTFH of f, then op; the op. */
 static struct trace_op *v42(struct trace *t, uint32_t id, uint32_t f, uint16_t proc,
 			    uint64_t call)
@@ -1267,6 +1298,7 @@ int main(void)
 		cmocka_unit_test(test_v42_ops),
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_state_shared_file),
+		cmocka_unit_test(test_state_off),
 		cmocka_unit_test(test_two_conns),
 		cmocka_unit_test(test_cross_conns),
 		cmocka_unit_test(test_max_io),

@@ -714,7 +714,8 @@ const char *replay_skip_name(enum replay_skip r)
 	static const char *const names[REPLAY_SKIP_N] = {
 		"done by the replay's own set-up (MOUNT, FSINFO, v4 session, an OPEN and CLOSE "
 		"of a data file in one COMPOUND)",
-		"no operation of the engines does it (FSSTAT, PATHCONF, READLINK, LINK ...)",
+		"no operation of the engines does it (FSSTAT, PATHCONF, READLINK, LINK ...; LOCK "
+		"... where the run holds no state)",
 		"a path longer than the replay makes",
 		"a CLOSE, LOCK ... of an open the capture did not show (begun before it)",
 	};
@@ -725,7 +726,13 @@ const char *replay_skip_name(enum replay_skip r)
 int replay_plan_build(const struct trace *t, uint32_t max_io, struct replay_plan *plan,
 		      char *err, size_t len)
 {
-	struct builder b = { .t = t };
+	return replay_plan_build_as(t, max_io, true, plan, err, len);
+}
+
+int replay_plan_build_as(const struct trace *t, uint32_t max_io, bool state,
+			 struct replay_plan *plan, char *err, size_t len)
+{
+	struct builder b = { .t = t, .state = state };
 	int rc;
 
 	memset(plan, 0, sizeof(*plan));

@@ -55,6 +55,7 @@ struct builder {
 	struct cand *c;
 	size_t nc, ccap;
 	uint32_t *xname_ix;	/* trace name -> plan xname (0: none yet); NULL until one */
+	bool state;		/* state ops replayed (replay_plan_build_as) */
 };
 
 /* The first pass over t's calls into b (b->t set): nodes, handles and candidates. */

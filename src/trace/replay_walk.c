@@ -360,7 +360,7 @@ static int walk_v4(struct builder *b, const struct trace_op *ops, size_t n)
 		}
 		if (trace_is_session_op(op->proc))
 			continue;
-		if (state_type(op->proc) >= 0 && !closed[i]) {
+		if (b->state && state_type(op->proc) >= 0 && !closed[i]) {
 			struct cand *c = nst < STATE_CANDS_MAX ? &st[nst++] : NULL;
 
 			if (!c) {
