@@ -97,6 +97,17 @@ static int replay_versions(const struct app *a, const struct config *cfg, bool *
 	return 0;
 }
 
+/* The run's engine and NFS version hold state (OPEN that holds, CLOSE, locks: the
+ * native engine, NFSv4.1+): then the capture's state ops are replayed; else as before. */
+static bool holds_state(const struct config *cfg)
+{
+	bool used[OP_NTYPES] = { false };
+	char err[300];
+
+	used[OP_CLOSE] = used[OP_LOCK] = true;
+	return config_check_ops(cfg, used, "", err, sizeof(err)) == 0;
+}
+
 int replay_open(struct app *a, const struct config **cfgp)
 {
 	const struct config *cfg = *cfgp;
@@ -121,8 +132,8 @@ int replay_open(struct app *a, const struct config **cfgp)
 	max_io = cfg->engine->max_read(&params);
 	if (cfg->engine->max_write(&params) < max_io)
 		max_io = cfg->engine->max_write(&params);
-	rv = replay_plan_build(&t, max_io > UINT32_MAX ? UINT32_MAX : (uint32_t)max_io, &a->plan,
-			       err, sizeof(err));
+	rv = replay_plan_build_as(&t, max_io > UINT32_MAX ? UINT32_MAX : (uint32_t)max_io,
+				  holds_state(cfg), &a->plan, err, sizeof(err));
 	left_out(&t, rr->left_out, sizeof(rr->left_out));
 	rr->calls = a->plan.trace_ops;
 	trace_free(&t);
