@@ -206,6 +206,10 @@ static int dec_open(struct engine_conn *c, XDR *x, uint32_t i, const char *path,
 		return rc < 0 ? rc : (int)st;
 	if ((rc = nfs4_dec_getfh(x, &fh)) < 0)
 		return rc;
+	/* A new open (not an upgrade of the one held): no lock state of its own yet
+	 * (native_lock4.c: a replay's locks on held slots) */
+	if (!c->held[i].open || memcmp(c->held[i].sid.other, sid.other, sizeof(sid.other)))
+		c->held[i].lock_ok = false;
 	c->held[i].fh = fh;
 	c->held[i].sid = sid;
 	c->held[i].open = true;
