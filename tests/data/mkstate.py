@@ -7,14 +7,16 @@ One TCP connection (10.0.0.1:900 -> 10.0.0.2:2049), every call a COMPOUND of min
 (SEQUENCE first) with its reply, 1 ms apart, as RFC 8881's XDR has them (tshark decodes
 every one whole):
 
-  OPEN a (share BOTH, deny NONE) and OPEN b (BOTH, deny WRITE), each with GETFH;
+  OPEN a (share BOTH, deny NONE), OPEN b (READ, deny NONE) and OPEN b again by the same
+  open-owner (BOTH, deny WRITE: an upgrade, the same stateid), each with GETFH;
   on a: LOCK (a new lock-owner from a's open, WRITE 0+4096), LOCKT by another lock-owner
-  (READ 0+100, denied: NFS4ERR_DENIED), LOCKU; on b: OPEN_DOWNGRADE to READ, deny NONE;
+  (READ 0+100, denied: NFS4ERR_DENIED), LOCKU; on b: OPEN_DOWNGRADE to READ, deny NONE
+  (modes b was opened with before, as RFC 7530 16.19.4 wants and nfs-ganesha checks);
   on a: LOCK of the existing lock-owner (WRITE 8192+4096), LOCKU; CLOSE a, CLOSE b;
   OPEN c, LOCK (a new lock-owner, READ to the end of the file), LOCKU, CLOSE c;
   then a CLOSE and a LOCK of an open this capture never shows (begun before it).
 
-As the trace has them: OPEN 3, CLOSE 4, LOCK 4, LOCKU 3, LOCKT 1, OPEN_DOWNGRADE 1; the
+As the trace has them: OPEN 4, CLOSE 4, LOCK 4, LOCKU 3, LOCKT 1, OPEN_DOWNGRADE 1; the
 CLOSE and LOCK of the open never shown are what a replay leaves out (2).
 """
 import struct
@@ -62,24 +64,27 @@ def lock(ltype, off, length, new=None, exist=None):
 
 def main(path):
     oa, ob, oc = sid(1, b'Oa'), sid(1, b'Ob'), sid(1, b'Oc')
+    ob2 = sid(2, b'Ob')
     la, lc = b'La', b'Lc'
     calls = [
         (PUTROOT + open_(b'a', 3, NONE_DENY, b'open-a') + w(10),
          PUTROOT_RES + open_res(oa) + w(10, 0) + fh(1), 0),
-        (PUTROOT + open_(b'b', 3, WRITE_DENY, b'open-b') + w(10),
+        (PUTROOT + open_(b'b', 1, NONE_DENY, b'open-b') + w(10),
          PUTROOT_RES + open_res(ob) + w(10, 0) + fh(2), 0),
+        (PUTROOT + open_(b'b', 3, WRITE_DENY, b'open-b') + w(10),
+         PUTROOT_RES + open_res(ob2) + w(10, 0) + fh(2), 0),
         (put(1) + lock(2, 0, 4096, new=(oa, b'lock-a')), PUT_RES + w(12, 0) + sid(1, la), 0),
         (put(1) + w(13, 1) + u64(0) + u64(100) + u64(CLIENTID) + opaque(b'lock-x'),
          PUT_RES + w(13, 10010) + u64(0) + u64(4096) + w(2) + u64(CLIENTID) + opaque(b'lock-a'),
          10010),
         (put(1) + w(14, 2, 0) + sid(1, la) + u64(0) + u64(4096),
          PUT_RES + w(14, 0) + sid(2, la), 0),
-        (put(2) + w(21) + ob + w(0, 1, 0), PUT_RES + w(21, 0) + sid(2, b'Ob'), 0),
+        (put(2) + w(21) + ob2 + w(0, 1, 0), PUT_RES + w(21, 0) + sid(3, b'Ob'), 0),
         (put(1) + lock(2, 8192, 4096, exist=sid(2, la)), PUT_RES + w(12, 0) + sid(3, la), 0),
         (put(1) + w(14, 2, 0) + sid(3, la) + u64(8192) + u64(4096),
          PUT_RES + w(14, 0) + sid(4, la), 0),
         (put(1) + w(4, 0) + oa, PUT_RES + w(4, 0) + sid(0xffffffff, b'\x00'), 0),
-        (put(2) + w(4, 0) + sid(2, b'Ob'), PUT_RES + w(4, 0) + sid(0xffffffff, b'\x00'), 0),
+        (put(2) + w(4, 0) + sid(3, b'Ob'), PUT_RES + w(4, 0) + sid(0xffffffff, b'\x00'), 0),
         (PUTROOT + open_(b'c', 1, NONE_DENY, b'open-c') + w(10),
          PUTROOT_RES + open_res(oc) + w(10, 0) + fh(3), 0),
         (put(3) + lock(1, 0, 2**64 - 1, new=(oc, b'lock-c')), PUT_RES + w(12, 0) + sid(1, lc), 0),
