@@ -30,7 +30,9 @@
  * connection's last open of its file, else its lock-owner's). A state op on an
  * open the capture never showed (begun before it) is left out (its reason:
  * REPLAY_SKIP_STATE). An OPEN and its CLOSE in one COMPOUND hold nothing:
- * one OP_OPEN, as before. Names are the trace's where they are plain
+ * one OP_OPEN, as before. A held OPEN that made its name in the trace is
+ * left to make it on replay (the native engine's OPEN of a held slot by name
+ * creates, UNCHECKED): its name is not made beforehand. Names are the trace's where they are plain
  * ([A-Za-z0-9._-], at most 64 bytes, not "." or ".."), "n<index>" otherwise;
  * a handle never named in the trace becomes "h<index>" at the top; a data
  * file is "file.<id>" at the top (the name the engines open).

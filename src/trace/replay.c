@@ -101,13 +101,13 @@ static void make_data(struct replay_plan *p, struct node *nd)
 static enum touch touch_of(const struct cand *c)
 {
 	int32_t s = c->op->version == 4 ? c->op->compound_status : c->op->status;
-	/* A held OPEN (replay.h) that made its file: made beforehand, the replay's OPEN by
-	 * name opens it (it holds, and it is no CREATE) */
-	bool make = c->type == OP_CREATE || c->type == OP_MKDIR || (c->open_create && !c->state_op);
+	/* (a held OPEN, replay.h, that made its file makes it again: the engines' OPEN of
+	 * a held slot creates, UNCHECKED) */
+	bool make = c->type == OP_CREATE || c->type == OP_MKDIR || c->open_create;
 
 	if (make && s == 0)
 		return TOUCH_MADE;
-	if ((make || c->open_create) && s == STATUS_EXIST)
+	if (make && s == STATUS_EXIST)
 		return TOUCH_USED;	/* it was there already */
 	if (s != 0)
 		return TOUCH_MISSING;
