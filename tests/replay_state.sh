@@ -79,16 +79,17 @@ print("old_stateid", st[10024])
 }
 val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
-# replay_state NAME CAPTURE PORT LEFT: replays CAPTURE (its server's port PORT) on NFSv4.1,
-# captured; LEFT ("close 1 lock 1"): its state ops on an open it never shows.
+# replay_state NAME CAPTURE PORT LEFT [SPEED]: replays CAPTURE (its server's port PORT) on
+# NFSv4.1 (at --replay-speed SPEED, default the trace's pace), captured; LEFT ("close 1
+# lock 1"): its state ops on an open it never shows.
 replay_state() {
-	local name=$1 trace=$2 port=$3 left=$4 dir k n nleft=0 start
+	local name=$1 trace=$2 port=$3 left=$4 speed=${5:-1} dir k n nleft=0 start
 	dir=rs-${name//[^A-Za-z0-9-]/-}
 	state_wire "$trace" "$port" >"$TMP/st.trace"
 	check_ge "$name: state ops in the capture (tshark)" 1 \
 		"$(awk '$1 != "denied" && $1 !~ /stateid/ { s += $2 } END { print s + 0 }' "$TMP/st.trace")"
 	capture_start "tcp port $NFS_PORT" || return
-	nl --replay "$trace" --dir "$dir" --output-format json "$URL41"
+	nl --replay "$trace" --replay-speed "$speed" --dir "$dir" --output-format json "$URL41"
 	capture_stop || return
 	check_eq "$name: exit 0" 0 "$RC"
 	json_ok "$OUT" || { t_fail "$name: JSON" "$(head -c 300 "$ERR")"; return; }
@@ -143,6 +144,9 @@ if capture_start "tcp port $NFS_PORT"; then
 fi
 if [[ -s $TMP/own.pcap ]]; then
 	replay_state "nfsload --open-files --mix" "$TMP/own.pcap" "$NFS_PORT" ""
+	# As fast as it goes: only the order of each open's own operations (the slot's
+	# previous one done first) keeps a LOCK after its OPEN, a CLOSE after its LOCKU.
+	replay_state "nfsload --open-files --mix, max" "$TMP/own.pcap" "$NFS_PORT" "" max
 fi
 
 t_summary
