@@ -117,6 +117,25 @@ check_eq "share: after both, the third run holds all 6 (nothing left held)" 6 \
 	"$(jqv .state.held_opens)"
 check_eq "share: after both, no denial" 0 "$(jqv .ops.open.denied)"
 
+# ---- the lease: a SEQUENCE of its own on a connection idle for a third of it ----
+# The server's lease is GANESHA_LEASE (10 s; the client asks it at set-up: GETATTR
+# lease_time): 8 connections share 1 request a second, each idle about 8 s between its
+# own, more than a third of the lease each time. Their held opens outlive the run: the
+# teardown's CLOSEs all succeed.
+if capture_start "tcp port $NFS_PORT"; then
+	nl --dir ls -c 8 --open-files 2 --rw randread --size 64k --bs 4k --rate 1 --runtime 10s \
+		--output-format json "$URL4"
+	capture_stop
+	check_eq "lease: an idle run with held files: exit 0" 0 "$RC"
+	check_ge "lease: SEQUENCE alone on idle connections (a third of the lease)" 1 \
+		"$(tsh -Y "rpc.msgtyp == 0" -T fields -e nfs.opcode | awk '$1 == "53" { k++ } END { print k + 0 }')"
+	check_eq "lease: held opens kept (no state lost)" 0 "$(jqv .state.state_lost)"
+	check_eq "lease: teardown's CLOSEs all succeed (the opens outlived the idle run)" 0 \
+		"$(tsh -Y "rpc.msgtyp == 1 && nfs.opcode == 4" -T fields -e nfs.nfsstat4 |
+			awk -F, '{ for (i = 1; i <= NF; i++) k += $i != 0 } END { print k + 0 }')"
+	capture_explain
+fi
+
 # ---- 10,000 held opens over 1,000 connections in one process ----
 nl --dir big -c 1000 --threads 2 --open-files 10 --mix open=1,close=1 --runtime 2s --keep \
 	--output-format json "$URL4"
