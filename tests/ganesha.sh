@@ -20,6 +20,9 @@
 # GANESHA_EXPORT=DIR exports DIR instead of STATEDIR/export (two servers on one tree: one
 # namespace through two nodes); kept for restarts of the same STATEDIR.
 # GANESHA_MINOR_VERSIONS="0, 1" sets Minor_Versions (default "0, 1, 2": NFSv4.2 granted).
+# GANESHA_GRACE=N: a grace period of N seconds at each (re)start and leases of
+# GANESHA_LEASE (default N) seconds (default: Graceless, leases of ganesha's 60 s).
+# Kept for restarts of the same STATEDIR only when set for them too.
 # GANESHA_MAX_CONNECTIONS=N sets RPC_Max_Connections (default 4096; ganesha allows up to 10000).
 # GANESHA_KRB5=KRB5DIR (the STATEDIR/krb5 of a running tests/kdc.sh) serves Kerberos
 # instead: /export takes only krb5, krb5i and krb5p, and a second export, STATEDIR/export-p
@@ -145,6 +148,11 @@ EOF
 write_conf() {
 	local nfs_port=$1 mnt_port=$2 fsal=${GANESHA_FSAL:-VFS} idmap=
 	[[ -z $KRB5DIR ]] || idmap=$'\n\t'"IdmapConf = \"$STATE/idmapd.conf\";"
+	# GANESHA_GRACE=N: a grace period of N seconds after a (re)start, leases of
+	# GANESHA_LEASE seconds (default N): a restart test's wait. Default: graceless.
+	local grace="Graceless = true;"
+	[[ -z ${GANESHA_GRACE:-} ]] ||
+		grace="Graceless = false; Grace_Period = $GANESHA_GRACE; Lease_Lifetime = ${GANESHA_LEASE:-$GANESHA_GRACE};"
 	cat >"$STATE/ganesha.conf" <<EOF
 NFS_CORE_PARAM {
 	Bind_Addr = 127.0.0.1;
@@ -159,7 +167,7 @@ NFS_CORE_PARAM {
 	RPC_Max_Connections = ${GANESHA_MAX_CONNECTIONS:-4096};
 }
 NFSv4 {
-	Graceless = true;
+	$grace
 	# 4.2 as Linux mounts it; GANESHA_MINOR_VERSIONS="0, 1": a server without it.
 	Minor_Versions = ${GANESHA_MINOR_VERSIONS:-0, 1, 2};
 	# NFSv4.1 sessions: requests one session carries at once (default 64, at most 1024).

@@ -427,6 +427,52 @@ static void chk_open_read_close(XDR *d)
 	E_STATEID(d, &stateid2);
 }
 
+/* Held files: OPEN with share access READ, deny WRITE; OPEN_DOWNGRADE; DELEGRETURN;
+ * GETATTR of lease_time. */
+static bool enc_held(XDR *x)
+{
+	struct nfs4_enc e;
+
+	return nfs4_enc_begin(&e, x, "held", 1) && nfs4_enc_putfh(&e, &fh37) &&
+	       nfs4_enc_open_share(&e, 0, CLIENTID, "held-3", 6, "held.000003.000001", true,
+				   0644, 1, 2) &&
+	       nfs4_enc_open_downgrade(&e, &stateid2, 1, 0) &&
+	       nfs4_enc_delegreturn(&e, &stateid) && nfs4_enc_getattr_lease(&e) &&
+	       nfs4_enc_end(&e);
+}
+
+static void chk_held(XDR *d)
+{
+	E_HEAD(d, "held", 5);
+	E32(d, "op", OP4_PUTFH);
+	E_OPAQUE(d, "object", fh37.data, fh37.len);
+	E32(d, "op", OP4_OPEN);
+	E32(d, "seqid", 0);
+	E32(d, "share_access (READ | WANT_NO_DELEG)", 0x0401);
+	E32(d, "share_deny (WRITE)", 2);
+	E64(d, "owner.clientid", CLIENTID);
+	E_OPAQUE(d, "owner.owner", "held-3", 6);
+	E32(d, "opentype (OPEN4_CREATE)", 1);
+	E32(d, "createmode (UNCHECKED4)", 0);
+	E32(d, "createattrs bitmap words", 2);
+	E32(d, "createattrs bitmap[0]", 0);
+	E32(d, "createattrs bitmap[1] (mode)", 2);
+	E32(d, "attrlist length", 4);
+	E32(d, "mode", 0644);
+	E32(d, "claim (CLAIM_NULL)", 0);
+	E_STR(d, "file", "held.000003.000001");
+	E32(d, "op", OP4_OPEN_DOWNGRADE);
+	E_STATEID(d, &stateid2);
+	E32(d, "seqid", 0);
+	E32(d, "share_access (READ)", 1);
+	E32(d, "share_deny (NONE)", 0);
+	E32(d, "op", OP4_DELEGRETURN);
+	E_STATEID(d, &stateid);
+	E32(d, "op", OP4_GETATTR);
+	E32(d, "attr_request words", 1);
+	E32(d, "attr_request[0] (lease_time)", 1u << 10);
+}
+
 static bool enc_namespace(XDR *x)
 {
 	struct nfs4_enc e;
@@ -523,6 +569,7 @@ static const struct enc_case enc_cases[] = {
 	{ "SEQUENCE PUTFH WRITE", enc_write, chk_write },
 	{ "OPEN create", enc_open_create, chk_open_create },
 	{ "OPEN READ COMMIT CLOSE", enc_open_read_close, chk_open_read_close },
+	{ "OPEN share, OPEN_DOWNGRADE, DELEGRETURN, lease_time", enc_held, chk_held },
 	{ "REMOVE CREATE RENAME", enc_namespace, chk_namespace },
 	{ "READDIR", enc_readdir, chk_readdir },
 	{ "SETATTR", enc_setattr_all, chk_setattr_all },

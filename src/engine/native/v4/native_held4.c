@@ -32,12 +32,17 @@ int nat_held_new(struct engine_conn *c)
 {
 	uint32_t n = c->cfg->open_files + c->cfg->open_slots;
 
-	if (!c->proto->sessions || n == 0)
+	if (!c->proto->sessions)
+		return 0;
+	/* Set-up's OPENs waiting out a grace period: the data files' too. */
+	c->grace_q = calloc((size_t)n + c->nfiles + 1, sizeof(*c->grace_q));
+	if (!c->grace_q)
+		return -ENOMEM;
+	if (n == 0)
 		return 0;
 	c->held = calloc(n, sizeof(*c->held));
 	c->hx = calloc(n, sizeof(*c->hx));
-	c->grace_q = calloc((size_t)n + c->nfiles, sizeof(*c->grace_q));
-	if (!c->held || !c->hx || !c->grace_q)
+	if (!c->held || !c->hx)
 		return -ENOMEM;
 	c->nheld = n;
 	return 0;

@@ -24,7 +24,8 @@ static inline bool nat_held_req(const struct engine_req *req)
 			     req->op == OP_OPEN_DOWNGRADE);
 }
 
-/* Makes c's held slots (engine_params.open_files + open_slots): 0 or -ENOMEM. */
+/* Makes c's held slots (engine_params.open_files + open_slots) and its set-up's grace
+ * queue (NFSv4.1: the data files' OPENs too): 0 or -ENOMEM. */
 int nat_held_new(struct engine_conn *c);
 void nat_held_free(struct engine_conn *c);
 /* The connection is dropped: every open is gone with it (those that were open are
