@@ -4,7 +4,10 @@
  * RFC 8881 18.10-18.12 and 18.38 (RFC 5662's XDR), and a failure (no overrun)
  * in every buffer too small. Decoders: results built here word by word (a
  * lock stateid; LOCK4denied with its owner), decoded whole, and from every
- * truncation (-EBADMSG).
+ * truncation (-EBADMSG). native_lock4: the COMPOUND a worker's request makes (a
+ * lock-owner's first LOCK with open_to_lock_owner4, the next with the lock stateid it
+ * got), what a reply's status gives (DENIED an answer, not "try later"; lost state
+ * dropped and counted; GRACE counted), and teardown's release.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "engine/native/codec/nfs4lk.h"
 #include "engine/native/rpc/xdrx.h"
+#include "engine/native/v4/native_lock4.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define WIRE_WORDS 256
@@ -258,12 +264,187 @@ static void test_decoders(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* ---- native_lock4 on a connection of two files, its session's client 0x99 ---- */
+
+static struct nat_engine eng;
+static struct nat_session sess;
+static struct nat_file files[2];
+
+static void conn_init(struct engine_conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	memset(&eng, 0, sizeof(eng));
+	memset(&sess, 0, sizeof(sess));
+	memset(files, 0, sizeof(files));
+	sess.clientid = 0x99;
+	files[0].fh = (struct nfs_fh){ .len = 4, .data = { 1, 2, 3, 4 } };
+	files[0].sid = sid_a;
+	files[0].open = true;
+	files[1].fh = (struct nfs_fh){ .len = 4, .data = { 5, 6, 7, 8 } };
+	files[1].sid = sid_b;
+	files[1].open = true;
+	c->eng = &eng;
+	c->sess = &sess;
+	c->id = 7;
+	c->files = files;
+	c->nfiles = 2;
+}
+
+/* nat_lock4_enc's words for req after the COMPOUND header, their number in *n. */
+static uint32_t lk_words[64];
+
+static size_t lk_enc(struct engine_conn *c, const struct engine_req *req, bool *first)
+{
+	struct nfs4_enc e;
+	size_t n;
+	XDR x;
+
+	memset(wire, 0xee, sizeof(wire));
+	xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
+	if (!nfs4_enc_begin(&e, &x, "", 1) || !nat_lock4_enc(c, &e, req, first) ||
+	    !nfs4_enc_end(&e))
+		return 0;
+	n = (xdr_getpos(&x) - 12) / 4;
+	for (size_t i = 0; i < n && i < N(lk_words); i++)
+		lk_words[i] = xdrx_be32((uint8_t *)wire + 12 + 4 * i);
+	return n;
+}
+
+static void words_are(int line, const char *what, const uint32_t *got, size_t ngot,
+		      const uint32_t *want, size_t nwant)
+{
+	if (ngot != nwant) {
+		print_error("line %d: %s: %zu words, want %zu\n", line, what, ngot, nwant);
+		bad++;
+	}
+	for (size_t i = 0; i < nwant && i < ngot; i++)
+		if (got[i] != want[i]) {
+			print_error("line %d: %s: word %zu: got 0x%08x, want 0x%08x\n", line, what,
+				    i, got[i], want[i]);
+			bad++;
+		}
+}
+#define WORDS_ARE(what, got, ngot, ...) do { \
+	const uint32_t want_[] = { __VA_ARGS__ }; \
+	words_are(__LINE__, what, got, ngot, want_, N(want_)); \
+} while (0)
+
+#define PUTFH0 22, 4, 0x01020304
+#define SID_A0 0, 0xa0a1a2a3, 0xa4a5a6a7, 0xa8a9aaab	/* sid_a at seqid 0: current */
+
+/* nat_lock4_dec over words (PUTFH's result first), with the COMPOUND's status. */
+#define LK_DEC(c, req, cst, ...) ({ \
+	static const uint32_t w_[] = { __VA_ARGS__ }; \
+	nat_lock4_dec(c, req, dec_of(w_, N(w_), sizeof(w_)), cst); \
+})
+
+static void test_native(void **state)
+{
+	struct engine_req lock = { .op = OP_LOCK, .file = 0, .offset = 8192, .range = 4096,
+				   .what = ENGINE_LOCK_WRITE };
+	struct engine_req locku = lock, lockt = lock;
+	char owner[48];
+	struct engine_conn c;
+	uint32_t olen;
+	bool first;
+	size_t n;
+
+	(void)state;
+	bad = 0;
+	locku.op = OP_UNLOCK;
+	lockt.op = OP_LOCKT;
+	lockt.what = ENGINE_LOCK_READ;
+	conn_init(&c);
+	olen = (uint32_t)snprintf(owner, sizeof(owner), "nfsload-lk-%ld-7", (long)getpid());
+
+	/* The lock-owner's first LOCK on file 0: open_to_lock_owner4 with the open stateid
+	 * (seqid 0) and the connection's lock-owner under the session's client. */
+	n = lk_enc(&c, &lock, &first);
+	CHECK("first LOCK: first", first, true);
+	WORDS_ARE("first LOCK", lk_words, n < 20 ? n : 20, PUTFH0, 12, 2, 0, U64(8192), U64(4096),
+		  1, 0, SID_A0, 0, U64(0x99), olen);
+	CHECK("first LOCK: the owner's name", n > 20 && !memcmp((uint8_t *)wire + 12 + 20 * 4,
+							      owner, olen), true);
+	CHECK("first LOCK: its length", n, 20 + (olen + 3) / 4);
+	/* Granted: the lock stateid kept, under client 0x99 */
+	CHECK("LOCK granted", LK_DEC(&c, &lock, 0, 22, 0, 12, 0, 6, 0x0b0b0b0b, 0x0c0c0c0c,
+				     0x0d0d0d0d), 0);
+	CHECK("LOCK granted: lock state", files[0].lock_ok, true);
+	CHECK("LOCK granted: its seqid", files[0].lock_sid.seqid, 6);
+	CHECK("LOCK granted: its client", files[0].lock_client, 0x99);
+	/* The next LOCK names the lock stateid (seqid 0), exist_lock_owner4. */
+	lock.offset = 16384;
+	n = lk_enc(&c, &lock, &first);
+	CHECK("next LOCK: not first", first, false);
+	WORDS_ARE("next LOCK", lk_words, n, PUTFH0, 12, 2, 0, U64(16384), U64(4096), 0,
+		  0, 0x0b0b0b0b, 0x0c0c0c0c, 0x0d0d0d0d, 0);
+	/* LOCKU with it; LOCKT with the lock-owner, READ_LT */
+	n = lk_enc(&c, &locku, &first);
+	WORDS_ARE("LOCKU", lk_words, n, PUTFH0, 14, 2, 0, 0, 0x0b0b0b0b, 0x0c0c0c0c, 0x0d0d0d0d,
+		  U64(8192), U64(4096));
+	n = lk_enc(&c, &lockt, &first);
+	WORDS_ARE("LOCKT", lk_words, n < 12 ? n : 12, PUTFH0, 13, 1, U64(8192), U64(4096),
+		  U64(0x99), olen);
+
+	/* DENIED: an answer, never -EAGAIN (which would send it again); state kept */
+	CHECK("LOCK denied", LK_DEC(&c, &lock, 10010, 22, 0, 12, 10010, U64(16384), U64(4096), 2,
+				    U64(0x42), 1, 0x78000000), -ENGINE_DENIED);
+	CHECK("LOCK denied: lock state kept", files[0].lock_ok, true);
+	CHECK("LOCKT denied", LK_DEC(&c, &lockt, 10010, 22, 0, 13, 10010, U64(8192), U64(4096), 2,
+				     U64(0x42), 1, 0x78000000), -ENGINE_DENIED);
+	CHECK("LOCKT granted", LK_DEC(&c, &lockt, 0, 22, 0, 13, 0), 0);
+	CHECK("nothing lost yet", eng.lock_state_lost, 0);
+	/* GRACE: try again later (-EAGAIN), counted */
+	CHECK("LOCK in grace", LK_DEC(&c, &lock, 10013, 22, 0, 12, 10013), -EAGAIN);
+	CHECK("LOCK in grace: counted", eng.lock_grace_waits, 1);
+	/* Lost state: LOCKU BAD_STATEID drops the file's lock state, counted once */
+	CHECK("LOCKU bad stateid", LK_DEC(&c, &locku, 10025, 22, 0, 14, 10025), -EBADF);
+	CHECK("bad stateid: lock state dropped", files[0].lock_ok, false);
+	CHECK("bad stateid: counted", eng.lock_state_lost, 1);
+	CHECK("LOCKU admin revoked again", LK_DEC(&c, &locku, 10047, 22, 0, 14, 10047), -EBADF);
+	CHECK("nothing more to lose: counted once", eng.lock_state_lost, 1);
+	/* ... so the next LOCK is a new first */
+	n = lk_enc(&c, &lock, &first);
+	CHECK("LOCK after the loss: first again", first, true);
+	/* LOCKT's lost-state answers drop nothing (it names no stateid) */
+	CHECK("LOCK granted again", LK_DEC(&c, &lock, 0, 22, 0, 12, 0, 1, 1, 2, 3), 0);
+	CHECK("LOCKT expired", LK_DEC(&c, &lockt, 10011, 22, 0, 13, 10011), -ECONNRESET);
+	CHECK("LOCKT expired: lock state kept", files[0].lock_ok, true);
+	/* PUTFH failing: its status */
+	CHECK("PUTFH stale", LK_DEC(&c, &lock, 70, 22, 70), -ESTALE);
+	/* A reply cut short: -EBADMSG */
+	CHECK("LOCK granted, no stateid", LK_DEC(&c, &lock, 0, 22, 0, 12, 0), -EBADMSG);
+
+	/* Teardown: file 0's locks released (LOCKU 0..all ones, FREE_STATEID) before its
+	 * CLOSE; file 1 has no lock state: nothing. */
+	{
+		struct nfs4_enc e;
+		XDR x;
+
+		xdrmem_create(&x, (char *)wire, sizeof(wire), XDR_ENCODE);
+		CHECK("release: begin", nfs4_enc_begin(&e, &x, "", 1), true);
+		CHECK("release file 1", nat_lock4_enc_release(&c, &e, &files[1]), true);
+		CHECK("release file 1: nothing", e.count, 0);
+		CHECK("release file 0", nat_lock4_enc_release(&c, &e, &files[0]), true);
+		CHECK("release file 0: LOCKU and FREE_STATEID", e.count, 2);
+		n = (xdr_getpos(&x) - 12) / 4;
+		for (size_t i = 0; i < n && i < N(lk_words); i++)
+			lk_words[i] = xdrx_be32((uint8_t *)wire + 12 + 4 * i);
+		WORDS_ARE("release", lk_words, n, 14, 2, 0, 0, 1, 2, 3, U64(0), 0xffffffff,
+			  0xffffffff, 45, 0, 1, 2, 3);
+		CHECK("released: no lock state", files[0].lock_ok, false);
+	}
+	nat_lock4_free(&c);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encoders),
 		cmocka_unit_test(test_encoder_refusals),
 		cmocka_unit_test(test_decoders),
+		cmocka_unit_test(test_native),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,11 +111,19 @@ static void up_send_held(struct engine_conn *c)
 	}
 }
 
+/* Set-up ended: NFSv3's learning; NFSv4's locks held, LOCKed again under a new client. */
+static void up_setup_end(struct engine_conn *c, bool ok)
+{
+	nat_known_done(c, ok);
+	if (ok && c->sess)
+		nat_lock4_setup(c);
+}
+
 static const struct nat_up life_up = {
 	.connected = up_connected,
 	.secured = up_secured,
 	.down = up_down,
-	.setup_end = nat_known_done,
+	.setup_end = up_setup_end,
 	.bind = nat_v4_bind,
 	.send_waiting = up_send_waiting,
 	.send_held = up_send_held,

@@ -105,6 +105,8 @@ static uint32_t lock_type(uint32_t what)
 static void held_add(struct nat_locks *l, uint32_t file, uint32_t type, uint64_t offset,
 		     uint64_t length)
 {
+	if (!l)
+		return;
 	for (unsigned i = 0; i < l->nheld; i++) {
 		struct nat_held_lock *h = &l->held[i];
 
@@ -126,6 +128,8 @@ static void held_remove(struct nat_locks *l, unsigned i)
 
 static void held_unlock(struct nat_locks *l, uint32_t file, uint64_t offset, uint64_t length)
 {
+	if (!l)
+		return;
 	for (unsigned i = 0; i < l->nheld; i++) {
 		const struct nat_held_lock *h = &l->held[i];
 
@@ -208,15 +212,47 @@ static bool enc_lock(struct engine_conn *c, struct nfs4_enc *e, struct nat_file 
 	return nfs4_enc_lock_exist(e, type, false, offset, length, &sid);
 }
 
-int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
+bool nat_lock4_enc(struct engine_conn *c, struct nfs4_enc *e, const struct engine_req *req,
+		   bool *first)
 {
 	struct nat_locks *l = locks_of(c);
 	struct nat_file *f = lk_file(c, lk_index(req));
 	uint32_t type = lock_type(req->what);
 	struct nfs4_stateid sid;
+
+	*first = false;
+	if (!l || req->file >= (req->held ? c->nheld : c->nfiles))
+		return false;
+	switch (req->op) {
+	case OP_LOCK:
+		*first = !f->lock_ok;
+		return enc_lock(c, e, f, type, req->offset, req->range, *first);
+	case OP_UNLOCK:
+		/*
+		 * Without lock state (the server lost it: counted then) it goes with the
+		 * stateid the file had, and the server says what it knows of it.
+		 */
+		sid = current(&f->lock_sid);
+		return nfs4_enc_putfh(e, &f->fh) &&
+		       nfs4_enc_locku(e, type, &sid, req->offset, req->range);
+	case OP_LOCKT: {
+		struct nfs4_lock_owner owner = { c->sess->clientid, l->owner, l->owner_len };
+
+		return nfs4_enc_putfh(e, &f->fh) &&
+		       nfs4_enc_lockt(e, type, req->offset, req->range, &owner);
+	}
+	default:
+		return false;
+	}
+}
+
+int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
+{
+	struct nat_locks *l = locks_of(c);
+	struct nat_file *f = lk_file(c, lk_index(req));
 	struct nat_call *call;
 	struct nfs4_enc e;
-	bool ok, first = false;
+	bool ok, first;
 	XDR x;
 
 	if (!l)
@@ -230,29 +266,7 @@ int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
 	call = nat_v4_begin(c, &x, &e, NK_REQ, &lock_handler);
 	if (!call)
 		return -EBUSY;
-	switch (req->op) {
-	case OP_LOCK:
-		first = !f->lock_ok;
-		ok = enc_lock(c, &e, f, type, req->offset, req->range, first);
-		break;
-	case OP_UNLOCK:
-		/*
-		 * Without lock state (the server lost it: counted then) it goes with the
-		 * stateid the file had, and the server says what it knows of it.
-		 */
-		sid = current(&f->lock_sid);
-		ok = nfs4_enc_putfh(&e, &f->fh) &&
-		     nfs4_enc_locku(&e, type, &sid, req->offset, req->range);
-		break;
-	default: {	/* OP_LOCKT */
-		struct nfs4_lock_owner owner = { c->sess->clientid, l->owner, l->owner_len };
-
-		ok = nfs4_enc_putfh(&e, &f->fh) &&
-		     nfs4_enc_lockt(&e, type, req->offset, req->range, &owner);
-		break;
-	}
-	}
-	if (!ok || !nfs4_enc_end(&e)) {
+	if (!nat_lock4_enc(c, &e, req, &first) || !nfs4_enc_end(&e)) {
 		xdr_destroy(&x);
 		nat_v4_slot_unsent(c, call);
 		nat_call_free(c, call);
@@ -268,8 +282,7 @@ int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
 	return ok ? 0 : -EIO;
 }
 
-/* The results after SEQUENCE of a worker's request: its status for done(). */
-static int lock_result(struct engine_conn *c, struct engine_req *req, XDR *x, uint32_t cstatus)
+int nat_lock4_dec(struct engine_conn *c, const struct engine_req *req, XDR *x, uint32_t cstatus)
 {
 	enum nfs4_opnum op = req->op == OP_LOCK ? OP4_LOCK : req->op == OP_UNLOCK ? OP4_LOCKU :
 			     OP4_LOCKT;
@@ -326,7 +339,7 @@ static void lock_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int
 	if (c->state == NS_DOWN)
 		return;
 	if (status == 0)
-		status = lock_result(c, req, x, cstatus);
+		status = nat_lock4_dec(c, req, x, cstatus);
 	/* The lock stateid is known (or not) now: requests issued from done() use it. */
 	if (arg & ARG_FIRST)
 		lk_file(c, arg & ~ARG_FIRST)->lock_first = false;

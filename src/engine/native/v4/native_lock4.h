@@ -10,9 +10,12 @@
  * LOCK on a file goes with open_to_lock_owner4 (the file's open stateid); the
  * others with exist_lock_owner4 (the lock stateid it returned). While a first
  * LOCK is in flight the connection's other LOCKs and LOCKUs on that file wait
- * for its answer (a second open_to_lock_owner4 for the same lock-owner and file
- * is refused by RFC 8881 18.10.3's rules: NFS4ERR_BAD_SEQID), then go as
- * exist_lock_owner4, or the first of them as a new first when it got no stateid.
+ * for its answer, then go as exist_lock_owner4 (or the first of them as a new
+ * first when it got no stateid): the lock stateid is made once, by the first,
+ * and named by the others, as RFC 8881 18.10 has it. ganesha 4.3 also takes
+ * several open_to_lock_owner4 at once for one lock-owner and file, but NFSv4.0
+ * servers refuse a second one (RFC 7530 16.10.5: NFS4ERR_BAD_SEQID) and a
+ * client should not lean on a server's leniency.
  *
  * NFS4ERR_DENIED ends a request with -ENGINE_DENIED (an answer, not "try later").
  * BAD_STATEID, EXPIRED, ADMIN_REVOKED, STALE_STATEID on a LOCK or LOCKU count as
@@ -37,6 +40,18 @@ bool nat_lock4_is(const struct engine_req *req);
 /* Sends req now, or holds it behind its file's first LOCK: 0, -EBUSY (no slot
  * free), or -errno. */
 int nat_lock4_send(struct engine_conn *c, struct engine_req *req);
+/* req's PUTFH and LOCK, LOCKU or LOCKT after SEQUENCE (*first: a LOCK with
+ * open_to_lock_owner4, the file having no lock stateid yet): false when it does not fit,
+ * or req is none of them. */
+bool nat_lock4_enc(struct engine_conn *c, struct nfs4_enc *e, const struct engine_req *req,
+		   bool *first);
+/*
+ * The results after SEQUENCE of req's COMPOUND (cstatus the COMPOUND's status): done()'s
+ * status. Granted: the lock stateid kept, the lock remembered; unlocked: forgotten;
+ * NFS4ERR_DENIED: -ENGINE_DENIED; lost state: the file's lock state dropped, counted;
+ * others: nfs4_errno's.
+ */
+int nat_lock4_dec(struct engine_conn *c, const struct engine_req *req, XDR *x, uint32_t cstatus);
 /* Set-up opened c's files: lock state of an older client is dropped, and the
  * locks c held are LOCKed again under the new one. */
 void nat_lock4_setup(struct engine_conn *c);

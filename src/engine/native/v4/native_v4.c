@@ -195,11 +195,21 @@ static bool send_exchange_id(struct engine_conn *c)
 
 	memcpy(verifier, &boot, sizeof(verifier));
 	c->sess->minor = minor_ask(c);
-	c->sess->owner_len = (uint32_t)snprintf((char *)c->sess->owner_name, sizeof(c->sess->owner_name),
-					  "nfsload-%ld-%u-%llx", (long)getpid(), c->id,
-					  (unsigned long long)boot);
-	if (c->sess->owner_len >= sizeof(c->sess->owner_name))
-		c->sess->owner_len = sizeof(c->sess->owner_name) - 1;
+	/*
+	 * The client owner is made once and kept when the session is made again: with a new
+	 * verifier the server takes it for the same client restarted and drops the earlier
+	 * incarnation's state (RFC 8881 18.35.5) once the new one is confirmed. A new owner
+	 * would leave that state, its locks, held until its lease ends, and the locks made
+	 * again (native_lock4.c) denied by our own earlier client.
+	 */
+	if (!c->sess->owner_len) {
+		c->sess->owner_len = (uint32_t)snprintf((char *)c->sess->owner_name,
+							sizeof(c->sess->owner_name),
+							"nfsload-%ld-%u-%llx", (long)getpid(), c->id,
+							(unsigned long long)boot);
+		if (c->sess->owner_len >= sizeof(c->sess->owner_name))
+			c->sess->owner_len = sizeof(c->sess->owner_name) - 1;
+	}
 	call = begin_plain(c, &x, &e, NK_EXCHANGE_ID, &v4_handler);
 	if (!call)
 		return false;
@@ -382,7 +392,6 @@ static bool open_held(struct engine_conn *c)
 	}
 	if (c->pending == 0 && c->ngrace == 0 && nat_held_next(c) >= c->nheld) {
 		nat_held_setup_end(c);
-		nat_lock4_setup(c);	/* the locks held, LOCKed again */
 		nat_setup_done(c, true);
 	}
 	return true;
