@@ -32,7 +32,7 @@ t_start_server || exit 1
 running() {
 	local i
 	for ((i = 0; i < 1200; i++)); do
-		tr '\r' '\n' <"$1" | grep -q '^\[ *[0-9.]*s\] run' && return 0
+		[[ -f $1 ]] && tr '\r' '\n' <"$1" | grep -q '^\[ *[0-9.]*s\] run' && return 0
 		sleep 0.1
 	done
 	t_fail "running: $1" "no measured interval in 120 s"
@@ -82,7 +82,10 @@ fi
 
 # ---- share reservations: a second client meets the first's ----
 # The first run holds its held files with deny both (its mix leaves them open); the
-# second, on the same files, is denied: set-up's OPENs (its held files stay closed: state.held_opens) and the mix's.
+# second, on the same files, is denied: set-up's OPENs (its held files stay closed:
+# state.held_opens) and the mix's. As soon as both have ended (within the server's
+# 10 s lease of the first's end: an open it left would still be held), a third client
+# opens every file with deny both.
 if capture_start "tcp port $NFS_PORT"; then
 	timeout -k 5 120 "$NFSLOAD" --live --dir sd -c 2 --open-files 3 --share-deny both \
 		--mix getattr=1 --runtime 8s --output-format json "$URL4" >"$TMP/first.json" \
@@ -91,9 +94,14 @@ if capture_start "tcp port $NFS_PORT"; then
 	running "$TMP/first.err"
 	nl --dir sd -c 2 --open-files 3 --mix open=1,close=1 --runtime 1s --output-format json \
 		"$URL4"
+	cp "$OUT" "$TMP/second.json"
 	wait "$first"
 	first_rc=$?
 	capture_stop
+	nl --dir sd -c 2 --open-files 3 --share-deny both --mix open=1,close=1 --runtime 1s \
+		--output-format json "$URL4"
+	cp "$OUT" "$TMP/third.json"
+	OUT=$TMP/second.json
 	check_eq "share: the first run (deny both): exit 0" 0 "$first_rc"
 	check_eq "share: the first run holds its 6 files" 6 "$(jq -r .state.held_opens "$TMP/first.json")"
 	check_eq "share: the second run: set-up's held OPENs all denied (state.held_opens)" 0 \
@@ -108,14 +116,13 @@ if capture_start "tcp port $NFS_PORT"; then
 	check_eq "share: NFS4ERR_SHARE_DENIED on the wire = the report's denied + set-up's (6)" \
 		"$(($(jqv .ops.open.denied) + 6))" "$denied"
 	capture_explain
+	OUT=$TMP/third.json
+	check_eq "share: after both, a third run (deny both): exit 0" 0 "$RC"
+	check_eq "share: after both, the third run holds all 6 (nothing left held)" 6 \
+		"$(jqv .state.held_opens)"
+	check_eq "share: after both, no denial" 0 "$(jqv .ops.open.denied)"
+	OUT=$TMP/out
 fi
-# Both ended: nothing of theirs is held, a third client opens every file with deny both.
-nl --dir sd -c 2 --open-files 3 --share-deny both --mix open=1,close=1 --runtime 1s \
-	--output-format json "$URL4"
-check_eq "share: after both, a third run (deny both): exit 0" 0 "$RC"
-check_eq "share: after both, the third run holds all 6 (nothing left held)" 6 \
-	"$(jqv .state.held_opens)"
-check_eq "share: after both, no denial" 0 "$(jqv .ops.open.denied)"
 
 # ---- the lease: a SEQUENCE of its own on a connection idle for a third of it ----
 # The server's lease is GANESHA_LEASE (10 s; the client asks it at set-up: GETATTR
