@@ -242,6 +242,11 @@ bool nat_sess_slots_fit(struct engine_conn *c, uint32_t granted)
 	return false;
 }
 
+unsigned nat_sess_nshares(const struct nat_session *s)
+{
+	return s->group->nshares;
+}
+
 unsigned nat_sess_nmembers(const struct nat_session *s)
 {
 	return s->group->nmembers;

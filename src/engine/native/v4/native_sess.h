@@ -21,6 +21,8 @@ bool nat_sess_slots_fit(struct engine_conn *c, uint32_t granted);
 /* Teardown: how many members s's group has; member k if it is on s's session, else NULL. */
 unsigned nat_sess_nmembers(const struct nat_session *s);
 struct engine_conn *nat_sess_member(const struct nat_session *s, unsigned k);
+/* How many threads' shares s's group has in use (a session spanning threads: more than 1). */
+unsigned nat_sess_nshares(const struct nat_session *s);
 /* Teardown: s's client is destroyed, for every share of it. */
 void nat_sess_destroyed(struct nat_session *s);
 void nat_sess_leave(struct engine_conn *c);

@@ -200,9 +200,11 @@ static bool send_exchange_id(struct engine_conn *c)
 	 * verifier the server takes it for the same client restarted and drops the earlier
 	 * incarnation's state (RFC 8881 18.35.5) once the new one is confirmed. A new owner
 	 * would leave that state, its locks, held until its lease ends, and the locks made
-	 * again (native_lock4.c) denied by our own earlier client.
+	 * again (native_lock4.c) denied by our own earlier client. A session spanning threads
+	 * is made again by each thread's share on its own: one owner for them all would have
+	 * each share's new verifier drop the others' client, so there each is a new owner.
 	 */
-	if (!c->sess->owner_len) {
+	if (!c->sess->owner_len || nat_sess_nshares(c->sess) > 1) {
 		c->sess->owner_len = (uint32_t)snprintf((char *)c->sess->owner_name,
 							sizeof(c->sess->owner_name),
 							"nfsload-%ld-%u-%llx", (long)getpid(), c->id,
