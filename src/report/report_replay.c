@@ -58,7 +58,7 @@ void report_text_replay(FILE *out, const struct report *r)
 	fprintf(out, "  statuses: %" PRIu64 " new errors (succeeded in the trace), %" PRIu64
 		" failed in both (not errors), %" PRIu64 " failed only in the trace\n",
 		rr->new_errors, rr->both_failed, rr->only_trace_failed);
-	fprintf(out, "  %-8s %10s %7s %10s %10s   %10s %7s %10s %10s\n", "op", "trace ops",
+	fprintf(out, "  %-14s %10s %7s %10s %10s   %10s %7s %10s %10s\n", "op", "trace ops",
 		"failed", "p50", "p99", "replay ops", "errors", "p50", "p99");
 	fprintf(out, "  (trace ops: the calls replayed; failed, p50 and p99: of those with a reply)\n");
 	for (int t = 0; t < OP_NTYPES; t++) {
@@ -67,7 +67,7 @@ void report_text_replay(FILE *out, const struct report *r)
 
 		if (!rr->calls_of[t] && !rp->ops && !rp->errors)
 			continue;
-		fprintf(out, "  %-8s %10" PRIu64 " %7" PRIu64 " %10s %10s   %10" PRIu64 " %7" PRIu64
+		fprintf(out, "  %-14s %10" PRIu64 " %7" PRIu64 " %10s %10s   %10" PRIu64 " %7" PRIu64
 			" %10s %10s\n", op_name(t), rr->calls_of[t], tr->errors,
 			units_format_duration(hist_percentile(&tr->lat, 50), p[0], sizeof(p[0])),
 			units_format_duration(hist_percentile(&tr->lat, 99), p[1], sizeof(p[1])),
