@@ -133,8 +133,9 @@ unit: $(UNIT_BINS)
 SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.sh tests/jobs.sh tests/presets.sh tests/verify.sh \
 	tests/native.sh tests/native_faults.sh tests/wire.sh tests/trunk.sh tests/wiretime.sh tests/merge.sh tests/mpi.sh \
 	tests/local.sh tests/servers.sh tests/krb5.sh tests/trace.sh tests/curve.sh tests/replay.sh tests/oplog.sh
-SUITES += tests/judges.sh tests/versions.sh tests/v42.sh tests/nlm.sh
+SUITES += tests/judges.sh tests/versions.sh tests/v42.sh tests/nlm.sh tests/held.sh
 SUITES += tests/locks.sh
+SUITES += tests/replay_state.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
 # so that CI runs both sanitizer passes within its time budget, and the MPI suite (the
 # MPI build is not a sanitizer build; its code is the same as the one tested under them).

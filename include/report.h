@@ -118,7 +118,7 @@ struct server_report {
 void report_servers_flag(struct server_report *s, unsigned n);
 
 /* --replay: the capture beside its replay (replay_run.c fills it). */
-#define REPLAY_REASONS 3
+#define REPLAY_REASONS 4
 struct replay_report {
 	const char *file;		/* the capture */
 	uint64_t calls;			/* v3 calls and v4 COMPOUNDs decoded */
@@ -127,6 +127,9 @@ struct replay_report {
 	const char *reasons[REPLAY_REASONS];
 	unsigned connections;		/* the trace's client connections replayed */
 	uint64_t names, made_before;	/* names the replay uses, made before it */
+	uint64_t state_ops;		/* of ops: OPENs that hold, CLOSE, LOCK ... (replay.h) */
+	unsigned open_slots;		/* most opens a connection holds at once */
+	uint64_t state_left_out;	/* of skipped: state ops on an open never seen */
 	uint64_t trace_span_ns;		/* first to last replayed call, in the trace */
 	uint64_t span_ns;		/* first to last issue, on replay */
 	uint64_t late;			/* issued more than 1 ms after their time */

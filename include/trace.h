@@ -46,7 +46,21 @@ struct trace_op {
 	uint8_t prog;			/* enum trace_prog */
 	uint32_t compound;		/* v4: 1.. the COMPOUND it belongs to; 0 otherwise */
 	int32_t compound_status;	/* v4: the COMPOUND's status (or TRACE_NO_REPLY) */
+	/*
+	 * NFSv4 state (RFC 8881 9, 18): the stateids' `other` (12 bytes) and the lock-owners
+	 * (clientid and owner) interned in struct trace's states and owners (0: none, an
+	 * anonymous or bypass stateid; TRACE_STATE_CURRENT: the current stateid, seqid 1).
+	 * state: CLOSE, OPEN_DOWNGRADE: the open's; LOCK: the open's (new lock-owner) or the
+	 * lock's; LOCKU: the lock's. result_state: OPEN's and LOCK's reply. owner: LOCK's new
+	 * lock-owner, LOCKT's. what: OPEN, OPEN_DOWNGRADE: access | deny << 8 (the WANT bits
+	 * left out); LOCK, LOCKU, LOCKT: the lock type (1 READ_LT .. 4 WRITEW_LT). offset and
+	 * length: the lock's range. stable: LOCK 1 with a new lock-owner.
+	 */
+	uint32_t state, result_state, owner;
+	uint64_t length;
 };
+
+#define TRACE_STATE_CURRENT UINT32_MAX
 
 /* Byte strings interned: the same bytes get the same index (1..n). */
 struct trace_table {
@@ -73,6 +87,7 @@ struct trace {
 	struct trace_op *ops;
 	size_t nops, cap;
 	struct trace_table fhs, names;
+	struct trace_table states, owners;	/* v4 stateids' other, lock-owners */
 	uint32_t conns;
 	uint32_t compounds;
 	uint64_t packets;

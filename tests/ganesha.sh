@@ -20,7 +20,9 @@
 # GANESHA_EXPORT=DIR exports DIR instead of STATEDIR/export (two servers on one tree: one
 # namespace through two nodes); kept for restarts of the same STATEDIR.
 # GANESHA_MINOR_VERSIONS="0, 1" sets Minor_Versions (default "0, 1, 2": NFSv4.2 granted).
-# GANESHA_GRACE=N: a grace period of N seconds at each start instead of none (Graceless).
+# GANESHA_GRACE=N: a grace period of N seconds at each (re)start and leases of
+# GANESHA_LEASE (default N) seconds (default: Graceless, leases of ganesha's 60 s).
+# Kept for restarts of the same STATEDIR only when set for them too.
 # GANESHA_MAX_CONNECTIONS=N sets RPC_Max_Connections (default 4096; ganesha allows up to 10000).
 # GANESHA_NLM=1 serves NFSv3 locks: Enable_NLM with NLM_Port on a third free port (NLM_PORT in
 # STATEDIR/env: clients pass nlmport=), and an rpc.statd of its own (nfs-common; state in
@@ -265,11 +267,11 @@ write_conf() {
 	local nfs_port=$1 mnt_port=$2 fsal=${GANESHA_FSAL:-VFS} idmap= nlm='Enable_NLM = false;'
 	[[ -z $KRB5DIR ]] || idmap=$'\n\t'"IdmapConf = \"$STATE/idmapd.conf\";"
 	[[ -z $NLM ]] || nlm="Enable_NLM = true;"$'\n\t'"NLM_Port = $NLM;"
-	local grace='Graceless = true;'
-	# GANESHA_GRACE=N: a grace period of N s at each start (NLM4_DENIED_GRACE_PERIOD,
-	# NFS4ERR_GRACE), the lease as long (ganesha wants it no longer than the grace).
+	# GANESHA_GRACE=N: a grace period of N seconds after a (re)start, leases of
+	# GANESHA_LEASE seconds (default N): a restart test's wait. Default: graceless.
+	local grace="Graceless = true;"
 	[[ -z ${GANESHA_GRACE:-} ]] ||
-		grace="Graceless = false;"$'\n\t'"Grace_Period = $GANESHA_GRACE;"$'\n\t'"Lease_Lifetime = $GANESHA_GRACE;"
+		grace="Graceless = false; Grace_Period = $GANESHA_GRACE; Lease_Lifetime = ${GANESHA_LEASE:-$GANESHA_GRACE};"
 	cat >"$STATE/ganesha.conf" <<EOF
 NFS_CORE_PARAM {
 	Bind_Addr = 127.0.0.1;

@@ -427,6 +427,52 @@ static void chk_open_read_close(XDR *d)
 	E_STATEID(d, &stateid2);
 }
 
+/* Held files: OPEN with share access READ, deny WRITE; OPEN_DOWNGRADE; DELEGRETURN;
+ * GETATTR of lease_time. */
+static bool enc_held(XDR *x)
+{
+	struct nfs4_enc e;
+
+	return nfs4_enc_begin(&e, x, "held", 1) && nfs4_enc_putfh(&e, &fh37) &&
+	       nfs4_enc_open_share(&e, 0, CLIENTID, "held-3", 6, "held.000003.000001", true,
+				   0644, 1, 2) &&
+	       nfs4_enc_open_downgrade(&e, &stateid2, 1, 0) &&
+	       nfs4_enc_delegreturn(&e, &stateid) && nfs4_enc_getattr_lease(&e) &&
+	       nfs4_enc_end(&e);
+}
+
+static void chk_held(XDR *d)
+{
+	E_HEAD(d, "held", 5);
+	E32(d, "op", OP4_PUTFH);
+	E_OPAQUE(d, "object", fh37.data, fh37.len);
+	E32(d, "op", OP4_OPEN);
+	E32(d, "seqid", 0);
+	E32(d, "share_access (READ | WANT_NO_DELEG)", 0x0401);
+	E32(d, "share_deny (WRITE)", 2);
+	E64(d, "owner.clientid", CLIENTID);
+	E_OPAQUE(d, "owner.owner", "held-3", 6);
+	E32(d, "opentype (OPEN4_CREATE)", 1);
+	E32(d, "createmode (UNCHECKED4)", 0);
+	E32(d, "createattrs bitmap words", 2);
+	E32(d, "createattrs bitmap[0]", 0);
+	E32(d, "createattrs bitmap[1] (mode)", 2);
+	E32(d, "attrlist length", 4);
+	E32(d, "mode", 0644);
+	E32(d, "claim (CLAIM_NULL)", 0);
+	E_STR(d, "file", "held.000003.000001");
+	E32(d, "op", OP4_OPEN_DOWNGRADE);
+	E_STATEID(d, &stateid2);
+	E32(d, "seqid", 0);
+	E32(d, "share_access (READ)", 1);
+	E32(d, "share_deny (NONE)", 0);
+	E32(d, "op", OP4_DELEGRETURN);
+	E_STATEID(d, &stateid);
+	E32(d, "op", OP4_GETATTR);
+	E32(d, "attr_request words", 1);
+	E32(d, "attr_request[0] (lease_time)", 1u << 10);
+}
+
 static bool enc_namespace(XDR *x)
 {
 	struct nfs4_enc e;
@@ -523,6 +569,7 @@ static const struct enc_case enc_cases[] = {
 	{ "SEQUENCE PUTFH WRITE", enc_write, chk_write },
 	{ "OPEN create", enc_open_create, chk_open_create },
 	{ "OPEN READ COMMIT CLOSE", enc_open_read_close, chk_open_read_close },
+	{ "OPEN share, OPEN_DOWNGRADE, DELEGRETURN, lease_time", enc_held, chk_held },
 	{ "REMOVE CREATE RENAME", enc_namespace, chk_namespace },
 	{ "READDIR", enc_readdir, chk_readdir },
 	{ "SETATTR", enc_setattr_all, chk_setattr_all },
@@ -1101,6 +1148,87 @@ static int run_open(XDR *x)
 	return 0;
 }
 
+/* The delegation an OPEN reply carries: its type, and its stateid to return. */
+static int run_open_deleg(XDR *x, uint32_t type, const struct nfs4_stateid *dsid)
+{
+	struct nfs4_stateid sid;
+	struct nfs4_deleg d = { .type = 0xdead };
+	struct nfs_fh fh;
+
+	DEC_HEAD(x, 0, 2, OP4_OPEN, 0);
+	TRY(nfs4_dec_open_deleg(x, &sid, &d));
+	CHECK("stateid.seqid", sid.seqid, stateid.seqid);
+	CHECK_BYTES("stateid.other", sid.other, stateid.other, 12);
+	CHECK("delegation type", d.type, type);
+	CHECK("delegation stateid.seqid", d.sid.seqid, dsid->seqid);
+	CHECK_BYTES("delegation stateid.other", d.sid.other, dsid->other, 12);
+	DEC_OP(x, OP4_GETFH, 0);
+	TRY(nfs4_dec_getfh(x, &fh));
+	CHECK("fh len after OPEN", fh.len, fh37.len);
+	return 0;
+}
+
+static const struct nfs4_stateid no_sid;
+
+static int run_open_deleg_none(XDR *x)
+{
+	return run_open_deleg(x, 0, &no_sid);
+}
+
+static int run_open_deleg_read(XDR *x)
+{
+	return run_open_deleg(x, NFS4_DELEG_READ, &stateid2);
+}
+
+static int run_open_deleg_write(XDR *x)
+{
+	return run_open_deleg(x, NFS4_DELEG_WRITE, &stateid2);
+}
+
+static int run_open_deleg_none_ext(XDR *x)
+{
+	return run_open_deleg(x, 3, &no_sid);
+}
+
+static void bld_open_downgrade(XDR *x)
+{
+	w_head(x, 0, 1);
+	w_op(x, OP4_OPEN_DOWNGRADE, 0);
+	w_stateid(x, &stateid2);
+}
+
+static int run_open_downgrade(XDR *x)
+{
+	struct nfs4_stateid sid;
+
+	DEC_HEAD(x, 0, 1, OP4_OPEN_DOWNGRADE, 0);
+	TRY(nfs4_dec_open_downgrade(x, &sid));
+	CHECK("stateid.seqid", sid.seqid, stateid2.seqid);
+	CHECK_BYTES("stateid.other", sid.other, stateid2.other, 12);
+	return 0;
+}
+
+/* GETATTR of lease_time: bitmap {1 << 10}, 4 bytes, 90 seconds. */
+static void bld_lease_time(XDR *x)
+{
+	w_head(x, 0, 1);
+	w_op(x, OP4_GETATTR, 0);
+	w32(x, 1);
+	w32(x, 1u << 10);
+	w32(x, 4);
+	w32(x, 90);
+}
+
+static int run_lease_time(XDR *x)
+{
+	uint32_t secs = 0;
+
+	DEC_HEAD(x, 0, 1, OP4_GETATTR, 0);
+	TRY(nfs4_dec_lease_time(x, &secs));
+	CHECK("lease_time", secs, 90);
+	return 0;
+}
+
 static void bld_close(XDR *x)
 {
 	w_head(x, 0, 1);
@@ -1344,6 +1472,13 @@ static const struct dec_case dec_cases[] = {
 	{ "OPEN none_ext contention", bld_open_none_ext_contention, run_open },
 	{ "OPEN none_ext resource", bld_open_none_ext_resource, run_open },
 	{ "OPEN none_ext not wanted", bld_open_none_ext_not_wanted, run_open },
+	{ "OPEN delegation none, decoded", bld_open_none, run_open_deleg_none },
+	{ "OPEN read delegation, decoded", bld_open_read, run_open_deleg_read },
+	{ "OPEN write delegation size, decoded", bld_open_write_size, run_open_deleg_write },
+	{ "OPEN write delegation blocks, decoded", bld_open_write_blocks, run_open_deleg_write },
+	{ "OPEN none_ext, decoded", bld_open_none_ext_contention, run_open_deleg_none_ext },
+	{ "OPEN_DOWNGRADE", bld_open_downgrade, run_open_downgrade },
+	{ "GETATTR lease_time", bld_lease_time, run_lease_time },
 	{ "CLOSE", bld_close, run_close },
 	{ "READ", bld_read, run_read },
 	{ "WRITE COMMIT", bld_write_commit, run_write_commit },

@@ -31,7 +31,8 @@ enum {
 
 /* NFSv4 operations (RFC 8881) */
 enum {
-	V4_CLOSE = 4, V4_GETATTR = 9, V4_GETFH = 10, V4_LOOKUP = 15, V4_OPEN = 18,
+	V4_CLOSE = 4, V4_GETATTR = 9, V4_GETFH = 10, V4_LOCK = 12, V4_LOCKT = 13, V4_LOCKU = 14,
+	V4_LOOKUP = 15, V4_OPEN = 18, V4_OPEN_DOWNGRADE = 21,
 	V4_PUTFH = 22, V4_PUTROOTFH = 24, V4_READ = 25, V4_REMOVE = 28, V4_RENAME = 29,
 	V4_SAVEFH = 32, V4_WRITE = 38,
 	V4_EXCHANGE_ID = 42, V4_CREATE_SESSION = 43, V4_SEQUENCE = 53,
@@ -117,6 +118,24 @@ static struct trace_op *v4(struct trace *t, uint32_t conn, uint32_t id, uint16_t
 	if (id > t->compounds)
 		t->compounds = id;
 	return op;
+}
+
+/* A stateid's other (12 bytes) interned as trace_nfs4.c interns it. */
+static uint32_t sid(struct trace *t, const char *s)
+{
+	uint32_t i = trace_intern(&t->states, (const uint8_t *)s, (uint32_t)strlen(s));
+
+	assert_true(i != 0 && i != UINT32_MAX);
+	return i;
+}
+
+/* A lock-owner (clientid, owner) interned as trace_nfs4.c interns it. */
+static uint32_t lkowner(struct trace *t, const char *s)
+{
+	uint32_t i = trace_intern(&t->owners, (const uint8_t *)s, (uint32_t)strlen(s));
+
+	assert_true(i != 0 && i != UINT32_MAX);
+	return i;
 }
 
 static void build(const struct trace *t, uint32_t max_io, struct replay_plan *p)
@@ -488,7 +507,9 @@ static void test_exist_first(void **state)
 	assert_false(p.nodes[3].before);
 	assert_string_equal(p.paths[4], "v4was");
 	assert_true(p.nodes[4].before);
-	assert_int_equal(p.conns[0].ops[3].type, OP_CREATE);
+	/* an OPEN that would have held its open: a held OPEN by name (state), never a CREATE */
+	assert_int_equal(p.conns[0].ops[3].type, OP_OPEN);
+	assert_true(p.conns[0].ops[3].held);
 	assert_int_equal(p.conns[0].ops[3].trace_status, 17);
 	replay_plan_free(&p);
 	trace_free(&t);
@@ -607,10 +628,11 @@ static void test_v4_compounds(void **state)
 	v4(&t, 1, c, V4_GETFH, 1000, 1200, 0)->result_fh = y;
 	c++;
 	v4(&t, 1, c, V4_SEQUENCE, 1300, 1310, 0);	/* SEQUENCE alone: a lease renewal */
-	c++;					/* OPEN of the data file */
+	c++;					/* OPEN of the data file, held */
 	v4(&t, 1, c, V4_SEQUENCE, 2000, 2100, 0);
 	v4(&t, 1, c, V4_PUTROOTFH, 2000, 2100, 0);
-	v4(&t, 1, c, V4_OPEN, 2000, 2100, 0)->name = nm(&t, "dat");
+	op = v4(&t, 1, c, V4_OPEN, 2000, 2100, 0);
+	op->name = nm(&t, "dat"), op->result_state = sid(&t, "open-dat----");
 	v4(&t, 1, c, V4_GETFH, 2000, 2100, 0)->result_fh = dat;
 	c++;
 	v4(&t, 1, c, V4_SEQUENCE, 3000, 3100, 0);
@@ -620,12 +642,13 @@ static void test_v4_compounds(void **state)
 	c++;
 	v4(&t, 1, c, V4_SEQUENCE, 4000, 4100, 0);
 	v4(&t, 1, c, V4_PUTFH, 4000, 4100, 0)->fh = dat;
-	v4(&t, 1, c, V4_CLOSE, 4000, 4100, 0);
+	v4(&t, 1, c, V4_CLOSE, 4000, 4100, 0)->state = sid(&t, "open-dat----");
 	c++;					/* OPEN with create of another name */
 	v4(&t, 1, c, V4_SEQUENCE, 5000, 5100, 0);
 	v4(&t, 1, c, V4_PUTROOTFH, 5000, 5100, 0);
 	op = v4(&t, 1, c, V4_OPEN, 5000, 5100, 0);
 	op->name = nm(&t, "newf"), op->stable = 2;	/* GUARDED */
+	op->result_state = sid(&t, "open-newf---");
 	v4(&t, 1, c, V4_GETFH, 5000, 5100, 0)->result_fh = nf;
 	v4(&t, 1, c, V4_GETATTR, 5000, 5100, 0);
 	c++;
@@ -648,9 +671,10 @@ static void test_v4_compounds(void **state)
 	build(&t, 0, &p);
 
 	assert_int_equal(p.trace_ops, 12);
-	assert_int_equal(p.ops, 6);
-	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 6);
+	assert_int_equal(p.ops, 8);
+	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 4);
 	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 0);
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 0);
 	assert_int_equal(p.npaths, 6);
 	assert_string_equal(p.paths[1], "x");
 	assert_true(p.nodes[1].dir && p.nodes[1].before);
@@ -662,39 +686,255 @@ static void test_v4_compounds(void **state)
 	assert_int_equal(p.nodes[3].file, 0);
 	assert_int_equal(p.nfiles, 1);
 	assert_int_equal(p.file_size[0], 12288);
+	/* made by a held OPEN: made by the replay's (it creates, UNCHECKED) */
 	assert_string_equal(p.paths[4], "newf");
 	assert_false(p.nodes[4].before);
 
 	assert_int_equal(p.nconns, 1);
-	assert_int_equal(p.conns[0].nops, 6);
+	assert_int_equal(p.conns[0].nops, 8);
+	assert_int_equal(p.open_slots, 1);
 	o = p.conns[0].ops;
 	assert_int_equal(o[0].type, OP_LOOKUP);	/* the deepest LOOKUP */
 	assert_string_equal(path_of(&p, 0, 0), "x/y");
 	assert_int_equal(o[0].at_ns, 0);
 	assert_int_equal(o[0].trace_lat_ns, 200);
-	assert_int_equal(o[1].type, OP_READ);
+	assert_false(o[0].held);
+	/* the data file's OPEN held (the trace's own, beside the connection's set-up) */
+	assert_int_equal(o[1].type, OP_OPEN);
+	assert_true(o[1].held);
+	assert_int_equal(o[1].slot, 0);
+	assert_int_equal(o[1].sdep, REPLAY_NO_DEP);
 	assert_string_equal(path_of(&p, 0, 1), "file.000000");
-	assert_int_equal(o[1].at_ns, 2000);
-	assert_int_equal(o[1].offset, 8192);
-	assert_int_equal(o[1].len, 4096);
-	assert_int_equal(o[1].range, 0);
-	assert_int_equal(o[1].dep, REPLAY_NO_DEP);	/* its OPEN is the connection's set-up */
-	assert_int_equal(o[2].type, OP_CREATE);
-	assert_string_equal(path_of(&p, 0, 2), "newf");
-	assert_false(o[2].unchecked);
-	assert_int_equal(o[3].type, OP_GETATTR);
-	assert_string_equal(path_of(&p, 0, 3), "x/y");
-	assert_int_equal(o[3].dep, 0);
-	assert_int_equal(o[4].type, OP_RMDIR);
-	assert_string_equal(path_of(&p, 0, 4), "x");
-	assert_int_equal(o[4].trace_status, 66);
-	assert_int_equal(o[4].at_ns, 6000);
-	assert_int_equal(o[5].type, OP_RENAME);
+	assert_int_equal(o[2].type, OP_READ);
+	assert_false(o[2].held);
+	assert_string_equal(path_of(&p, 0, 2), "file.000000");
+	assert_int_equal(o[2].at_ns, 2000);
+	assert_int_equal(o[2].offset, 8192);
+	assert_int_equal(o[2].len, 4096);
+	assert_int_equal(o[2].range, 0);
+	assert_int_equal(o[2].dep, 1);	/* the OPEN that named it */
+	assert_int_equal(o[3].type, OP_CLOSE);	/* its slot free again ... */
+	assert_int_equal(o[3].slot, 0);
+	assert_int_equal(o[3].sdep, 1);
+	assert_int_equal(o[4].type, OP_OPEN);	/* ... for the next OPEN, after the CLOSE */
+	assert_true(o[4].held);
+	assert_int_equal(o[4].slot, 0);
+	assert_int_equal(o[4].sdep, 3);
+	assert_string_equal(path_of(&p, 0, 4), "newf");
+	assert_int_equal(o[5].type, OP_GETATTR);
 	assert_string_equal(path_of(&p, 0, 5), "x/y");
-	assert_int_equal(o[5].path2, 5);
+	assert_int_equal(o[5].dep, 0);
+	assert_int_equal(o[6].type, OP_RMDIR);
+	assert_string_equal(path_of(&p, 0, 6), "x");
+	assert_int_equal(o[6].trace_status, 66);
+	assert_int_equal(o[6].at_ns, 6000);
+	assert_int_equal(o[7].type, OP_RENAME);
+	assert_string_equal(path_of(&p, 0, 7), "x/y");
+	assert_int_equal(o[7].path2, 5);
 	assert_string_equal(p.paths[5], "z");
 	assert_false(p.nodes[5].before);
 	assert_int_equal(p.span_ns, 7000);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
+/* COMPOUND id on conn at time call (SEQUENCE, then PUTROOTFH or PUTFH f): its state op. */
+static struct trace_op *st4(struct trace *t, uint32_t conn, uint32_t id, uint32_t f,
+			    uint16_t proc, uint64_t call, int32_t status)
+{
+	struct trace_op *op;
+
+	v4(t, conn, id, V4_SEQUENCE, call, call + 50, status);
+	if (f)
+		v4(t, conn, id, V4_PUTFH, call, call + 50, status)->fh = f;
+	else
+		v4(t, conn, id, V4_PUTROOTFH, call, call + 50, status);
+	op = v4(t, conn, id, proc, call, call + 50, status);
+	op->fh = f;
+	return op;
+}
+
+/*
+ * State (replay.h): each traced open on a held slot of its connection, the lowest free;
+ * a lock stateid and a new lock-owner on the slot of the open they came from (LOCKT by
+ * its file's open, or else by its lock-owner); a CLOSE frees the slot for the next OPEN, which
+ * waits for it; the current stateid of a COMPOUND followed; what names an open never
+ * seen (closed, another connection's, before the capture) left out as REPLAY_SKIP_STATE;
+ * an OPEN and its CLOSE in one COMPOUND hold nothing (one OP_OPEN, not held).
+ */
+static void test_state(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	const struct replay_op *o;
+	struct trace_op *op;
+	uint32_t fb, id = 0;
+
+	(void)state;
+	fb = fh(&t, "FB");
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);		/* a: slot 0 */
+	op->name = nm(&t, "a"), op->result_state = sid(&t, "A"), op->what = 3 | 2 << 8;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 2000, 0);		/* b: slot 1 */
+	op->name = nm(&t, "b"), op->result_state = sid(&t, "B"), op->what = 1;
+	v4(&t, 1, id, V4_GETFH, 2000, 2050, 0)->result_fh = fb;
+	op = st4(&t, 1, ++id, 0, V4_LOCK, 3000, 0);		/* new lock-owner from a's open */
+	op->state = sid(&t, "A"), op->stable = 1, op->owner = lkowner(&t, "OW1");
+	op->result_state = sid(&t, "LA"), op->what = 2, op->offset = 4096, op->length = 512;
+	op = st4(&t, 1, ++id, 0, V4_LOCKU, 4000, 0);
+	op->state = sid(&t, "LA"), op->what = 2, op->offset = 4096, op->length = UINT64_MAX;
+	op = st4(&t, 1, ++id, 0, V4_LOCKT, 5000, 10010);	/* by its lock-owner; denied */
+	op->owner = lkowner(&t, "OW1"), op->what = 3;
+	st4(&t, 1, ++id, 0, V4_CLOSE, 6000, 0)->state = sid(&t, "A");	/* frees slot 0 */
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 7000, 0);		/* c: slot 0 again */
+	op->name = nm(&t, "c"), op->result_state = sid(&t, "C");
+	op = st4(&t, 1, ++id, 0, V4_LOCK, 8000, 0);		/* a's lock: a is closed */
+	op->state = sid(&t, "LA");
+	st4(&t, 1, ++id, 0, V4_LOCKU, 8100, 0)->state = sid(&t, "X");	/* never seen */
+	op = st4(&t, 1, ++id, fb, V4_LOCKT, 9000, 0);		/* b's file (an owner never seen) */
+	op->owner = lkowner(&t, "OW9"), op->what = 1;
+	op = st4(&t, 1, ++id, 0, V4_OPEN_DOWNGRADE, 10000, 0);
+	op->state = sid(&t, "B"), op->what = 1;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 11000, 0);		/* d: slot 2, and in the same */
+	op->name = nm(&t, "d"), op->result_state = sid(&t, "D");	/* COMPOUND a LOCK */
+	op = v4(&t, 1, id, V4_LOCK, 11000, 11050, 0);		/* of the current stateid */
+	op->state = TRACE_STATE_CURRENT, op->stable = 1, op->owner = lkowner(&t, "OW2");
+	op->result_state = sid(&t, "LD"), op->what = 4;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 12000, 0);		/* OPEN and CLOSE: nothing held */
+	op->name = nm(&t, "t"), op->result_state = sid(&t, "T");
+	v4(&t, 1, id, V4_CLOSE, 12000, 12050, 0)->state = TRACE_STATE_CURRENT;
+	st4(&t, 2, ++id, 0, V4_CLOSE, 13000, 0)->state = sid(&t, "B");	/* another conn's */
+	build(&t, 0, &p);
+
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 3);
+	assert_int_equal(p.nconns, 1);
+	assert_int_equal(p.open_slots, 3);
+	assert_int_equal(p.conns[0].nops, 12);
+	o = p.conns[0].ops;
+	assert_int_equal(o[0].type, OP_OPEN);
+	assert_true(o[0].held);
+	assert_int_equal(o[0].slot, 0);
+	assert_int_equal(o[0].what, 3 | 2 << 8);
+	assert_string_equal(path_of(&p, 0, 0), "a");
+	assert_int_equal(o[1].type, OP_OPEN);
+	assert_int_equal(o[1].slot, 1);
+	assert_string_equal(path_of(&p, 0, 1), "b");
+	/* the lock from a's open: a's slot, after its OPEN; its range and type */
+	assert_int_equal(o[2].type, OP_LOCK);
+	assert_true(o[2].held);
+	assert_int_equal(o[2].slot, 0);
+	assert_int_equal(o[2].sdep, 0);
+	assert_int_equal(o[2].offset, 4096);
+	assert_int_equal(o[2].length, 512);
+	assert_int_equal(o[2].what, 2);
+	assert_string_equal(path_of(&p, 0, 2), "a");
+	assert_int_equal(o[3].type, OP_UNLOCK);
+	assert_int_equal(o[3].slot, 0);
+	assert_int_equal(o[3].sdep, 2);
+	assert_true(o[3].length == UINT64_MAX);
+	assert_int_equal(o[4].type, OP_LOCKT);	/* READW_LT: a read lock */
+	assert_int_equal(o[4].slot, 0);
+	assert_int_equal(o[4].what, 1);
+	assert_int_equal(o[4].trace_status, 10010);
+	assert_int_equal(o[5].type, OP_CLOSE);
+	assert_int_equal(o[5].slot, 0);
+	assert_int_equal(o[5].sdep, 4);
+	/* the freed slot taken again, after the CLOSE */
+	assert_int_equal(o[6].type, OP_OPEN);
+	assert_int_equal(o[6].slot, 0);
+	assert_int_equal(o[6].sdep, 5);
+	assert_string_equal(path_of(&p, 0, 6), "c");
+	/* LOCKT: the connection's open of its file, b's */
+	assert_int_equal(o[7].type, OP_LOCKT);
+	assert_int_equal(o[7].slot, 1);
+	assert_int_equal(o[7].sdep, 1);
+	assert_int_equal(o[8].type, OP_OPEN_DOWNGRADE);
+	assert_int_equal(o[8].slot, 1);
+	assert_int_equal(o[8].sdep, 7);
+	assert_int_equal(o[8].what, 1);
+	assert_int_equal(o[9].type, OP_OPEN);
+	assert_int_equal(o[9].slot, 2);
+	assert_int_equal(o[10].type, OP_LOCK);	/* the current stateid: d's open */
+	assert_int_equal(o[10].slot, 2);
+	assert_int_equal(o[10].sdep, 9);
+	assert_int_equal(o[10].what, 2);
+	assert_int_equal(o[11].type, OP_OPEN);
+	assert_false(o[11].held);
+	assert_int_equal(o[11].sdep, REPLAY_NO_DEP);
+	assert_string_equal(path_of(&p, 0, 11), "t");
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
+/*
+ * Two connections (clients) open one file, each its own open: a LOCKT of the first,
+ * whose lock-owner never locked, is on its own connection's open of the file even
+ * though the other opened it since (the capture of nfsload's own: one data file).
+ */
+static void test_state_shared_file(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	struct trace_op *op;
+	uint32_t f, id = 0;
+
+	(void)state;
+	f = fh(&t, "F");
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 500, 0);		/* slot 0 of the first */
+	op->name = nm(&t, "other"), op->result_state = sid(&t, "S0");
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);		/* its slot 1, the other's 0 */
+	op->name = nm(&t, "shared"), op->result_state = sid(&t, "S1");
+	v4(&t, 1, id, V4_GETFH, 1000, 1050, 0)->result_fh = f;
+	op = st4(&t, 2, ++id, 0, V4_OPEN, 2000, 0);
+	op->name = nm(&t, "shared"), op->result_state = sid(&t, "S2");
+	v4(&t, 2, id, V4_GETFH, 2000, 2050, 0)->result_fh = f;
+	st4(&t, 1, ++id, f, V4_LOCKT, 3000, 0)->owner = lkowner(&t, "C1");
+	st4(&t, 2, ++id, f, V4_LOCKT, 4000, 0)->owner = lkowner(&t, "C2");
+	st4(&t, 2, ++id, f, V4_CLOSE, 5000, 0)->state = sid(&t, "S2");
+	st4(&t, 2, ++id, f, V4_LOCKT, 6000, 0)->owner = lkowner(&t, "C2");	/* closed */
+	build(&t, 0, &p);
+
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 1);
+	assert_int_equal(p.nconns, 2);
+	assert_int_equal(p.conns[0].nops, 3);
+	assert_int_equal(p.conns[0].ops[2].type, OP_LOCKT);
+	assert_int_equal(p.conns[0].ops[2].slot, 1);
+	assert_int_equal(p.conns[0].ops[2].sdep, 1);
+	assert_int_equal(p.conns[1].nops, 3);
+	assert_int_equal(p.conns[1].ops[1].type, OP_LOCKT);
+	assert_int_equal(p.conns[1].ops[1].slot, 0);
+	assert_int_equal(p.conns[1].ops[1].sdep, 0);
+	assert_int_equal(p.conns[1].ops[2].type, OP_CLOSE);
+	replay_plan_free(&p);
+	trace_free(&t);
+}
+
+/*
+ * A run that holds no state (libnfs, NFSv3, NFSv4.0: replay_plan_build_as, state false):
+ * the state ops as before: an OPEN of a name its OP_OPEN, CLOSE set-up, a LOCK no op.
+ */
+static void test_state_off(void **state)
+{
+	struct trace t = { 0 };
+	struct replay_plan p;
+	struct trace_op *op;
+	uint32_t id = 0;
+	char err[256] = "";
+
+	(void)state;
+	op = st4(&t, 1, ++id, 0, V4_OPEN, 1000, 0);
+	op->name = nm(&t, "a"), op->result_state = sid(&t, "A");
+	op = st4(&t, 1, ++id, 0, V4_LOCK, 2000, 0);
+	op->state = sid(&t, "A"), op->stable = 1, op->owner = lkowner(&t, "OW");
+	st4(&t, 1, ++id, 0, V4_CLOSE, 3000, 0)->state = sid(&t, "A");
+	assert_int_equal(replay_plan_build_as(&t, 0, false, &p, err, sizeof(err)), 0);
+
+	assert_int_equal(p.ops, 1);
+	assert_int_equal(p.open_slots, 0);
+	assert_int_equal(p.conns[0].ops[0].type, OP_OPEN);
+	assert_false(p.conns[0].ops[0].held);
+	assert_int_equal(p.skipped[REPLAY_SKIP_NO_OP], 1);
+	assert_int_equal(p.skipped[REPLAY_SKIP_SETUP], 1);
+	assert_int_equal(p.skipped[REPLAY_SKIP_STATE], 0);
 	replay_plan_free(&p);
 	trace_free(&t);
 }
@@ -1056,6 +1296,9 @@ int main(void)
 		cmocka_unit_test(test_rename_long_path),
 		cmocka_unit_test(test_v4_compounds),
 		cmocka_unit_test(test_v42_ops),
+		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_state_shared_file),
+		cmocka_unit_test(test_state_off),
 		cmocka_unit_test(test_two_conns),
 		cmocka_unit_test(test_cross_conns),
 		cmocka_unit_test(test_max_io),

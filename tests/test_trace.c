@@ -559,6 +559,128 @@ static size_t compound42(uint8_t *buf, size_t cap, uint32_t xid, const uint32_t 
 #define U64(v) (uint32_t)((uint64_t)(v) >> 32), (uint32_t)(v)
 #define SEQ_RES 53, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0	/* SEQUENCE4resok */
 
+#define O1 0x11111111, 0x22222222, 0x33333333	/* an open's stateid other */
+#define L1 0x44444444, 0x55555555, 0x66666666	/* a lock's */
+
+/*
+ * The state operations of a 4.1+ client, call and reply bytes by hand: an OPEN (share
+ * access with a WANT bit, deny READ) and its reply's stateid; LOCK with a new lock-owner
+ * from that open, LOCKT with another lock-owner, LOCKU of the lock's stateid; an
+ * OPEN_DOWNGRADE and a CLOSE of the current stateid (seqid 1, other zero); a LOCK of the
+ * existing lock-owner, denied. Each keeps its stateids (interned: the same other, the
+ * same index), lock-owner, type, range and share modes.
+ */
+static void test_state_compounds(void **state)
+{
+	static const uint32_t c1[] = {
+		22, FH8(1),
+		18, 0, 3 | 0x400, 1, U64(7), 4, 0x6f776e31, 0, 0, 1, 0x66000000,	/* OPEN "f" */
+		10,
+	};
+	static const uint32_t r1[] = {
+		0, 0, 4, SEQ_RES, 22, 0,
+		18, 0, 1, O1, 1, U64(1), U64(2), 0, 0, 0,	/* stateid, cinfo, rflags, attrset, NONE */
+		10, 0, FH8(3),
+	};
+	static const uint32_t c2[] = {
+		22, FH8(3),
+		12, 2, 0, U64(4096), U64(UINT64_MAX), 1, 0, 1, O1, 0, U64(7), 3, 0x6c6b3100,
+		13, 1, U64(0), U64(100), U64(7), 3, 0x6c6b3200,			/* LOCKT "lk2" */
+		14, 2, 1, 1, L1, U64(4096), U64(UINT64_MAX),			/* LOCKU */
+	};
+	static const uint32_t r2[] = {
+		0, 0, 5, SEQ_RES, 22, 0, 12, 0, 1, L1, 13, 0, 14, 0, 2, L1,
+	};
+	static const uint32_t c3[] = {
+		22, FH8(3),
+		21, 1, O1, 0, 1, 0,		/* OPEN_DOWNGRADE to READ, deny NONE */
+		4, 0, 1, 0, 0, 0,		/* CLOSE of the current stateid */
+	};
+	static const uint32_t r3[] = { 0, 0, 4, SEQ_RES, 22, 0, 21, 0, 2, O1, 4, 0, 3, 0, 0, 0 };
+	static const uint32_t c4[] = {
+		22, FH8(3),
+		12, 2, 0, U64(0), U64(10), 0, 1, L1, 0,	/* LOCK, the existing lock-owner */
+	};
+	static const uint32_t r4[] = { 10010, 0, 3, SEQ_RES, 22, 0, 12, 10010 };
+	static const uint8_t o1[12] = { 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22,
+					0x33, 0x33, 0x33, 0x33 };
+	static const uint8_t lk1[11] = { 0, 0, 0, 0, 0, 0, 0, 7, 'l', 'k', '1' };
+	const uint32_t *cw[] = { c1, c2, c3, c4 }, *rw[] = { r1, r2, r3, r4 };
+	const size_t cn[] = { sizeof(c1) / 4, sizeof(c2) / 4, sizeof(c3) / 4, sizeof(c4) / 4 };
+	const size_t rn[] = { sizeof(r1) / 4, sizeof(r2) / 4, sizeof(r3) / 4, sizeof(r4) / 4 };
+	const uint32_t nops[] = { 3, 4, 3, 2 };
+	const struct trace_blob *b;
+	uint8_t call[4][512], rep[4][512];
+	struct trace_op *o;
+	struct cap c;
+	struct trace t;
+
+	(void)state;
+	cap_open(&c);
+	syns(&c);
+	for (int i = 0; i < 4; i++) {
+		seg(&c, CLI, call[i], (uint32_t)compound42(call[i], sizeof(call[i]), 80 + i, cw[i],
+							  cn[i], nops[i]));
+		seg(&c, SRV, rep[i], (uint32_t)reply(rep[i], 80 + i, rw[i], rn[i]));
+	}
+	cap_close(&c);
+	load(&c, &t);
+	assert_int_equal(t.left.v4_ops + t.left.undecoded + t.left.orphan_replies, 0);
+	assert_int_equal(t.nops, 4 + 5 + 4 + 3);
+	o = t.ops;
+	/* OPEN: share access (the WANT bit left out) | deny << 8, its reply's stateid */
+	assert_int_equal(o[2].proc, 18);
+	assert_int_equal(o[2].what, 3 | 1 << 8);
+	assert_int_equal(o[2].status, 0);
+	assert_true(o[2].result_state != 0 && o[2].result_state != TRACE_STATE_CURRENT);
+	assert_non_null(b = trace_blob(&t.states, o[2].result_state));
+	assert_int_equal(b->len, 12);
+	assert_memory_equal(b->p, o1, 12);
+	assert_int_equal(o[3].proc, 10);	/* GETFH after it: results read on */
+	assert_true(o[3].result_fh != 0);
+	/* LOCK with a new lock-owner: the open's stateid, the owner, the lock's stateid */
+	assert_int_equal(o[6].proc, 12);
+	assert_int_equal(o[6].what, 2);
+	assert_int_equal(o[6].offset, 4096);
+	assert_true(o[6].length == UINT64_MAX);
+	assert_int_equal(o[6].stable, 1);
+	assert_int_equal(o[6].state, o[2].result_state);
+	assert_non_null(b = trace_blob(&t.owners, o[6].owner));
+	assert_int_equal(b->len, 11);
+	assert_memory_equal(b->p, lk1, 11);
+	assert_true(o[6].result_state != 0 && o[6].result_state != o[2].result_state);
+	assert_int_equal(o[6].fh, o[5].fh);
+	/* LOCKT: another lock-owner, its range and type */
+	assert_int_equal(o[7].proc, 13);
+	assert_int_equal(o[7].what, 1);
+	assert_int_equal(o[7].offset, 0);
+	assert_int_equal(o[7].length, 100);
+	assert_true(o[7].owner != 0 && o[7].owner != o[6].owner);
+	/* LOCKU of the lock's stateid */
+	assert_int_equal(o[8].proc, 14);
+	assert_int_equal(o[8].state, o[6].result_state);
+	assert_int_equal(o[8].offset, 4096);
+	assert_true(o[8].length == UINT64_MAX);
+	assert_int_equal(o[8].status, 0);
+	/* OPEN_DOWNGRADE: the open's stateid (seqid 1 here, the same other), READ, deny NONE */
+	assert_int_equal(o[11].proc, 21);
+	assert_int_equal(o[11].state, o[2].result_state);
+	assert_int_equal(o[11].what, 1);
+	/* CLOSE of the current stateid */
+	assert_int_equal(o[12].proc, 4);
+	assert_int_equal(o[12].state, TRACE_STATE_CURRENT);
+	assert_int_equal(o[12].status, 0);
+	/* the existing lock-owner's LOCK, denied */
+	assert_int_equal(o[15].proc, 12);
+	assert_int_equal(o[15].stable, 0);
+	assert_int_equal(o[15].state, o[6].result_state);
+	assert_int_equal(o[15].status, 10010);
+	assert_int_equal(o[15].result_state, 0);
+	assert_int_equal(t.states.n, 2);
+	assert_int_equal(t.owners.n, 2);
+	trace_free(&t);
+}
+
 /*
  * A 4.2 client's COMPOUNDs, call and reply bytes by hand: READ_PLUS (its reply a data
  * segment and a hole), SEEK, ALLOCATE, DEALLOCATE of more than 4 GiB, IO_ADVISE; COPY and
@@ -788,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_v4_compound),
 		cmocka_unit_test(test_v4_empty_compound),
 		cmocka_unit_test(test_v42_compounds),
+		cmocka_unit_test(test_state_compounds),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_not_a_capture),
 	};

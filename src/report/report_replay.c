@@ -13,7 +13,7 @@
 #include "svg.h"
 #include "units.h"
 
-static const char *const reason_keys[REPLAY_REASONS] = { "setup", "no_op", "name" };
+static const char *const reason_keys[REPLAY_REASONS] = { "setup", "no_op", "name", "state" };
 
 static const char *speed_words(const struct config *cfg, char *buf, size_t len)
 {
@@ -45,6 +45,11 @@ void report_text_replay(FILE *out, const struct report *r)
 		fprintf(out, "  the capture left out: %s\n", rr->left_out);
 	fprintf(out, "  namespace: %" PRIu64 " names, %" PRIu64 " made before the replay\n",
 		rr->names, rr->made_before);
+	if (rr->state_ops || rr->state_left_out)
+		fprintf(out, "  state: %" PRIu64 " OPENs that hold, CLOSEs, OPEN_DOWNGRADEs and locks "
+			"replayed on the connections' own opens (at most %u held at once by one), %"
+			PRIu64 " left out: their open began before the capture\n", rr->state_ops,
+			rr->open_slots, rr->state_left_out);
 	fprintf(out, "  pace: issued over %s (the trace's calls: %s), %" PRIu64 " late by more "
 		"than 1 ms, worst %s; %" PRIu64 " not issued\n",
 		units_format_duration(rr->span_ns, a, sizeof(a)),
@@ -53,7 +58,7 @@ void report_text_replay(FILE *out, const struct report *r)
 	fprintf(out, "  statuses: %" PRIu64 " new errors (succeeded in the trace), %" PRIu64
 		" failed in both (not errors), %" PRIu64 " failed only in the trace\n",
 		rr->new_errors, rr->both_failed, rr->only_trace_failed);
-	fprintf(out, "  %-8s %10s %7s %10s %10s   %10s %7s %10s %10s\n", "op", "trace ops",
+	fprintf(out, "  %-14s %10s %7s %10s %10s   %10s %7s %10s %10s\n", "op", "trace ops",
 		"failed", "p50", "p99", "replay ops", "errors", "p50", "p99");
 	fprintf(out, "  (trace ops: the calls replayed; failed, p50 and p99: of those with a reply)\n");
 	for (int t = 0; t < OP_NTYPES; t++) {
@@ -62,7 +67,7 @@ void report_text_replay(FILE *out, const struct report *r)
 
 		if (!rr->calls_of[t] && !rp->ops && !rp->errors)
 			continue;
-		fprintf(out, "  %-8s %10" PRIu64 " %7" PRIu64 " %10s %10s   %10" PRIu64 " %7" PRIu64
+		fprintf(out, "  %-14s %10" PRIu64 " %7" PRIu64 " %10s %10s   %10" PRIu64 " %7" PRIu64
 			" %10s %10s\n", op_name(t), rr->calls_of[t], tr->errors,
 			units_format_duration(hist_percentile(&tr->lat, 50), p[0], sizeof(p[0])),
 			units_format_duration(hist_percentile(&tr->lat, 99), p[1], sizeof(p[1])),
@@ -92,7 +97,9 @@ void report_json_replay(FILE *out, const struct report *r)
 	fprintf(out, "}, \"replayed\": %" PRIu64 ", \"skipped\": {", rr->ops);
 	for (unsigned k = 0; k < REPLAY_REASONS; k++)
 		fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "", reason_keys[k], rr->skipped[k]);
-	fprintf(out, "}, \"names\": %" PRIu64 ", \"made_before\": %" PRIu64 ", \"span_ns\": %"
+	fprintf(out, "}, \"state\": {\"ops\": %" PRIu64 ", \"open_slots\": %u, \"left_out\": %" PRIu64
+		"}", rr->state_ops, rr->open_slots, rr->state_left_out);
+	fprintf(out, ", \"names\": %" PRIu64 ", \"made_before\": %" PRIu64 ", \"span_ns\": %"
 		PRIu64 ", \"late\": %" PRIu64 ", \"max_lag_ns\": %" PRIu64 ", \"not_issued\": %"
 		PRIu64 ", \"new_errors\": %" PRIu64 ", \"both_failed\": %" PRIu64
 		", \"only_trace_failed\": %" PRIu64 ",\n  \"ops\": {", rr->names, rr->made_before,

@@ -40,6 +40,16 @@ static void left_out(const struct trace *t, char *buf, size_t len)
 						 part[i].what);
 }
 
+#define NFS4ERR_DENIED 10010
+#define NFS4ERR_SHARE_DENIED 10015
+
+/* The trace's answer to o denied it for a conflict (counted as denied, as a run's are). */
+static bool denied(const struct replay_op *o)
+{
+	return (o->trace_status == NFS4ERR_DENIED && (o->type == OP_LOCK || o->type == OP_LOCKT)) ||
+	       (o->trace_status == NFS4ERR_SHARE_DENIED && o->type == OP_OPEN);
+}
+
 /* The trace's own latency and statuses, per op type. */
 static int trace_side(struct app *a)
 {
@@ -54,8 +64,8 @@ static int trace_side(struct app *a)
 			rr->calls_of[o->type]++;
 			if (o->trace_status == TRACE_NO_REPLY)
 				continue;
-			op_stats_record(&rr->trace[o->type], o->trace_status > 0 ? -1 :
-					(int)replay_op_bytes(o),
+			op_stats_record(&rr->trace[o->type], denied(o) ? STATS_DENIED :
+					o->trace_status > 0 ? -1 : (int)replay_op_bytes(o),
 					o->trace_lat_ns, o->trace_lat_ns);
 		}
 	return 0;
@@ -87,6 +97,17 @@ static int replay_versions(const struct app *a, const struct config *cfg, bool *
 	return 0;
 }
 
+/* The run's engine and NFS version hold state (OPEN that holds, CLOSE, locks: the
+ * native engine, NFSv4.1+): then the capture's state ops are replayed; else as before. */
+static bool holds_state(const struct config *cfg)
+{
+	bool used[OP_NTYPES] = { false };
+	char err[300];
+
+	used[OP_CLOSE] = used[OP_LOCK] = true;
+	return config_check_ops(cfg, used, "", err, sizeof(err)) == 0;
+}
+
 int replay_open(struct app *a, const struct config **cfgp)
 {
 	const struct config *cfg = *cfgp;
@@ -111,8 +132,8 @@ int replay_open(struct app *a, const struct config **cfgp)
 	max_io = cfg->engine->max_read(&params);
 	if (cfg->engine->max_write(&params) < max_io)
 		max_io = cfg->engine->max_write(&params);
-	rv = replay_plan_build(&t, max_io > UINT32_MAX ? UINT32_MAX : (uint32_t)max_io, &a->plan,
-			       err, sizeof(err));
+	rv = replay_plan_build_as(&t, max_io > UINT32_MAX ? UINT32_MAX : (uint32_t)max_io,
+				  holds_state(cfg), &a->plan, err, sizeof(err));
 	left_out(&t, rr->left_out, sizeof(rr->left_out));
 	rr->calls = a->plan.trace_ops;
 	trace_free(&t);
@@ -155,6 +176,11 @@ int replay_open(struct app *a, const struct config **cfgp)
 	rr->names = a->plan.nnodes ? a->plan.nnodes - 1 : 0;
 	for (uint32_t i = 1; i < a->plan.nnodes; i++)
 		rr->made_before += a->plan.nodes[i].before && a->plan.paths[i];
+	for (uint32_t i = 0; i < a->plan.nconns; i++)
+		for (uint32_t k = 0; k < a->plan.conns[i].nops; k++)
+			rr->state_ops += a->plan.conns[i].ops[k].held;
+	rr->open_slots = a->plan.open_slots;
+	rr->state_left_out = a->plan.skipped[REPLAY_SKIP_STATE];
 	for (unsigned k = 0; k < REPLAY_REASONS && k < REPLAY_SKIP_N; k++) {
 		rr->skipped[k] = a->plan.skipped[k];
 		rr->reasons[k] = replay_skip_name((enum replay_skip)k);

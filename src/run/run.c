@@ -433,6 +433,7 @@ int run_one(const struct config *cfg, FILE *out, struct run_result *res)
 		goto out;
 	a->cfg = cfg;
 	engine_params_init(&a->params, cfg);
+	a->params.open_slots = a->plan.open_slots;	/* --replay's held opens (0: none) */
 	a->run.params = &a->params;
 	a->out = out;
 	a->rep.cfg = cfg;

@@ -12,6 +12,7 @@
 
 #include "ops.h"
 #include "replay_int.h"
+#include "trace_int.h"
 
 #define NAME_LEN_MAX 64
 #define PATH_LEN_MAX 240
@@ -58,10 +59,13 @@ static void leaf(const struct builder *b, uint32_t i, char *buf, size_t len)
 		snprintf(buf, len, "n%u", i);
 }
 
-/* An op on a data file (READ, WRITE, COMMIT, the v4.2 ones), not on a name. */
+/* An op on a data file (READ, WRITE, COMMIT, the v4.2 ones), not on a name (nor on a
+ * held slot: the state ops). */
 static bool on_data(int type)
 {
-	return type >= 0 && op_info((enum op_type)type)->cls != OPC_NAME;
+	enum op_class cls = type >= 0 ? op_info((enum op_type)type)->cls : OPC_NAME;
+
+	return cls == OPC_IO || cls == OPC_FILE;
 }
 
 uint32_t replay_op_bytes(const struct replay_op *o)
@@ -97,6 +101,8 @@ static void make_data(struct replay_plan *p, struct node *nd)
 static enum touch touch_of(const struct cand *c)
 {
 	int32_t s = c->op->version == 4 ? c->op->compound_status : c->op->status;
+	/* (a held OPEN, replay.h, that made its file makes it again: the engines' OPEN of
+	 * a held slot creates, UNCHECKED) */
 	bool make = c->type == OP_CREATE || c->type == OP_MKDIR || c->open_create;
 
 	if (make && s == 0)
@@ -124,7 +130,8 @@ static int place_names(struct builder *b, struct replay_plan *p)
 		struct cand *c = &b->c[k];
 		struct node *nd;
 
-		if (c->type < 0 || c->node == NONE)
+		/* (a state op but an OPEN works on its open, not on the name) */
+		if (c->type < 0 || c->node == NONE || (c->state_op && c->type != OP_OPEN))
 			continue;
 		nd = &b->nodes[c->node];
 		if (nd->first == TOUCH_NONE)
@@ -325,26 +332,240 @@ static unsigned depth_of(const struct replay_conn *rc)
 	return most;
 }
 
+/* A trace connection's held slots while the plan maps its state ops. */
+struct sconn {
+	uint32_t *last;		/* per slot: the candidate of its last state op, NONE */
+	uint32_t *gen;		/* per slot: bumped each time it is freed */
+	uint32_t *node;		/* per slot: the name opened */
+	bool *open;		/* per slot: an open held (by the trace's order) */
+	uint32_t *free;		/* slots free again (a stack) */
+	uint32_t nslots, nfree;
+};
+
+/* A stateid's, a lock-owner's or a name's slot, while that slot's open lasts. */
+struct sref {
+	uint32_t conn, slot, gen;	/* conn NONE: none */
+};
+
+struct smaps {
+	struct sconn *conns;	/* by trace connection */
+	uint32_t nconns;
+	struct sref *states, *owners;	/* by trace index */
+	struct trace_map nodes;		/* conn << 32 | node -> slot + 1: its last open there */
+};
+
+static void smaps_free(struct smaps *m)
+{
+	for (uint32_t i = 0; m->conns && i < m->nconns; i++) {
+		free(m->conns[i].last);
+		free(m->conns[i].gen);
+		free(m->conns[i].node);
+		free(m->conns[i].open);
+		free(m->conns[i].free);
+	}
+	free(m->conns);
+	free(m->states);
+	free(m->owners);
+	trace_map_free(&m->nodes);
+}
+
+static int smaps_init(struct smaps *m, const struct builder *b)
+{
+	const struct trace *t = b->t;
+
+	memset(m, 0, sizeof(*m));
+	m->nconns = t->conns + 2;
+	m->conns = calloc(m->nconns, sizeof(*m->conns));
+	m->states = malloc((t->states.n + 1) * sizeof(*m->states));
+	m->owners = malloc((t->owners.n + 1) * sizeof(*m->owners));
+	if (!m->conns || !m->states || !m->owners)
+		return -ENOMEM;
+	memset(m->states, 0xff, (t->states.n + 1) * sizeof(*m->states));
+	memset(m->owners, 0xff, (t->owners.n + 1) * sizeof(*m->owners));
+	return 0;
+}
+
+/* The slot of connection conn's last open of node, while it is open; NONE. (Per
+ * connection: clients that share a file each open it.) */
+static uint32_t node_slot(const struct smaps *m, uint32_t conn, uint32_t node)
+{
+	const struct sconn *sc = &m->conns[conn];
+	uint32_t v = trace_map_get(&m->nodes, (uint64_t)conn << 32 | node);
+
+	return v && v - 1 < sc->nslots && sc->open[v - 1] && sc->node[v - 1] == node ? v - 1 :
+	       NONE;
+}
+
+/* The slot r names on connection conn, while that open lasts; NONE. */
+static uint32_t sref_slot(const struct smaps *m, const struct sref *r, uint32_t conn)
+{
+	if (r->conn != conn || r->conn >= m->nconns)
+		return NONE;
+	return m->conns[conn].gen[r->slot] == r->gen ? r->slot : NONE;
+}
+
+static void sref_set(struct smaps *m, struct sref *r, uint32_t conn, uint32_t slot)
+{
+	*r = (struct sref){ .conn = conn, .slot = slot, .gen = m->conns[conn].gen[slot] };
+}
+
+/* The lowest slot free on sc (a new one if none): NONE when out of memory. */
+static uint32_t slot_take(struct sconn *sc)
+{
+	uint32_t best = 0, s;
+
+	if (sc->nfree) {
+		for (uint32_t k = 1; k < sc->nfree; k++)
+			if (sc->free[k] < sc->free[best])
+				best = k;
+		s = sc->free[best];
+		sc->free[best] = sc->free[--sc->nfree];
+		return s;
+	}
+	if ((sc->nslots & (sc->nslots - 1)) == 0) {
+		uint32_t cap = sc->nslots ? sc->nslots * 2 : 1;
+		uint32_t *l = realloc(sc->last, cap * sizeof(*l)), *g, *n, *f;
+		bool *o;
+
+		if (l)
+			sc->last = l;
+		g = l ? realloc(sc->gen, cap * sizeof(*g)) : NULL;
+		if (g)
+			sc->gen = g;
+		n = g ? realloc(sc->node, cap * sizeof(*n)) : NULL;
+		if (n)
+			sc->node = n;
+		f = n ? realloc(sc->free, cap * sizeof(*f)) : NULL;
+		if (f)
+			sc->free = f;
+		o = f ? realloc(sc->open, cap * sizeof(*o)) : NULL;
+		if (!o)
+			return NONE;
+		sc->open = o;
+	}
+	sc->open[sc->nslots] = false;
+	sc->last[sc->nslots] = NONE;
+	sc->gen[sc->nslots] = 0;
+	sc->node[sc->nslots] = NONE;
+	return sc->nslots++;
+}
+
+static void slot_give(struct sconn *sc, uint32_t s)
+{
+	sc->gen[s]++;	/* what named its open names nothing now */
+	sc->open[s] = false;
+	sc->free[sc->nfree++] = s;
+}
+
+static bool trace_ok(const struct cand *c)
+{
+	return status_of(c->op) == 0;
+}
+
+/*
+ * Candidate k, a state op (replay.h), on its trace connection's held slots: the
+ * slot of the open it works on (an OPEN: a free one), c->slot, and the slot's
+ * previous state op, c->sprev; a CLOSE frees the slot. 0; SKIP(REPLAY_SKIP_STATE)
+ * into c->type when its open was never seen; -ENOMEM.
+ */
+static int map_state(struct builder *b, struct smaps *m, size_t k)
+{
+	struct cand *c = &b->c[k];
+	struct sconn *sc = &m->conns[c->conn];
+	const struct trace *t = b->t;
+	uint32_t s = NONE;
+	bool fresh = false;
+
+	if (c->state && c->state <= t->states.n)
+		s = sref_slot(m, &m->states[c->state], c->conn);
+	switch (c->type) {
+	case OP_OPEN:
+		/* an OPEN that names an open already held (the same file by the same
+		 * open-owner: an upgrade) works on that one */
+		if (c->result_state && c->result_state <= t->states.n)
+			s = sref_slot(m, &m->states[c->result_state], c->conn);
+		else
+			s = NONE;
+		if (s == NONE) {
+			if ((s = slot_take(sc)) == NONE)
+				return -ENOMEM;
+			fresh = true;
+			sc->node[s] = c->node;
+		}
+		break;
+	case OP_LOCKT:
+		/* No stateid: on the connection's last open of its file, else its lock-owner's
+		 * (a client's one lock-owner over many files, nfsload's own: the file first) */
+		s = NONE;
+		if (c->node != NONE)
+			s = node_slot(m, c->conn, c->node);
+		if (s == NONE && c->owner && c->owner <= t->owners.n)
+			s = sref_slot(m, &m->owners[c->owner], c->conn);
+		break;
+	}
+	if (s == NONE) {
+		c->type = SKIP(REPLAY_SKIP_STATE);
+		return 0;
+	}
+	c->slot = s;
+	c->sprev = sc->last[s];
+	sc->last[s] = (uint32_t)k;
+	c->node = sc->node[s];
+	switch (c->type) {
+	case OP_OPEN:
+		if (!trace_ok(c) || !c->result_state) {
+			if (fresh)	/* it opened nothing: free again (after it: sprev) */
+				slot_give(sc, s);
+			break;
+		}
+		sref_set(m, &m->states[c->result_state], c->conn, s);
+		sc->open[s] = true;
+		if (trace_map_put(&m->nodes, (uint64_t)c->conn << 32 | c->node, s + 1))
+			return -ENOMEM;
+		break;
+	case OP_LOCK:
+		if (!trace_ok(c))
+			break;
+		if (c->result_state && c->result_state <= t->states.n)
+			sref_set(m, &m->states[c->result_state], c->conn, s);
+		if (c->op->stable && c->owner && c->owner <= t->owners.n)
+			sref_set(m, &m->owners[c->owner], c->conn, s);
+		break;
+	case OP_CLOSE:
+		if (trace_ok(c) || c->op->status == TRACE_NO_REPLY)
+			slot_give(sc, s);
+		break;
+	}
+	return 0;
+}
+
 /* Second pass, part two: each operation on its connection. */
 static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 {
 	uint32_t *conn_of = malloc((b->t->conns + 2) * sizeof(*conn_of));
+	uint32_t *op_of = malloc((b->nc + 1) * sizeof(*op_of));	/* candidate -> its op */
 	uint64_t t0 = UINT64_MAX;
+	struct smaps m;
 
-	if (!conn_of)
-		return -ENOMEM;
+	if (smaps_init(&m, b) || !conn_of || !op_of)
+		goto nomem;
 	memset(conn_of, 0xff, (b->t->conns + 2) * sizeof(*conn_of));
 	for (size_t k = 0; k < b->nc; k++) {
 		struct cand *c = &b->c[k];
 		const struct node *nd = c->node != NONE ? &b->nodes[c->node] : NULL;
 
 		p->trace_ops++;
-		/* The connections' own set-up opens and closes the data files. */
-		if (nd && nd->data && (c->type == OP_OPEN || c->open_create))
+		/* The connections' own set-up opens and closes the data files (an open that
+		 * holds, a state op, is the trace's own: replayed). */
+		if (nd && nd->data && !c->state_op && (c->type == OP_OPEN || c->open_create))
 			c->type = SKIP(REPLAY_SKIP_SETUP);
-		if (c->type >= 0 && (!p->paths[c->node] ||
+		if (c->type >= 0 && c->node != NONE && (!p->paths[c->node] ||
 				     (c->node2 != NONE && !p->paths[c->node2])))
 			c->type = SKIP(REPLAY_SKIP_NAME);
+		if (c->type >= 0 && c->state_op && map_state(b, &m, k))
+			goto nomem;
+		if (c->type >= 0 && c->node == NONE)	/* (an OPEN's or a slot's name: never) */
+			c->type = SKIP(REPLAY_SKIP_NO_OP);
 		if (c->type < 0) {
 			p->skipped[-1 - c->type]++;
 			continue;
@@ -375,6 +596,7 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		ci = conn_of[c->conn];
 		rc = &p->conns[ci];
 		nd = &b->nodes[c->node];
+		op_of[k] = rc->nops;
 		if ((rc->nops & (rc->nops - 1)) == 0) {
 			struct replay_op *v = realloc(rc->ops, (rc->nops ? rc->nops * 2 : 1) *
 						      sizeof(*v));
@@ -387,6 +609,7 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 		*o = (struct replay_op){
 			.at_ns = c->op->call_ns - t0, .path = c->node,
 			.path2 = c->node2 == NONE ? 0 : c->node2, .dep = REPLAY_NO_DEP,
+			.sdep = REPLAY_NO_DEP,
 			.xconn = REPLAY_NO_DEP, .xop = REPLAY_NO_DEP,
 			.trace_status = status_of(c->op), .type = (uint8_t)c->type,
 		};
@@ -409,8 +632,26 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 			    !(o->xname = xname_of(b, p, c->op->name)))
 				goto nomem;
 		}
-		if (c->open_create)
+		if (c->state_op) {
+			uint32_t lt = c->op->what;
+
+			o->held = true;
+			o->slot = c->slot;
+			if (c->slot + 1 > p->open_slots)
+				p->open_slots = c->slot + 1;
+			/* the slot's previous op (of this connection: slots are per connection) */
+			o->sdep = c->sprev == NONE ? REPLAY_NO_DEP : op_of[c->sprev];
+			if (c->type == OP_LOCK || c->type == OP_UNLOCK || c->type == OP_LOCKT) {
+				o->offset = c->op->offset;
+				o->length = c->op->length;
+				/* READ_LT, READW_LT: 1; WRITE_LT, WRITEW_LT: 2 (engine.h's) */
+				o->what = lt == 1 || lt == 3 ? 1 : 2;
+			} else if (c->type != OP_CLOSE) {
+				o->what = c->op->what;	/* access | deny << 8: ENGINE_SHARE's */
+			}
+		} else if (c->open_create) {
 			o->type = OP_CREATE;
+		}
 		if (o->type == OP_REMOVE && p->nodes[c->node].dir)
 			o->type = OP_RMDIR;
 		/* An UNCHECKED create, or one of a name made beforehand, must not fail on it. */
@@ -458,19 +699,25 @@ static int place_ops(struct builder *b, struct replay_plan *p, uint32_t max_io)
 			p->depth = p->conns[i].depth;
 	}
 	free(conn_of);
+	free(op_of);
+	smaps_free(&m);
 	return 0;
 nomem:
 	free(conn_of);
+	free(op_of);
+	smaps_free(&m);
 	return -ENOMEM;
 }
 
 const char *replay_skip_name(enum replay_skip r)
 {
 	static const char *const names[REPLAY_SKIP_N] = {
-		"done by the replay's own set-up (MOUNT, FSINFO, v4 session, OPEN/CLOSE of a "
-		"data file)",
-		"no operation of the engines does it (FSSTAT, PATHCONF, READLINK, LINK, LOCK ...)",
+		"done by the replay's own set-up (MOUNT, FSINFO, v4 session, an OPEN and CLOSE "
+		"of a data file in one COMPOUND)",
+		"no operation of the engines does it (FSSTAT, PATHCONF, READLINK, LINK ...; LOCK "
+		"... where the run holds no state)",
 		"a path longer than the replay makes",
+		"a CLOSE, LOCK ... of an open the capture did not show (begun before it)",
 	};
 
 	return r < REPLAY_SKIP_N ? names[r] : "?";
@@ -479,7 +726,13 @@ const char *replay_skip_name(enum replay_skip r)
 int replay_plan_build(const struct trace *t, uint32_t max_io, struct replay_plan *plan,
 		      char *err, size_t len)
 {
-	struct builder b = { .t = t };
+	return replay_plan_build_as(t, max_io, true, plan, err, len);
+}
+
+int replay_plan_build_as(const struct trace *t, uint32_t max_io, bool state,
+			 struct replay_plan *plan, char *err, size_t len)
+{
+	struct builder b = { .t = t, .state = state };
 	int rc;
 
 	memset(plan, 0, sizeof(*plan));

@@ -37,6 +37,12 @@ struct cand {
 	bool open_create, close;
 	uint8_t mode;			/* create: trace createmode + 1 */
 	uint8_t prio;
+	/* State: an OPEN that holds, CLOSE, OPEN_DOWNGRADE, LOCK, LOCKU, LOCKT (replay.h).
+	 * state, result_state, owner: the trace's (the current stateid resolved; 0: none);
+	 * slot and sprev (the slot's previous state op, a candidate): set by replay.c */
+	bool state_op;
+	uint32_t state, result_state, owner;
+	uint32_t slot, sprev;
 };
 
 struct builder {
@@ -49,6 +55,7 @@ struct builder {
 	struct cand *c;
 	size_t nc, ccap;
 	uint32_t *xname_ix;	/* trace name -> plan xname (0: none yet); NULL until one */
+	bool state;		/* state ops replayed (replay_plan_build_as) */
 };
 
 /* The first pass over t's calls into b (b->t set): nodes, handles and candidates. */

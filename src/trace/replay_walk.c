@@ -4,7 +4,8 @@
  * MKDIR, v4's current handle through a COMPOUND and GETFH), each call made a
  * candidate operation on the names it touches (an NFSv4 COMPOUND: its main
  * operation; a v4.2 operation on a file, the one of the same name, COPY and
- * CLONE from SAVEFH's file to the current one). Pure.
+ * CLONE from SAVEFH's file to the current one; each state operation, replay.h,
+ * a candidate of its own, with its stateids and lock-owner). Pure.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 /* v4 operation numbers used here (RFC 8881) */
 enum {
 	V4_ACCESS = 3, V4_CLOSE = 4, V4_COMMIT = 5, V4_CREATE = 6, V4_GETATTR = 9, V4_GETFH = 10,
+	V4_LOCK = 12, V4_LOCKT = 13, V4_LOCKU = 14, V4_OPEN_CONFIRM = 20, V4_OPEN_DOWNGRADE = 21,
 	V4_LOOKUP = 15, V4_LOOKUPP = 16, V4_OPEN = 18, V4_PUTFH = 22, V4_PUTPUBFH = 23,
 	V4_PUTROOTFH = 24, V4_READ = 25, V4_READDIR = 26, V4_REMOVE = 28, V4_RENAME = 29,
 	V4_RESTOREFH = 31, V4_SAVEFH = 32, V4_SETATTR = 34, V4_WRITE = 38,
@@ -198,7 +200,7 @@ static int type_of(unsigned proc)
 	case V4_CREATE: return OP_MKDIR;
 	case V4_SETATTR: return OP_SETATTR;
 	case V4_READDIR: return OP_READDIR;
-	case V4_CLOSE: return SKIP(REPLAY_SKIP_SETUP);
+	case V4_CLOSE: case V4_OPEN_CONFIRM: return SKIP(REPLAY_SKIP_SETUP);
 	case V4_ACCESS: return OP_ACCESS;
 	case V4_LOOKUP: return OP_LOOKUP;
 	case V4_GETATTR: return OP_GETATTR;
@@ -217,12 +219,94 @@ static int type_of(unsigned proc)
 	return SKIP(REPLAY_SKIP_NO_OP);
 }
 
-/* One COMPOUND, ops[0..n): its main operation on the names its handles lead to. */
+#define COMPOUND_OPS_MAX 256	/* trace_nfs4.c's OPS_MAX */
+#define STATE_CANDS_MAX 16	/* state ops of one COMPOUND replayed; more: left out */
+
+/*
+ * The current stateid after op (RFC 8881 16.2.3.1.2): an OPEN's or LOCK's reply,
+ * or the one it named; *open: the index of the OPEN of the COMPOUND it is (SIZE_MAX:
+ * none).
+ */
+static void current_after(const struct trace_op *ops, size_t i, uint32_t *cs, size_t *open)
+{
+	const struct trace_op *op = &ops[i];
+
+	switch (op->proc) {
+	case V4_OPEN:
+		*cs = op->result_state;
+		*open = i;
+		return;
+	case V4_LOCK:
+		*cs = op->result_state;
+		*open = SIZE_MAX;
+		return;
+	case V4_CLOSE: case V4_OPEN_DOWNGRADE: case V4_LOCKU:
+		if (op->state == TRACE_STATE_CURRENT || !op->state)
+			return;
+		*cs = op->state;
+		*open = SIZE_MAX;
+		for (size_t j = 0; j < i; j++)
+			if (ops[j].proc == V4_OPEN && ops[j].result_state == op->state)
+				*open = j;
+		return;
+	}
+}
+
+/*
+ * closed[i]: ops[i] is an OPEN that a CLOSE later in the COMPOUND closes (through
+ * the current stateid or its own), or that CLOSE: the pair holds nothing (an OPEN
+ * that reads or writes and closes, nfsload's own --mix open): not state ops.
+ */
+static void closed_within(const struct trace_op *ops, size_t n, bool *closed)
+{
+	uint32_t cs = 0;
+	size_t open = SIZE_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		closed[i] = false;
+		if (ops[i].proc == V4_CLOSE) {
+			size_t o = ops[i].state == TRACE_STATE_CURRENT ? open : SIZE_MAX;
+
+			for (size_t j = 0; j < i && o == SIZE_MAX && ops[i].state; j++)
+				if (ops[j].proc == V4_OPEN && ops[j].result_state == ops[i].state)
+					o = j;
+			if (o != SIZE_MAX)
+				closed[o] = closed[i] = true;
+		}
+		current_after(ops, i, &cs, &open);
+	}
+}
+
+static int state_type(unsigned proc)
+{
+	switch (proc) {
+	case V4_OPEN: return OP_OPEN;
+	case V4_CLOSE: return OP_CLOSE;
+	case V4_OPEN_DOWNGRADE: return OP_OPEN_DOWNGRADE;
+	case V4_LOCK: return OP_LOCK;
+	case V4_LOCKU: return OP_UNLOCK;
+	case V4_LOCKT: return OP_LOCKT;
+	}
+	return -1;
+}
+
+/*
+ * One COMPOUND, ops[0..n): its main operation on the names its handles lead to;
+ * with state operations, each of them (and the main one too when it does more than
+ * look: a READ, WRITE, REMOVE ...), in the COMPOUND's order.
+ */
 static int walk_v4(struct builder *b, const struct trace_op *ops, size_t n)
 {
-	uint32_t cur = NONE, saved = NONE;
+	uint32_t cur = NONE, saved = NONE, cs = 0;
+	size_t cs_open = SIZE_MAX, nst = 0;
 	struct cand best = { .type = SKIP(REPLAY_SKIP_SETUP) };
+	struct cand st[STATE_CANDS_MAX];
+	bool closed[COMPOUND_OPS_MAX];
+	uint64_t lost = 0;
 
+	if (n > COMPOUND_OPS_MAX)
+		n = COMPOUND_OPS_MAX;	/* (never: trace_nfs4.c decodes no more) */
+	closed_within(ops, n, closed);
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_op *op = &ops[i];
 		uint32_t node = cur, node2 = NONE;
@@ -276,6 +360,29 @@ static int walk_v4(struct builder *b, const struct trace_op *ops, size_t n)
 		}
 		if (trace_is_session_op(op->proc))
 			continue;
+		if (b->state && state_type(op->proc) >= 0 && !closed[i]) {
+			struct cand *c = nst < STATE_CANDS_MAX ? &st[nst++] : NULL;
+
+			if (!c) {
+				lost++;
+				current_after(ops, i, &cs, &cs_open);
+				continue;
+			}
+			*c = (struct cand){ .op = op, .conn = op->conn, .node = node, .node2 = NONE,
+					    .type = (int8_t)state_type(op->proc), .state_op = true,
+					    .state = op->state == TRACE_STATE_CURRENT ? cs : op->state,
+					    .result_state = op->result_state, .owner = op->owner,
+					    .slot = NONE, .sprev = NONE };
+			if (op->proc == V4_OPEN) {
+				c->open_create = op->stable != 0;
+				c->mode = op->stable;
+				if (node == NONE || node == 0)
+					c->type = SKIP(REPLAY_SKIP_NO_OP);
+			}
+			current_after(ops, i, &cs, &cs_open);
+			continue;
+		}
+		current_after(ops, i, &cs, &cs_open);
 		if (prio_of(op->proc) >= best.prio) {	/* the last of equals: the deepest LOOKUP */
 			best = (struct cand){ .op = op, .conn = op->conn, .node = node,
 					      .node2 = node2, .type = (int8_t)type_of(op->proc),
@@ -285,6 +392,28 @@ static int walk_v4(struct builder *b, const struct trace_op *ops, size_t n)
 			if (best.type >= 0 && node == NONE)
 				best.type = SKIP(REPLAY_SKIP_NO_OP);
 		}
+	}
+	if (nst) {
+		/* the main op too when it does more than look (prio: a READ, WRITE, REMOVE ...) */
+		bool main = best.op && best.type >= 0 && best.prio >= 7;
+
+		for (size_t k = 0; k <= nst; k++) {
+			if (main && (k == nst || best.op < st[k].op)) {
+				if (!add(b, best.op, 0, NONE))
+					return -ENOMEM;
+				b->c[b->nc - 1] = best;
+				main = false;
+			}
+			if (k < nst) {
+				if (!add(b, st[k].op, 0, NONE))
+					return -ENOMEM;
+				b->c[b->nc - 1] = st[k];
+			}
+		}
+		for (; lost; lost--)
+			if (!add(b, ops, SKIP(REPLAY_SKIP_NO_OP), NONE))
+				return -ENOMEM;
+		return 0;
 	}
 	if (!best.op) {
 		if (!add(b, ops, SKIP(REPLAY_SKIP_SETUP), NONE))

@@ -5,11 +5,14 @@
  * it are counted as left out). The reply gives each op's status without
  * reading its results: a COMPOUND stops at its first failure, so the ops
  * before the last result succeeded and the last has the COMPOUND's status.
- * Results are read only as far as they are known, for GETFH's handle and
+ * Results are read only as far as they are known, for GETFH's handle, OPEN's and
+ * LOCK's stateids (their `other`: what later CLOSE, LOCK, LOCKU ... name) and
  * READ_PLUS's bytes of data and of holes. The v4.2 operations (RFC 7862,
  * RFC 8276 for xattrs) keep what a replay sends again: offsets, lengths,
  * SEEK's what, COPY and CLONE's two files (SAVEFH's and the current one),
- * the xattr's name and value size.
+ * the xattr's name and value size. The state operations (OPEN, CLOSE, LOCK,
+ * LOCKU, LOCKT, OPEN_DOWNGRADE) keep their stateids and lock-owners (interned,
+ * trace.h), share access and deny, lock type and range.
  */
 #include <errno.h>
 #include <string.h>
@@ -67,6 +70,66 @@ static bool fattr(XDR *x)
 static bool owner(XDR *x)	/* state_owner4: clientid, opaque */
 {
 	return xdrx_skip32(x, 2) && xdrx_skip_opaque(x, 1024);
+}
+
+/* n bytes interned in tab: its index in *out (left as it was when out of memory). */
+static bool intern(struct trace_table *tab, const uint8_t *p, uint32_t n, uint32_t *out)
+{
+	uint32_t i = trace_intern(tab, p, n);
+
+	if (i == UINT32_MAX)
+		return false;
+	*out = i;
+	return true;
+}
+
+/* A lock-owner (state_owner4: clientid, opaque) interned whole in t->owners. */
+static bool lock_owner(struct trace_ctx *c, XDR *x, uint32_t *out)
+{
+	uint8_t buf[8 + 1024];
+	const uint8_t *p;
+	uint32_t n;
+
+	if (!xdrx_get_fixed(x, buf, 8) || !xdrx_get_opaque(x, 1024, &p, &n))
+		return false;
+	memcpy(buf + 8, p, n);
+	return intern(&c->t->owners, buf, 8 + n, out);
+}
+
+/*
+ * A stateid4: its other interned in t->states. The special ones (RFC 8881
+ * 8.2.3): other all zeros or all ones is the anonymous or bypass stateid (0:
+ * none), all zeros with seqid 1 the current stateid (TRACE_STATE_CURRENT).
+ */
+static bool stateid(struct trace_ctx *c, XDR *x, uint32_t *out)
+{
+	static const uint8_t zeros[12], ones[12] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						     0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t other[12];
+	uint32_t seqid;
+
+	if (!xdrx_get32(x, &seqid) || !xdrx_get_fixed(x, other, sizeof(other)))
+		return false;
+	if (!memcmp(other, zeros, sizeof(other))) {
+		*out = seqid == 1 ? TRACE_STATE_CURRENT : 0;
+		return true;
+	}
+	if (!memcmp(other, ones, sizeof(other))) {
+		*out = 0;
+		return true;
+	}
+	return intern(&c->t->states, other, sizeof(other), out);
+}
+
+/* An OPEN's or OPEN_DOWNGRADE's share access and deny, as trace_op.what has them. */
+static bool share(XDR *x, struct trace_op *op)
+{
+	uint32_t access, deny;
+
+	if (!xdrx_get32(x, &access) || !xdrx_get32(x, &deny))
+		return false;
+	op->what = (access & 3) | (deny & 3) << 8;	/* OPEN4_SHARE_ACCESS_WANT_*: not kept */
+	return true;
 }
 
 static bool channel_attrs(XDR *x)
@@ -143,7 +206,7 @@ static bool open_args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t
 {
 	uint32_t how, mode, claim;
 
-	if (!xdrx_skip32(x, 2) || !owner(x) || !xdrx_get32(x, &how))	/* access, deny */
+	if (!share(x, op) || !owner(x) || !xdrx_get32(x, &how))
 		return false;
 	if (how == 1) {	/* OPEN4_CREATE */
 		if (!xdrx_get32(x, &mode))
@@ -198,7 +261,7 @@ static bool args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t *cur
 	case 3: case 52:
 		op->fh = *cur;
 		return xdrx_skip32(x, 1);
-	case 4: op->fh = *cur; return xdrx_skip32(x, 5);	/* CLOSE */
+	case 4: op->fh = *cur; return xdrx_skip32(x, 1) && stateid(c, x, &op->state);	/* CLOSE */
 	case 5: case 25: case 68:	/* COMMIT, READ, READ_PLUS: (stateid,) offset, count */
 		op->fh = *cur;
 		if (op->proc != 5 && !xdrx_skip32(x, 4))
@@ -256,18 +319,33 @@ static bool args(struct trace_ctx *c, struct trace_op *op, XDR *x, uint32_t *cur
 		if (op->proc == 15)
 			*cur = 0;
 		return true;
-	case 12:	/* LOCK */
+	case 12:	/* LOCK: type, reclaim, offset, length, locker4 */
 		op->fh = *cur;
-		if (!xdrx_skip32(x, 6) || !xdrx_get32(x, &v) || v > 1)
+		if (!xdrx_get32(x, &op->what) || !xdrx_skip32(x, 1) || !xdrx_get64(x, &op->offset) ||
+		    !xdrx_get64(x, &op->length) || !xdrx_get32(x, &v) || v > 1)
 			return false;
-		return v ? xdrx_skip32(x, 6) && owner(x) : xdrx_skip32(x, 5);
-	case 13: op->fh = *cur; return xdrx_skip32(x, 5) && owner(x);
-	case 14: op->fh = *cur; return xdrx_skip32(x, 10);
+		op->stable = (uint8_t)v;
+		/* open_to_lock_owner4: open seqid, open stateid, lock seqid, lock-owner;
+		 * exist_lock_owner4: lock stateid, lock seqid */
+		return v ? xdrx_skip32(x, 1) && stateid(c, x, &op->state) && xdrx_skip32(x, 1) &&
+			   lock_owner(c, x, &op->owner) :
+			   stateid(c, x, &op->state) && xdrx_skip32(x, 1);
+	case 13:	/* LOCKT: type, offset, length, lock-owner */
+		op->fh = *cur;
+		return xdrx_get32(x, &op->what) && xdrx_get64(x, &op->offset) &&
+		       xdrx_get64(x, &op->length) && lock_owner(c, x, &op->owner);
+	case 14:	/* LOCKU: type, seqid, lock stateid, offset, length */
+		op->fh = *cur;
+		return xdrx_get32(x, &op->what) && xdrx_skip32(x, 1) &&
+		       stateid(c, x, &op->state) && xdrx_get64(x, &op->offset) &&
+		       xdrx_get64(x, &op->length);
 	case 17: case 37: return fattr(x);
 	case 18: op->fh = *cur; return xdrx_skip32(x, 1) && open_args(c, op, x, *cur);
 	case 19: case 58: return xdrx_skip32(x, 1);
 	case 20: return xdrx_skip32(x, 5);
-	case 21: return xdrx_skip32(x, 7);
+	case 21:	/* OPEN_DOWNGRADE: open stateid, seqid, access, deny */
+		op->fh = *cur;
+		return stateid(c, x, &op->state) && xdrx_skip32(x, 1) && share(x, op);
 	case 26: op->dir = *cur; return xdrx_skip32(x, 6) && bitmap(x);
 	case 29:	/* RENAME: from the saved dir to the current one */
 		op->dir = *saved;
@@ -418,13 +496,19 @@ static void results(struct trace_ctx *c, struct trace_op *ops, uint32_t n, XDR *
 		case 74: if (!listxattrs_res(x)) return; break;
 		case 53: if (!xdrx_skip32(x, 9)) return; break;
 		case 3: case 5: if (!xdrx_skip32(x, 2)) return; break;
-		case 4: if (!xdrx_skip32(x, 4)) return; break;
+		case 4: case 14: case 20: case 21: if (!xdrx_skip32(x, 4)) return; break;	/* a stateid */
+		case 13: break;
+		case 12:	/* LOCK: the lock's stateid */
+			if (!stateid(c, x, &ops[i].result_state))
+				return;
+			break;
 		case 9: if (!fattr(x)) return; break;
 		case 6: if (!xdrx_skip32(x, 5) || !bitmap(x)) return; break;
 		case 18:	/* stateid, change_info, rflags, attrset, delegation NONE(_EXT) */
-			if (!xdrx_skip32(x, 10) || !bitmap(x) || !xdrx_get32(x, &v) ||
-			    (v != 0 && v != 3) || (v == 3 && (!xdrx_get32(x, &v) ||
-							     ((v == 1 || v == 2) && !xdrx_skip32(x, 1)))))
+			if (!stateid(c, x, &ops[i].result_state) || !xdrx_skip32(x, 6) || !bitmap(x) ||
+			    !xdrx_get32(x, &v) || (v != 0 && v != 3) ||
+			    (v == 3 && (!xdrx_get32(x, &v) ||
+					((v == 1 || v == 2) && !xdrx_skip32(x, 1)))))
 				return;
 			break;
 		default:

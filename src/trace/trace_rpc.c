@@ -120,5 +120,7 @@ void trace_free(struct trace *t)
 	free(t->ops);
 	trace_table_free(&t->fhs);
 	trace_table_free(&t->names);
+	trace_table_free(&t->states);
+	trace_table_free(&t->owners);
 	memset(t, 0, sizeof(*t));
 }

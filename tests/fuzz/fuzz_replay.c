@@ -152,13 +152,22 @@ static uint64_t check_plan(const struct trace *t, const struct replay_plan *p, u
 		sum += c->nops;
 		for (uint32_t i = 0; i < c->nops; i++) {
 			const struct replay_op *o = &c->ops[i];
-			bool data = o->type < OP_NTYPES && op_info((enum op_type)o->type)->cls != OPC_NAME;
+			enum op_class cls = o->type < OP_NTYPES ? op_info((enum op_type)o->type)->cls :
+					    OPC_NAME;
+			bool data = cls == OPC_IO || cls == OPC_FILE;
 			bool two = o->type == OP_COPY || o->type == OP_CLONE;
 			bool xattr = o->type == OP_GETXATTR || o->type == OP_SETXATTR ||
 				     o->type == OP_REMOVEXATTR;
 
 			FUZZ_CHECK(o->type < OP_NTYPES);
 			FUZZ_CHECK(o->dep == REPLAY_NO_DEP || o->dep < i);
+			/* state: the held slot's ops (OPC_HELD, OPC_LOCK, an OPEN that holds) on a
+			 * slot of the plan's, each after the slot's previous one */
+			FUZZ_CHECK(o->held == (cls == OPC_HELD || cls == OPC_LOCK ||
+					       (o->type == OP_OPEN && o->held)));
+			FUZZ_CHECK(!o->held || o->slot < p->open_slots);
+			FUZZ_CHECK(o->held || o->sdep == REPLAY_NO_DEP);
+			FUZZ_CHECK(o->sdep == REPLAY_NO_DEP || o->sdep < i);
 			FUZZ_CHECK((o->xconn == REPLAY_NO_DEP) == (o->xop == REPLAY_NO_DEP));
 			if (o->xconn != REPLAY_NO_DEP)
 				FUZZ_CHECK(o->xconn < p->nconns && o->xconn != ci &&
@@ -189,6 +198,7 @@ static uint64_t check_plan(const struct trace *t, const struct replay_plan *p, u
 			}
 			fuzz_hash(&h, o, offsetof(struct replay_op, unchecked));
 			fuzz_hash(&h, &o->unchecked, sizeof(o->unchecked));
+			fuzz_hash(&h, &o->held, sizeof(o->held));
 		}
 		fuzz_hash(&h, &c->trace_conn, sizeof(c->trace_conn));
 		fuzz_hash(&h, &c->depth, sizeof(c->depth));

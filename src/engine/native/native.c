@@ -289,22 +289,6 @@ static const char *limits_note(struct engine_inst *inst, const struct engine_par
 	return inst ? nat_engine_note(&inst->nat, cfg) : "";
 }
 
-/*
- * engine_ops.state: what the connections did with state. The locks' counts only
- * (v4/native_lock4.c); the held opens, clients and grace of the other counts are
- * the held-open helper's to add here.
- */
-static void state(struct engine_inst *inst, struct engine_state_counts *out)
-{
-	const struct nat_engine *e = &inst->nat;
-
-	*out = (struct engine_state_counts){ 0 };
-	out->locks_remade = __atomic_load_n(&e->locks_remade, __ATOMIC_RELAXED);
-	out->state_lost += __atomic_load_n(&e->lock_state_lost, __ATOMIC_RELAXED);
-	out->grace_waits += __atomic_load_n(&e->lock_grace_waits, __ATOMIC_RELAXED);
-	out->grace_waits += __atomic_load_n(&e->grace_waits, __ATOMIC_RELAXED);	/* NLM's */
-}
-
 static const char *spoken(struct engine_inst *inst)
 {
 	unsigned made = inst ? __atomic_load_n(&inst->nat.minors_made, __ATOMIC_RELAXED) : 0;
@@ -312,6 +296,31 @@ static const char *spoken(struct engine_inst *inst)
 	/* Sessions made with 4.2 and with 4.1 (a server's answer changed between them): both. */
 	return made == 1u << 2 ? "4.2" : made == 1u << 1 ? "4.1" :
 	       made == (1u << 1 | 1u << 2) ? "4.1 and 4.2" : NULL;
+}
+
+/* engine_ops.state: the connections' counts, and the clients made (sessions: each its
+ * own EXCHANGE_ID and CREATE_SESSION). */
+static void state(struct engine_inst *inst, struct engine_state_counts *out)
+{
+	const struct nat_engine *e = &inst->nat;
+
+	*out = (struct engine_state_counts){
+		.clients = __atomic_load_n(&e->sessions_made, __ATOMIC_RELAXED),
+		.held_opens = __atomic_load_n(&e->held_opens, __ATOMIC_RELAXED),
+		.delegations_returned = __atomic_load_n(&e->delegations_returned, __ATOMIC_RELAXED),
+		.grace_waits = __atomic_load_n(&e->grace_waits, __ATOMIC_RELAXED),
+		.state_lost = __atomic_load_n(&e->state_lost, __ATOMIC_RELAXED),
+		.opens_remade = __atomic_load_n(&e->opens_remade, __ATOMIC_RELAXED),
+	};
+	/* the locks' (v4/native_lock4.c) */
+	out->locks_remade = __atomic_load_n(&e->locks_remade, __ATOMIC_RELAXED);
+	out->state_lost += __atomic_load_n(&e->lock_state_lost, __ATOMIC_RELAXED);
+	out->grace_waits += __atomic_load_n(&e->lock_grace_waits, __ATOMIC_RELAXED);
+}
+
+static bool held_open(struct engine_conn *c, unsigned i)
+{
+	return i < c->nheld && c->held[i].open;
 }
 
 static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
@@ -392,6 +401,7 @@ const struct engine_ops engine_native = {
 	.proto = proto,
 	.spoken = spoken,
 	.state = state,
+	.held_open = held_open,
 	.options = options,
 	.check = check,
 	.max_read = max_io,

@@ -231,6 +231,7 @@ static int ctl_open(const struct engine_params *cfg, struct engine_ctl **out, ch
 	}
 	ctl->cfg = *cfg;
 	ctl->cfg.dir[0] = '\0';
+	ctl->cfg.open_files = ctl->cfg.open_slots = 0;	/* it holds no file open */
 	if ((rc = nat_resolve(&ctl->eng, &ctl->cfg, ctl->cfg.srv_index, err, len)) < 0 ||
 	    (rc = nat_gss_init(&ctl->eng, &ctl->cfg, err, len)) < 0)
 		return rc;

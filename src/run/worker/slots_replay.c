@@ -48,7 +48,7 @@ static bool issue(struct wconn *wc, uint32_t idx, uint64_t start, uint64_t t)
 	const struct replay_op *o = &wc->rp->ops[idx];
 	struct slot *s = wc->free_slots[--wc->nfree];
 	enum op_class cls = op_info((enum op_type)o->type)->cls;
-	bool data = cls != OPC_NAME;
+	bool data = cls == OPC_IO || cls == OPC_FILE;
 	char path[400], path2[400];
 
 	s->start_ns = start;
@@ -61,7 +61,15 @@ static bool issue(struct wconn *wc, uint32_t idx, uint64_t start, uint64_t t)
 	s->len = replay_op_bytes(o);
 	s->tries = 1;
 	s->busy = true;
-	if (data) {
+	if (o->held) {
+		/* State (replay.h): on held slot o->slot, after the connection's --open-files
+		 * (engine_params.open_slots of them); an OPEN by the traced name */
+		s->req = (struct engine_req){
+			.op = s->type, .held = true, .file = run->params->open_files + o->slot,
+			.path = o->type == OP_OPEN ? path_of(run, o->path, path, sizeof(path)) : NULL,
+			.offset = o->offset, .range = o->length, .what = o->what,
+		};
+	} else if (data) {
 		s->req = (struct engine_req){
 			.op = s->type, .file = o->range, .offset = o->offset,
 			/* v4.2: a range's length, SETXATTR's value size (COMMIT: none, as ever) */
@@ -95,6 +103,8 @@ void slots_refill_replay(struct wconn *wc, uint64_t t)
 
 		if (o->dep != REPLAY_NO_DEP && !done(&wc->rp_done[o->dep]))
 			break;	/* its completion refills */
+		if (o->sdep != REPLAY_NO_DEP && !done(&wc->rp_done[o->sdep]))
+			break;	/* the same: its open's previous state op */
 		if (w->open_loop) {
 			start = run->measure_start_ns +
 				(uint64_t)((double)o->at_ns / run->cfg->replay_speed);
@@ -132,6 +142,13 @@ int slots_replay_done(struct wconn *wc, const struct slot *s, int status)
 	__atomic_store_n(&wc->rp_done[s->rp_idx], 1, __ATOMIC_RELEASE);
 	if (o->trace_status == TRACE_NO_REPLY)
 		return status;
+	/* A denied LOCK, LOCKT or OPEN is an answer, counted as denied (never an error),
+	 * whatever the trace had: another client's lock or share on replay */
+	if (status == -ENGINE_DENIED) {
+		if (o->trace_status > 0)
+			c->both_failed++;
+		return status;
+	}
 	if (o->trace_status > 0 && status < 0 && status != -ETIMEDOUT &&
 	    !slots_lost_with_link(status)) {
 		c->both_failed++;

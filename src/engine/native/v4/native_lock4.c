@@ -42,6 +42,19 @@ struct nat_locks {
 
 /* call->arg: a first LOCK (open_to_lock_owner4) */
 #define ARG_FIRST 0x80000000u
+/* A file's index here (call->arg, the table of granted locks): with LK_HELD, held slot
+ * (engine_req.held: a replay's locks, on the open of held slot `file`) */
+#define LK_HELD 0x40000000u
+
+static struct nat_file *lk_file(struct engine_conn *c, uint32_t k)
+{
+	return k & LK_HELD ? &c->held[k & ~LK_HELD] : &c->files[k];
+}
+
+static uint32_t lk_index(const struct engine_req *req)
+{
+	return req->file | (req->held ? LK_HELD : 0);
+}
 
 #define GRACE_WAIT_NS 1000000000ull
 
@@ -132,9 +145,9 @@ static void file_lost(struct engine_conn *c, uint32_t file)
 {
 	struct nat_locks *l = c->locks;
 
-	if (c->files[file].lock_ok)
+	if (lk_file(c, file)->lock_ok)
 		__atomic_add_fetch(&c->eng->lock_state_lost, 1, __ATOMIC_RELAXED);
-	c->files[file].lock_ok = false;
+	lk_file(c, file)->lock_ok = false;
 	for (unsigned i = 0; l && i < l->nheld;) {
 		if (l->held[i].file == file)
 			held_remove(l, i);
@@ -203,12 +216,12 @@ bool nat_lock4_enc(struct engine_conn *c, struct nfs4_enc *e, const struct engin
 		   bool *first)
 {
 	struct nat_locks *l = locks_of(c);
-	struct nat_file *f = &c->files[req->file];
+	struct nat_file *f = lk_file(c, lk_index(req));
 	uint32_t type = lock_type(req->what);
 	struct nfs4_stateid sid;
 
 	*first = false;
-	if (!l || req->file >= c->nfiles)
+	if (!l || req->file >= (req->held ? c->nheld : c->nfiles))
 		return false;
 	switch (req->op) {
 	case OP_LOCK:
@@ -236,7 +249,7 @@ bool nat_lock4_enc(struct engine_conn *c, struct nfs4_enc *e, const struct engin
 int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
 {
 	struct nat_locks *l = locks_of(c);
-	struct nat_file *f = &c->files[req->file];
+	struct nat_file *f = lk_file(c, lk_index(req));
 	struct nat_call *call;
 	struct nfs4_enc e;
 	bool ok, first;
@@ -244,10 +257,6 @@ int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
 
 	if (!l)
 		return -ENOMEM;
-	if (req->held) {
-		nat_set_error(c, "request refused: %s on a held file", nat_io_name(req));
-		return -EINVAL;
-	}
 	/* Behind a first LOCK on the file (its answer gives the lock stateid), or the
 	 * re-make of the locks held. LOCKT needs no stateid. */
 	if (req->op != OP_LOCKT && (f->lock_first || l->remaking)) {
@@ -264,7 +273,7 @@ int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
 		return -EMSGSIZE;
 	}
 	call->req = req;
-	call->arg = req->file | (first ? ARG_FIRST : 0);
+	call->arg = lk_index(req) | (first ? ARG_FIRST : 0);
 	if (first)
 		f->lock_first = true;
 	ok = nat_call_send(c, call, &x, NULL, 0) == 0;
@@ -277,7 +286,7 @@ int nat_lock4_dec(struct engine_conn *c, const struct engine_req *req, XDR *x, u
 {
 	enum nfs4_opnum op = req->op == OP_LOCK ? OP4_LOCK : req->op == OP_UNLOCK ? OP4_LOCKU :
 			     OP4_LOCKT;
-	struct nat_file *f = &c->files[req->file];
+	struct nat_file *f = lk_file(c, lk_index(req));
 	struct nfs4_stateid sid;
 	uint32_t st;
 	int rc;
@@ -298,9 +307,10 @@ int nat_lock4_dec(struct engine_conn *c, const struct engine_req *req, XDR *x, u
 			f->lock_sid = sid;
 			f->lock_ok = true;
 			f->lock_client = c->sess->clientid;
-			held_add(c->locks, req->file, lock_type(req->what), req->offset, req->range);
+			held_add(c->locks, lk_index(req), lock_type(req->what), req->offset,
+				 req->range);
 		} else if (req->op == OP_UNLOCK) {
-			held_unlock(c->locks, req->file, req->offset, req->range);
+			held_unlock(c->locks, lk_index(req), req->offset, req->range);
 		}
 		return 0;
 	}
@@ -310,7 +320,7 @@ int nat_lock4_dec(struct engine_conn *c, const struct engine_req *req, XDR *x, u
 	if (st == NFS4ERR_DENIED)
 		return -ENGINE_DENIED;
 	if (req->op != OP_LOCKT && state_gone(st))
-		file_lost(c, req->file);
+		file_lost(c, lk_index(req));
 	if (st == NFS4ERR_GRACE)
 		__atomic_add_fetch(&c->eng->lock_grace_waits, 1, __ATOMIC_RELAXED);
 	return nfs4_errno(st);
@@ -332,7 +342,7 @@ static void lock_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int
 		status = nat_lock4_dec(c, req, x, cstatus);
 	/* The lock stateid is known (or not) now: requests issued from done() use it. */
 	if (arg & ARG_FIRST)
-		c->files[arg & ~ARG_FIRST].lock_first = false;
+		lk_file(c, arg & ~ARG_FIRST)->lock_first = false;
 	if (nat_io_end(c, call, req, status) && c->sess)
 		nat_sess_kick(c->sess);
 	if (c->state != NS_DOWN && (arg & ARG_FIRST))
@@ -344,7 +354,7 @@ static void lock_timeout(struct engine_conn *c, struct nat_call *call)
 	uint32_t arg = call->arg;
 
 	if (arg & ARG_FIRST)
-		c->files[arg & ~ARG_FIRST].lock_first = false;
+		lk_file(c, arg & ~ARG_FIRST)->lock_first = false;
 	nat_req_timeout(c, call);
 	if (c->state != NS_DOWN && (arg & ARG_FIRST))
 		release_waiting(c);
@@ -356,6 +366,8 @@ void nat_lock4_drop(struct engine_conn *c)
 
 	for (uint32_t i = 0; i < c->nfiles; i++)
 		c->files[i].lock_first = false;
+	for (uint32_t i = 0; i < c->nheld; i++)
+		c->held[i].lock_first = false;
 	if (!l)
 		return;
 	l->wait_head = l->wait_tail = NULL;	/* the owner counts them lost */
@@ -376,8 +388,11 @@ void nat_lock4_setup(struct engine_conn *c)
 	for (uint32_t i = 0; i < c->nfiles; i++)
 		if (c->files[i].lock_ok && c->files[i].lock_client != c->sess->clientid)
 			c->files[i].lock_ok = false;
+	for (uint32_t i = 0; i < c->nheld; i++)
+		if (c->held[i].lock_ok && c->held[i].lock_client != c->sess->clientid)
+			c->held[i].lock_ok = false;
 	for (unsigned i = 0; i < l->nheld; i++) {
-		l->held[i].remake = !c->files[l->held[i].file].lock_ok;
+		l->held[i].remake = !lk_file(c, l->held[i].file)->lock_ok;
 		any |= l->held[i].remake;
 	}
 	l->remaking = any;
@@ -418,8 +433,8 @@ static void remake_next(struct engine_conn *c)
 	call = nat_v4_begin(c, &x, &e, NK_REQ, &remake_handler);
 	if (!call)
 		return;	/* no slot: the next tick goes on */
-	if (!enc_lock(c, &e, &c->files[h->file], h->type, h->offset, h->length,
-		      !c->files[h->file].lock_ok) || !nfs4_enc_end(&e)) {
+	if (!enc_lock(c, &e, lk_file(c, h->file), h->type, h->offset, h->length,
+		      !lk_file(c, h->file)->lock_ok) || !nfs4_enc_end(&e)) {
 		xdr_destroy(&x);
 		nat_v4_slot_unsent(c, call);
 		nat_call_free(c, call);
@@ -458,7 +473,7 @@ static void remake_reply(struct engine_conn *c, struct nat_call *call, XDR *x, i
 	if (arg >= l->nheld)
 		return;	/* unreachable: the table changes only here while it re-makes */
 	h = &l->held[arg];
-	f = &c->files[h->file];
+	f = lk_file(c, h->file);
 	if (rc == 0 && st == NFS4_OK && cstatus == NFS4_OK) {
 		f->lock_sid = sid;
 		f->lock_ok = true;
