@@ -114,8 +114,9 @@ int meta_tree_state(struct meta_tree *t, unsigned nheld, uint64_t lock_size,
 /* Whether the mix holds an op on the data files, OPC_FILE or OPC_LOCK (then the run
  * lays its data files out). */
 bool meta_mix_has_file_ops(const struct meta_mix *mix);
-/* Whether the mix holds an op on the names of the trees (then the run makes them);
- * held: open is of held files (--open-files). */
+/* Whether the mix holds an op on the names of the trees, OPC_NAME or read and write
+ * (a whole file of the tree) (then the run makes them); held: open is of held files
+ * (--open-files). */
 bool meta_mix_has_name_ops(const struct meta_mix *mix, bool held);
 void meta_tree_destroy(struct meta_tree *t);
 /*
