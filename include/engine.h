@@ -237,6 +237,10 @@ struct engine_ops {
 	/* What its connections did with state so far (after the run: with teardown's), or
 	 * NULL: an engine that holds none. */
 	void (*state)(struct engine_inst *inst, struct engine_state_counts *out);
+	/* With --open-files: whether c's held slot i holds an open now. After a set-up its
+	 * OPEN may have been denied (another client's share reservation) or a re-made one
+	 * lost: the worker's view of its held files follows (after each set-up). NULL: all. */
+	bool (*held_open)(struct engine_conn *c, unsigned i);
 
 	/* The engine's limits as usage errors: 0 or -EINVAL with one line in err (config_fail). */
 	int (*check)(const struct engine_params *cfg, char *err, size_t len);

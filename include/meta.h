@@ -118,6 +118,8 @@ bool meta_mix_has_file_ops(const struct meta_mix *mix);
  * (a whole file of the tree) (then the run makes them); held: open is of held files
  * (--open-files). */
 bool meta_mix_has_name_ops(const struct meta_mix *mix, bool held);
+/* Held file i is open or not, as the engine says after a set-up (a busy one is left). */
+void meta_held_set(struct meta_tree *t, unsigned i, bool open);
 void meta_tree_destroy(struct meta_tree *t);
 /*
  * Picks the next operation by weight, and a name it can work on (an existing

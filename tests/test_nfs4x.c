@@ -1101,6 +1101,87 @@ static int run_open(XDR *x)
 	return 0;
 }
 
+/* The delegation an OPEN reply carries: its type, and its stateid to return. */
+static int run_open_deleg(XDR *x, uint32_t type, const struct nfs4_stateid *dsid)
+{
+	struct nfs4_stateid sid;
+	struct nfs4_deleg d = { .type = 0xdead };
+	struct nfs_fh fh;
+
+	DEC_HEAD(x, 0, 2, OP4_OPEN, 0);
+	TRY(nfs4_dec_open_deleg(x, &sid, &d));
+	CHECK("stateid.seqid", sid.seqid, stateid.seqid);
+	CHECK_BYTES("stateid.other", sid.other, stateid.other, 12);
+	CHECK("delegation type", d.type, type);
+	CHECK("delegation stateid.seqid", d.sid.seqid, dsid->seqid);
+	CHECK_BYTES("delegation stateid.other", d.sid.other, dsid->other, 12);
+	DEC_OP(x, OP4_GETFH, 0);
+	TRY(nfs4_dec_getfh(x, &fh));
+	CHECK("fh len after OPEN", fh.len, fh37.len);
+	return 0;
+}
+
+static const struct nfs4_stateid no_sid;
+
+static int run_open_deleg_none(XDR *x)
+{
+	return run_open_deleg(x, 0, &no_sid);
+}
+
+static int run_open_deleg_read(XDR *x)
+{
+	return run_open_deleg(x, NFS4_DELEG_READ, &stateid2);
+}
+
+static int run_open_deleg_write(XDR *x)
+{
+	return run_open_deleg(x, NFS4_DELEG_WRITE, &stateid2);
+}
+
+static int run_open_deleg_none_ext(XDR *x)
+{
+	return run_open_deleg(x, 3, &no_sid);
+}
+
+static void bld_open_downgrade(XDR *x)
+{
+	w_head(x, 0, 1);
+	w_op(x, OP4_OPEN_DOWNGRADE, 0);
+	w_stateid(x, &stateid2);
+}
+
+static int run_open_downgrade(XDR *x)
+{
+	struct nfs4_stateid sid;
+
+	DEC_HEAD(x, 0, 1, OP4_OPEN_DOWNGRADE, 0);
+	TRY(nfs4_dec_open_downgrade(x, &sid));
+	CHECK("stateid.seqid", sid.seqid, stateid2.seqid);
+	CHECK_BYTES("stateid.other", sid.other, stateid2.other, 12);
+	return 0;
+}
+
+/* GETATTR of lease_time: bitmap {1 << 10}, 4 bytes, 90 seconds. */
+static void bld_lease_time(XDR *x)
+{
+	w_head(x, 0, 1);
+	w_op(x, OP4_GETATTR, 0);
+	w32(x, 1);
+	w32(x, 1u << 10);
+	w32(x, 4);
+	w32(x, 90);
+}
+
+static int run_lease_time(XDR *x)
+{
+	uint32_t secs = 0;
+
+	DEC_HEAD(x, 0, 1, OP4_GETATTR, 0);
+	TRY(nfs4_dec_lease_time(x, &secs));
+	CHECK("lease_time", secs, 90);
+	return 0;
+}
+
 static void bld_close(XDR *x)
 {
 	w_head(x, 0, 1);
@@ -1344,6 +1425,13 @@ static const struct dec_case dec_cases[] = {
 	{ "OPEN none_ext contention", bld_open_none_ext_contention, run_open },
 	{ "OPEN none_ext resource", bld_open_none_ext_resource, run_open },
 	{ "OPEN none_ext not wanted", bld_open_none_ext_not_wanted, run_open },
+	{ "OPEN delegation none, decoded", bld_open_none, run_open_deleg_none },
+	{ "OPEN read delegation, decoded", bld_open_read, run_open_deleg_read },
+	{ "OPEN write delegation size, decoded", bld_open_write_size, run_open_deleg_write },
+	{ "OPEN write delegation blocks, decoded", bld_open_write_blocks, run_open_deleg_write },
+	{ "OPEN none_ext, decoded", bld_open_none_ext_contention, run_open_deleg_none_ext },
+	{ "OPEN_DOWNGRADE", bld_open_downgrade, run_open_downgrade },
+	{ "GETATTR lease_time", bld_lease_time, run_lease_time },
 	{ "CLOSE", bld_close, run_close },
 	{ "READ", bld_read, run_read },
 	{ "WRITE COMMIT", bld_write_commit, run_write_commit },

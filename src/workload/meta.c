@@ -356,6 +356,16 @@ static bool choose(struct meta_tree *t, enum op_type op, struct meta_target *tg)
 	return true;
 }
 
+void meta_held_set(struct meta_tree *t, unsigned i, bool open)
+{
+	uint8_t *h = i < t->nheld ? &t->held[i] : NULL;
+
+	if (!h || (*h & META_BUSY) || !!(*h & META_OPEN) == open)
+		return;
+	*h = open ? (uint8_t)(*h | META_OPEN) : (uint8_t)(*h & ~META_OPEN);
+	t->nopen = open ? t->nopen + 1 : t->nopen - 1;
+}
+
 bool meta_next(struct meta_tree *t, const struct meta_mix *mix, struct meta_target *tg)
 {
 	for (int tries = 0; tries < 8; tries++) {

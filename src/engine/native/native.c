@@ -298,6 +298,27 @@ static const char *spoken(struct engine_inst *inst)
 	       made == (1u << 1 | 1u << 2) ? "4.1 and 4.2" : NULL;
 }
 
+/* engine_ops.state: the connections' counts, and the clients made (sessions: each its
+ * own EXCHANGE_ID and CREATE_SESSION). */
+static void state(struct engine_inst *inst, struct engine_state_counts *out)
+{
+	const struct nat_engine *e = &inst->nat;
+
+	*out = (struct engine_state_counts){
+		.clients = __atomic_load_n(&e->sessions_made, __ATOMIC_RELAXED),
+		.held_opens = __atomic_load_n(&e->held_opens, __ATOMIC_RELAXED),
+		.delegations_returned = __atomic_load_n(&e->delegations_returned, __ATOMIC_RELAXED),
+		.grace_waits = __atomic_load_n(&e->grace_waits, __ATOMIC_RELAXED),
+		.state_lost = __atomic_load_n(&e->state_lost, __ATOMIC_RELAXED),
+		.opens_remade = __atomic_load_n(&e->opens_remade, __ATOMIC_RELAXED),
+	};
+}
+
+static bool held_open(struct engine_conn *c, unsigned i)
+{
+	return i < c->nheld && c->held[i].open;
+}
+
 static struct engine_thread *thread_new(struct engine_inst *inst, const struct engine_params *cfg,
 					struct ev_loop *loop)
 {
@@ -375,6 +396,8 @@ const struct engine_ops engine_native = {
 	.wire_time = true,
 	.proto = proto,
 	.spoken = spoken,
+	.state = state,
+	.held_open = held_open,
 	.options = options,
 	.check = check,
 	.max_read = max_io,

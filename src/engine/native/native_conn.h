@@ -50,6 +50,7 @@ enum nat_kind {
 	NK_REQ,					/* a worker's READ, WRITE or COMMIT */
 	NK_META,				/* a request on a name (native_meta.c) */
 	NK_GSS_INIT,				/* RPCSEC_GSS context creation (native_gss.c) */
+	NK_HOPEN, NK_DELEGRETURN,		/* held files: set-up's OPEN; a delegation returned */
 };
 
 enum nat_state {
@@ -141,6 +142,15 @@ struct nat_file {
 	bool open;
 };
 
+/* What the engine keeps beside a held file's open (native_held4.c). */
+struct nat_held {
+	bool want;			/* open when the connection was lost: set-up re-makes it */
+	bool deleg;			/* a delegation to return (deleg_sid) */
+	uint32_t share;			/* ENGINE_SHARE(access, deny) it was opened with */
+	char *path;			/* a replay's name below the export (NULL: wl_held_name) */
+	struct nfs4_stateid deleg_sid;
+};
+
 /*
  * One instance of the native engine: what init() learned for the run, and
  * counts for the report. Threads and connections reach it through their
@@ -163,6 +173,10 @@ struct nat_engine {
 
 	/* Counted by every thread (atomics). */
 	unsigned long retried;		/* requests sent again after a backoff */
+	/* State (engine_state_counts): held opens at the end of each connection's last
+	 * set-up, delegations returned, set-up and held calls sent again after
+	 * NFS4ERR_GRACE, held opens lost (BAD_STATEID ...), held opens re-made */
+	uint64_t held_opens, delegations_returned, grace_waits, state_lost, opens_remade;
 	unsigned slots_min, slots_max, sessions_made;
 
 	/* Kerberos (native_gss.c): the credential and each server's name; sec SYS: none. */
@@ -269,6 +283,18 @@ struct engine_conn {
 	uint32_t *file_ids;
 	uint32_t nfiles;
 
+	/* Held files (--open-files, then a replay's open_slots; native_held4.c) */
+	struct nat_file *held;
+	uint32_t nheld;
+	struct nat_held *hx;		/* ... what is kept beside each open */
+	uint32_t next_held;		/* set-up: the next held slot to OPEN */
+	uint32_t held_up;		/* held files open at the end of its last set-up */
+	bool held_made;			/* set up once: later set-ups re-make the opens */
+	/* set-up OPENs the server answered NFS4ERR_GRACE, sent again by grace_timer
+	 * (NK_HOPEN's with bit 31) */
+	uint32_t *grace_q, ngrace;
+	ev_timer grace_timer;
+
 	/* native_known.c: a first NFSv3 set-up from what the thread learned */
 	bool was_ready;			/* set up once: a reconnect asks the server */
 	bool kn_learner;		/* asking for what others wait for */
@@ -281,6 +307,7 @@ struct engine_conn {
 	struct nat_session *sess;
 	bool sess_wait;			/* set-up waits for another connection to make the session */
 	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
+	uint64_t lease_ping_ns;		/* ... this long: a third of the server's lease_time */
 
 	struct lowat lw;		/* --max-load */
 	struct nat_tap tap;		/* --wire-time from a packet tap */

@@ -19,6 +19,7 @@
 #include "v4/native_sess.h"
 #include "native_gss.h"
 #include "native_tap.h"
+#include "v4/native_held4.h"
 #include "v4/native_v4.h"
 
 /* The NFS port is connected (and, with Kerberos, the context made): the protocol's set-up. */
@@ -74,12 +75,12 @@ static int up_send_waiting(struct engine_conn *c, struct engine_req *req)
 	 * for RPCSEC_GSS's window, as the session's waiting list: -EBUSY keeps it first). */
 	if (nat_gss_full(c))
 		return -EBUSY;
-	return req->path ? nat_meta_send_waiting(c, req) : nat_io_send_v4(c, req);
+	return req->path && !req->held ? nat_meta_send_waiting(c, req) : nat_io_send_v4(c, req);
 }
 
 static int start(struct engine_conn *c, struct engine_req *req)
 {
-	if (req->path)
+	if (req->path && !req->held)	/* a held OPEN's path is its name (native_held4.c) */
 		return nat_meta_queue(c, req);
 	req->stage = 0;		/* tries so far (nat_retry_later) */
 	return nat_io_queue(c, req);
@@ -130,7 +131,7 @@ static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	while (req) {
 		struct engine_req *next = req->priv[1];
 
-		if (req->path)
+		if (req->path && !req->held)
 			nat_meta_again(c, req);
 		else if (c->state != NS_READY || nat_io_queue(c, req) < 0)
 			nat_req_done(c, req, -EAGAIN);
@@ -146,7 +147,7 @@ static void retry_forget(struct engine_conn *c)
 	if (c->t)
 		ev_timer_stop(c->t->loop, &c->retry_timer);
 	for (struct engine_req *req = c->retry_head; req; req = req->priv[1])
-		if (req->path)
+		if (req->path && !req->held)
 			nat_meta_forget(req);
 	c->retry_head = c->retry_tail = NULL;
 }
@@ -170,7 +171,7 @@ int nat_conn_new(struct nat_engine *e, const struct engine_params *cfg, unsigned
 	c->files = calloc(nfiles + 1, sizeof(*c->files));
 	c->sock = xport_sock_new();
 	if (!c->file_ids || !c->files || !c->sock || nat_calls_init(c, cfg->iodepth + 8) < 0 ||
-	    (c->proto->sessions && nat_sess_join(c) < 0))
+	    (c->proto->sessions && nat_sess_join(c) < 0) || nat_held_new(c) < 0)
 		goto fail;
 	memcpy(c->file_ids, file_ids, nfiles * sizeof(*file_ids));
 	rpc_rec_init(&c->rec, RPC_RECORD_MAX);
@@ -188,6 +189,7 @@ int nat_conn_new(struct nat_engine *e, const struct engine_params *cfg, unsigned
 	*out = c;
 	return 0;
 fail:
+	nat_held_free(c);
 	nat_calls_destroy(c);
 	xport_sock_free(c->sock);
 	free(c->files);
@@ -209,6 +211,7 @@ void nat_drop(struct engine_conn *c)
 	rpc_rec_reset(&c->rec);
 	for (uint32_t i = 0; i < c->nfiles; i++)
 		c->files[i].open = false;
+	nat_held_drop(c);
 	if (c->sess)
 		nat_sess_conn_down(c);
 	c->root.len = 0;
@@ -338,8 +341,10 @@ void nat_detach(struct engine_conn *c)
 	nat_known_forget(c);
 	nat_tap_leave(c);
 	lowat_unwatch(&c->lw);
-	if (c->t)
+	if (c->t) {
 		ev_timer_stop(c->t->loop, &c->retry_timer);
+		ev_timer_stop(c->t->loop, &c->grace_timer);
+	}
 	if (xport_is_open(c->sock))
 		xport_detach(c->sock);
 	c->cbs = NULL;
@@ -382,6 +387,7 @@ void nat_conn_free(struct engine_conn *c)
 	nat_calls_destroy(c);
 	nat_sess_leave(c);
 	nat_meta_free(c);
+	nat_held_free(c);
 	rpc_gss_reset(&c->gss);
 	free(c->files);
 	free(c->file_ids);

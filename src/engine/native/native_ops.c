@@ -29,7 +29,7 @@ int nat_io_queue(struct engine_conn *c, struct engine_req *req)
 {
 	int rc;
 
-	if (req->file >= c->nfiles) {
+	if (req->file >= (req->held ? c->nheld : c->nfiles)) {
 		nat_set_error(c, "request refused: not a file of this connection");
 		return -EINVAL;
 	}

@@ -197,6 +197,7 @@ void outage_ready_cb(void *owner, struct engine_conn *c, bool ok)
 		return;
 	}
 	wc->link = LINK_UP;
+	slots_held_sync(wc);
 	wc->errs.reconnects++;
 	wc->outage->reconnect_ns = t - (uint64_t)wc->outage->detected_ns;
 	wc->outage->recovered = true;

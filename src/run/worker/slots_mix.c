@@ -80,6 +80,16 @@ static bool issue_held(struct wconn *wc, const struct meta_target *tg, uint64_t 
 	return true;
 }
 
+void slots_held_sync(struct wconn *wc)
+{
+	const struct worker *w = wc->w;
+
+	if (!w->meta || !w->engine->held_open || !wc->conn)
+		return;
+	for (unsigned i = 0; i < wc->tree.nheld; i++)
+		meta_held_set(&wc->tree, i, w->engine->held_open(wc->conn, i));
+}
+
 /* --mix: LOCK, LOCKU or LOCKT of range tg->block (of --lock-size) of data file tg->file. */
 static bool issue_lock(struct wconn *wc, const struct meta_target *tg, uint64_t t)
 {

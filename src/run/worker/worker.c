@@ -35,6 +35,8 @@ static void start_phase(struct worker *w)
 		schedule_set_rate(&w->sched, w->run->rate);
 	w->commit_every = phase == PHASE_MAIN ? cfg->commit_every : 0;
 	w->meta = phase == PHASE_MAIN && (cfg->meta || cfg->small_files);
+	for (unsigned i = 0; i < w->nconns; i++)
+		slots_held_sync(&w->conns[i]);	/* set-up's held OPENs, some maybe denied */
 	/* Reads are checked where no write of this run can race them. */
 	w->checking = w->run->verify && (phase == PHASE_VERIFY || (phase == PHASE_MAIN &&
 			wl_mode_read_pct(cfg->rw, cfg->rwmixread) == 100));

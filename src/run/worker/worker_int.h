@@ -208,6 +208,8 @@ void slots_due(void *arg, unsigned i, uint64_t t);
 /* slots_mix.c */
 /* --mix or a small-file pass: slots_refill's requests in such a phase. */
 void slots_refill_meta(struct wconn *wc, uint64_t t);
+/* --mix with --open-files: the tree's held files as the engine has them after a set-up. */
+void slots_held_sync(struct wconn *wc);
 
 /* slots_replay.c */
 /* --replay: slots_refill's requests: the connection's next operations as they come due. */

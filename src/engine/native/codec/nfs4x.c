@@ -198,11 +198,19 @@ bool nfs4_enc_access(struct nfs4_enc *e, uint32_t access)
 bool nfs4_enc_open(struct nfs4_enc *e, uint32_t seqid, uint64_t clientid, const void *owner,
 		   uint32_t owner_len, const char *name, bool create, uint32_t mode)
 {
+	return nfs4_enc_open_share(e, seqid, clientid, owner, owner_len, name, create, mode,
+				   OPEN4_SHARE_ACCESS_BOTH, 0);
+}
+
+bool nfs4_enc_open_share(struct nfs4_enc *e, uint32_t seqid, uint64_t clientid,
+			 const void *owner, uint32_t owner_len, const char *name, bool create,
+			 uint32_t mode, uint32_t access, uint32_t deny)
+{
 	XDR *x = e->x;
 
 	if (owner_len > NFS4_OPAQUE_LIMIT || !put_op(e, OP4_OPEN) || !xdrx_put32(x, seqid) ||
-	    !xdrx_put32(x, OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG) ||
-	    !xdrx_put32(x, 0) || !xdrx_put64(x, clientid) ||
+	    !xdrx_put32(x, (access & 3) | OPEN4_SHARE_ACCESS_WANT_NO_DELEG) ||
+	    !xdrx_put32(x, deny & 3) || !xdrx_put64(x, clientid) ||
 	    !xdrx_put_opaque(x, owner, owner_len, NFS4_OPAQUE_LIMIT))
 		return false;
 	if (create) {
@@ -217,6 +225,23 @@ bool nfs4_enc_open(struct nfs4_enc *e, uint32_t seqid, uint64_t clientid, const 
 bool nfs4_enc_close(struct nfs4_enc *e, uint32_t seqid, const struct nfs4_stateid *sid)
 {
 	return put_op(e, OP4_CLOSE) && xdrx_put32(e->x, seqid) && put_stateid(e->x, sid);
+}
+
+bool nfs4_enc_open_downgrade(struct nfs4_enc *e, const struct nfs4_stateid *sid, uint32_t access,
+			     uint32_t deny)
+{
+	return put_op(e, OP4_OPEN_DOWNGRADE) && put_stateid(e->x, sid) && xdrx_put32(e->x, 0) &&
+	       xdrx_put32(e->x, access & 3) && xdrx_put32(e->x, deny & 3);
+}
+
+bool nfs4_enc_delegreturn(struct nfs4_enc *e, const struct nfs4_stateid *sid)
+{
+	return put_op(e, OP4_DELEGRETURN) && put_stateid(e->x, sid);
+}
+
+bool nfs4_enc_getattr_lease(struct nfs4_enc *e)
+{
+	return put_op(e, OP4_GETATTR) && put_bitmap(e->x, BIT0(FATTR4_LEASE_TIME), 0);
 }
 
 bool nfs4_enc_read(struct nfs4_enc *e, const struct nfs4_stateid *sid, uint64_t offset,

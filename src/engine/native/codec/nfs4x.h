@@ -33,8 +33,9 @@
 #define NFS4_VERIFIER_SIZE 8
 
 enum nfs4_opnum {
-	OP4_ACCESS = 3, OP4_CLOSE = 4, OP4_COMMIT = 5, OP4_CREATE = 6, OP4_GETATTR = 9,
-	OP4_GETFH = 10, OP4_LOOKUP = 15, OP4_OPEN = 18, OP4_PUTFH = 22, OP4_PUTROOTFH = 24,
+	OP4_ACCESS = 3, OP4_CLOSE = 4, OP4_COMMIT = 5, OP4_CREATE = 6, OP4_DELEGRETURN = 8,
+	OP4_GETATTR = 9,
+	OP4_GETFH = 10, OP4_LOOKUP = 15, OP4_OPEN = 18, OP4_OPEN_DOWNGRADE = 21, OP4_PUTFH = 22, OP4_PUTROOTFH = 24,
 	OP4_READ = 25, OP4_READDIR = 26, OP4_REMOVE = 28, OP4_RENAME = 29,
 	OP4_RESTOREFH = 31, OP4_SAVEFH = 32, OP4_SETATTR = 34, OP4_WRITE = 38,
 	OP4_BIND_CONN_TO_SESSION = 41, OP4_EXCHANGE_ID = 42, OP4_CREATE_SESSION = 43,
@@ -54,6 +55,8 @@ enum nfs4_stat {
 	NFS4ERR_CONN_NOT_BOUND_TO_SESSION = 10055, NFS4ERR_STALE_CLIENTID = 10022,
 	NFS4ERR_EXPIRED = 10011, NFS4ERR_BAD_STATEID = 10025,
 	NFS4ERR_SEQ_FALSE_RETRY = 10076, NFS4ERR_RETRY_UNCACHED_REP = 10068,
+	NFS4ERR_SHARE_DENIED = 10015, NFS4ERR_STALE_STATEID = 10023,
+	NFS4ERR_ADMIN_REVOKED = 10047,
 };
 
 struct nfs4_stateid {
@@ -110,7 +113,18 @@ bool nfs4_enc_access(struct nfs4_enc *e, uint32_t access);
  * OPEN4_SHARE_ACCESS_WANT_NO_DELEG, deny none; create: UNCHECKED4 with mode (when create). */
 bool nfs4_enc_open(struct nfs4_enc *e, uint32_t seqid, uint64_t clientid, const void *owner,
 		   uint32_t owner_len, const char *name, bool create, uint32_t mode);
+/* The same with share access (OPEN4_SHARE_ACCESS_READ 1, WRITE 2, BOTH 3) and deny
+ * (OPEN4_SHARE_DENY_*, 0..3) given; OPEN4_SHARE_ACCESS_WANT_NO_DELEG always (RFC 8881 18.16). */
+bool nfs4_enc_open_share(struct nfs4_enc *e, uint32_t seqid, uint64_t clientid,
+			 const void *owner, uint32_t owner_len, const char *name, bool create,
+			 uint32_t mode, uint32_t access, uint32_t deny);
 bool nfs4_enc_close(struct nfs4_enc *e, uint32_t seqid, const struct nfs4_stateid *sid);
+/* OPEN_DOWNGRADE of sid's open to access and deny (seqid 0: ignored by 4.1). */
+bool nfs4_enc_open_downgrade(struct nfs4_enc *e, const struct nfs4_stateid *sid, uint32_t access,
+			     uint32_t deny);
+bool nfs4_enc_delegreturn(struct nfs4_enc *e, const struct nfs4_stateid *sid);
+/* GETATTR of lease_time (attribute 10) alone. */
+bool nfs4_enc_getattr_lease(struct nfs4_enc *e);
 bool nfs4_enc_read(struct nfs4_enc *e, const struct nfs4_stateid *sid, uint64_t offset,
 		   uint32_t count);
 /* stable: 0 UNSTABLE4, 1 DATA_SYNC4, 2 FILE_SYNC4. Last operation (data follows). */
@@ -156,6 +170,19 @@ int nfs4_dec_getattr(XDR *x, struct nfs_attr *attr);
 int nfs4_dec_access(XDR *x, uint32_t *supported, uint32_t *access);
 /* OPEN: the stateid (a delegation, if granted anyway, is skipped). */
 int nfs4_dec_open(XDR *x, struct nfs4_stateid *sid);
+/* An OPEN reply's delegation (open_delegation4): type OPEN_DELEGATE_NONE 0, READ 1,
+ * WRITE 2, NONE_EXT 3; sid is a READ's or WRITE's, to return (zeros otherwise). */
+struct nfs4_deleg {
+	uint32_t type;
+	struct nfs4_stateid sid;
+};
+#define NFS4_DELEG_READ 1u
+#define NFS4_DELEG_WRITE 2u
+/* OPEN: the stateid and the delegation, decoded. */
+int nfs4_dec_open_deleg(XDR *x, struct nfs4_stateid *sid, struct nfs4_deleg *d);
+int nfs4_dec_open_downgrade(XDR *x, struct nfs4_stateid *sid);
+/* GETATTR of lease_time alone (nfs4_enc_getattr_lease): its seconds. */
+int nfs4_dec_lease_time(XDR *x, uint32_t *secs);
 int nfs4_dec_close(XDR *x, struct nfs4_stateid *sid);
 int nfs4_dec_read(XDR *x, bool *eof, uint32_t *count, const uint8_t **data);
 int nfs4_dec_write(XDR *x, uint32_t *count, uint32_t *committed, uint8_t verf[8]);

@@ -50,13 +50,6 @@ static bool get_stateid(XDR *x, struct nfs4_stateid *sid)
 	return xdrx_get32(x, &sid->seqid) && xdrx_get_fixed(x, sid->other, sizeof(sid->other));
 }
 
-static bool skip_stateid(XDR *x)
-{
-	struct nfs4_stateid sid;
-
-	return get_stateid(x, &sid);
-}
-
 /* change_info4: atomic, before, after. */
 static bool skip_cinfo(XDR *x)
 {
@@ -235,21 +228,24 @@ int nfs4_dec_access(XDR *x, uint32_t *supported, uint32_t *access)
 	return ok(xdrx_get32(x, supported) && xdrx_get32(x, access));
 }
 
-/* open_delegation4: each arm read and dropped (the engine asked for none). */
-static bool skip_delegation(XDR *x)
+/* open_delegation4: its type, and the stateid of a READ or WRITE one (the engine asks for
+ * none, and returns any it gets); the rest of each arm read and dropped. */
+static bool get_delegation(XDR *x, struct nfs4_deleg *d)
 {
-	uint32_t type, limitby, why;
+	uint32_t limitby, why;
 	bool b;
 
-	if (!xdrx_get32(x, &type))
+	d->type = 0;
+	memset(&d->sid, 0, sizeof(d->sid));
+	if (!xdrx_get32(x, &d->type))
 		return false;
-	switch (type) {
+	switch (d->type) {
 	case OPEN_DELEGATE_NONE:
 		return true;
 	case OPEN_DELEGATE_READ:	/* stateid, recall, permissions */
-		return skip_stateid(x) && xdrx_get_bool(x, &b) && skip_ace(x);
+		return get_stateid(x, &d->sid) && xdrx_get_bool(x, &b) && skip_ace(x);
 	case OPEN_DELEGATE_WRITE:	/* stateid, recall, space_limit, permissions */
-		if (!skip_stateid(x) || !xdrx_get_bool(x, &b) || !xdrx_get32(x, &limitby))
+		if (!get_stateid(x, &d->sid) || !xdrx_get_bool(x, &b) || !xdrx_get32(x, &limitby))
 			return false;
 		if (limitby == NFS_LIMIT_SIZE) {
 			if (!xdrx_skip32(x, 2))	/* filesize */
@@ -270,12 +266,43 @@ static bool skip_delegation(XDR *x)
 	}
 }
 
-int nfs4_dec_open(XDR *x, struct nfs4_stateid *sid)
+int nfs4_dec_open_deleg(XDR *x, struct nfs4_stateid *sid, struct nfs4_deleg *d)
 {
 	uint32_t rflags;
 
 	return ok(get_stateid(x, sid) && skip_cinfo(x) && xdrx_get32(x, &rflags) &&
-		  skip_bitmap(x) && skip_delegation(x));
+		  skip_bitmap(x) && get_delegation(x, d));
+}
+
+int nfs4_dec_open(XDR *x, struct nfs4_stateid *sid)
+{
+	struct nfs4_deleg d;
+
+	return nfs4_dec_open_deleg(x, sid, &d);
+}
+
+int nfs4_dec_open_downgrade(XDR *x, struct nfs4_stateid *sid)
+{
+	return ok(get_stateid(x, sid));
+}
+
+int nfs4_dec_lease_time(XDR *x, uint32_t *secs)
+{
+	const uint8_t *words;
+	uint32_t n, len, w0 = 0;
+
+	if (!get_bitmap(x, &words, &n) || !xdrx_get32(x, &len))
+		return -EBADMSG;
+	if (n >= 1)
+		w0 = (uint32_t)words[0] << 24 | (uint32_t)words[1] << 16 |
+		     (uint32_t)words[2] << 8 | words[3];
+	/* Only lease_time asked for: any other bit, or a length not 4, is not this reply. */
+	for (uint32_t i = 1; i < n; i++)
+		if (words[4 * i] | words[4 * i + 1] | words[4 * i + 2] | words[4 * i + 3])
+			return -EBADMSG;
+	if (w0 != BIT0(FATTR4_LEASE_TIME) || len != 4)
+		return -EBADMSG;
+	return ok(xdrx_get32(x, secs));
 }
 
 int nfs4_dec_close(XDR *x, struct nfs4_stateid *sid)

@@ -12,6 +12,7 @@
 #include "../native_call.h"
 #include "../native_ops.h"
 #include "../native_v42.h"
+#include "native_held4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
@@ -47,6 +48,8 @@ int nat_io_send_v4(struct engine_conn *c, struct engine_req *req)
 	XDR x;
 	int rc;
 
+	if (nat_held_req(req))
+		return nat_held_send(c, req);
 	/* Checked by nat_io4_queue already; again for a waiting request, whose session
 	 * may have been made again since (with another minor version). */
 	if (req->op != OP_READ && req->op != OP_WRITE && req->op != OP_COMMIT &&
@@ -93,7 +96,7 @@ int nat_io4_queue(struct engine_conn *c, struct engine_req *req)
 	int rc;
 
 	/* Refused here, not after a wait for a slot: then it would fail the connection. */
-	if (req->op != OP_READ && req->op != OP_WRITE && req->op != OP_COMMIT &&
+	if (!nat_held_req(req) && req->op != OP_READ && req->op != OP_WRITE && req->op != OP_COMMIT &&
 	    (rc = file_op_refused(c, req)) < 0)
 		return rc;
 	/* Behind those already waiting for a slot, to keep the order. */

@@ -24,14 +24,18 @@
 
 #include "base/clock.h"
 #include "../native_call.h"
+#include "native_held4.h"
 #include "native_meta4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
 #define EXCHGID4_FLAG_USE_NON_PNFS 0x00010000u
 #define NFS4ERR_MINOR_VERS_MISMATCH 10021u
-/* SEQUENCE alone after this long without a request keeps the lease (ganesha: 60 s). */
+/* SEQUENCE alone after this long without a request keeps the lease, until the server's
+ * lease_time is known (then a third of it; ganesha's default: 60 s). */
 #define LEASE_PING_NS (UINT64_C(15) * 1000000000)
+/* A set-up OPEN answered NFS4ERR_GRACE (a restarted server) goes again after this. */
+#define GRACE_WAIT_S 0.5
 
 static const char *kind_name(enum nat_kind k)
 {
@@ -41,6 +45,7 @@ static const char *kind_name(enum nat_kind k)
 	case NK_RECLAIM: return "RECLAIM_COMPLETE";
 	case NK_ROOT: return "LOOKUP of the work directory";
 	case NK_OPEN: return "OPEN";
+	case NK_HOPEN: return "OPEN of a held file";
 	case NK_CLOSE: return "CLOSE";
 	case NK_SEQUENCE: return "SEQUENCE";
 	case NK_DESTROY_SESSION: return "DESTROY_SESSION";
@@ -268,6 +273,12 @@ static bool send_create_session(struct engine_conn *c)
 	return nat_call_send(c, call, &x, NULL, 0) == 0;
 }
 
+/* Teardown's file i of member m: its data files, then its held files. */
+static struct nat_file *close_file(struct engine_conn *m, uint32_t i)
+{
+	return i < m->nfiles ? &m->files[i] : &m->held[i - m->nfiles];
+}
+
 static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 {
 	struct nat_call *call;
@@ -290,9 +301,12 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 		ok = nfs4_enc_putrootfh(&e) &&
 		     nfs4_enc_lookup_path(&e, c->cfg->path, strlen(c->cfg->path), &n) &&
 		     nfs4_enc_lookup_path(&e, c->cfg->dir, strlen(c->cfg->dir), &n) &&
-		     nfs4_enc_getfh(&e);
+		     nfs4_enc_getfh(&e) && nfs4_enc_getattr_lease(&e);
 		break;
 	}
+	case NK_HOPEN:
+		ok = nat_held_enc_setup(c, &e, arg);
+		break;
 	case NK_OPEN:
 		wl_file_name(NULL, c->file_ids[arg], name, sizeof(name));
 		ok = nfs4_enc_putfh(&e, &c->dir) &&
@@ -301,7 +315,7 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 		     nfs4_enc_getfh(&e);
 		break;
 	case NK_CLOSE: {
-		struct nat_file *f = &nat_sess_member(c->sess, arg >> 24)->files[arg & 0xffffff];
+		struct nat_file *f = close_file(nat_sess_member(c->sess, arg >> 24), arg & 0xffffff);
 
 		ok = nfs4_enc_putfh(&e, &f->fh) && nfs4_enc_close(&e, 0, &f->sid);
 		break;
@@ -351,6 +365,74 @@ static bool open_files(struct engine_conn *c)
 	return true;
 }
 
+/* Set-up's held OPENs (native_held4.c), as far as slots go; set-up ends when the data
+ * files' and these are all answered. */
+static bool open_held(struct engine_conn *c)
+{
+	uint32_t i;
+
+	while ((i = nat_held_next(c)) < c->nheld && slot4_free(&c->sess->slots) && c->nfree) {
+		if (!send_seq_op(c, NK_HOPEN, i))
+			return false;
+		c->next_held++;
+		c->pending++;
+	}
+	if (c->pending == 0 && c->ngrace == 0 && nat_held_next(c) >= c->nheld) {
+		nat_held_setup_end(c);
+		nat_setup_done(c, true);
+	}
+	return true;
+}
+
+static void grace_cb(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* A set-up OPEN (data file i, or held slot i with bit 31) answered NFS4ERR_GRACE: sent
+ * again after GRACE_WAIT_S, as long as the grace lasts. Still pending meanwhile. */
+static bool grace_later(struct engine_conn *c, uint32_t q)
+{
+	if (!c->grace_q || !c->t)
+		return false;
+	c->grace_q[c->ngrace++] = q;
+	__atomic_add_fetch(&c->eng->grace_waits, 1, __ATOMIC_RELAXED);
+	if (!ev_is_active(&c->grace_timer)) {
+		ev_timer_init(&c->grace_timer, grace_cb, GRACE_WAIT_S, 0.);
+		c->grace_timer.data = c;
+		ev_timer_start(c->t->loop, &c->grace_timer);
+	}
+	return true;
+}
+
+static void grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine_conn *c = w->data;
+	uint32_t n = 0;
+
+	(void)loop;
+	(void)revents;
+	if (c->state != NS_SETUP) {
+		c->ngrace = 0;
+		return;
+	}
+	for (uint32_t k = 0; k < c->ngrace; k++) {
+		uint32_t q = c->grace_q[k];
+
+		if (n == 0 && slot4_free(&c->sess->slots) && c->nfree) {
+			if (!send_seq_op(c, q >> 31 ? NK_HOPEN : NK_OPEN, q & 0x7fffffffu)) {
+				nat_set_error(c, "cannot send an OPEN again after NFS4ERR_GRACE");
+				nat_conn_fail(c);
+				return;
+			}
+		} else {
+			c->grace_q[n++] = q;	/* no slot: the next turn */
+		}
+	}
+	c->ngrace = n;
+	if (n) {
+		ev_timer_set(&c->grace_timer, GRACE_WAIT_S, 0.);
+		ev_timer_start(c->t->loop, &c->grace_timer);
+	}
+}
+
 /* The files every member of the session (on every thread) has open, CLOSEd over
  * this connection, on its own share's slots. */
 bool nat_v4_close_files(struct engine_conn *c)
@@ -362,12 +444,12 @@ bool nat_v4_close_files(struct engine_conn *c)
 		struct engine_conn *m = nat_sess_member(s, c->close_m);
 		uint32_t i = c->next_file++;
 
-		if (!m || i >= m->nfiles) {
+		if (!m || i >= m->nfiles + m->nheld) {
 			c->close_m++;
 			c->next_file = 0;
 			continue;
 		}
-		if (!m->files[i].open)
+		if (!close_file(m, i)->open)
 			continue;
 		if (!send_seq_op(c, NK_CLOSE, c->close_m << 24 | i))
 			return false;
@@ -400,7 +482,7 @@ static int reply_root(struct engine_conn *c, XDR *x)
 {
 	char path[2 * ENGINE_URL_MAX];
 	char *save, *tok;
-	uint32_t st;
+	uint32_t st, lease = 0;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", c->cfg->path, c->cfg->dir);
@@ -411,7 +493,16 @@ static int reply_root(struct engine_conn *c, XDR *x)
 			return rc < 0 ? rc : (int)st;
 	if ((rc = nfs4_dec_op(x, OP4_GETFH, &st)) < 0 || st)
 		return rc < 0 ? rc : (int)st;
-	return nfs4_dec_getfh(x, &c->dir);
+	if ((rc = nfs4_dec_getfh(x, &c->dir)) < 0)
+		return rc;
+	/* The lease: a SEQUENCE of its own when idle for a third of it (RFC 8881 8.3). */
+	if ((rc = nfs4_dec_op(x, OP4_GETATTR, &st)) < 0)
+		return rc;
+	if (st == NFS4_OK && (rc = nfs4_dec_lease_time(x, &lease)) < 0)
+		return rc;
+	if (st == NFS4_OK && lease)
+		c->lease_ping_ns = (uint64_t)lease * 1000000000 / 3;
+	return 0;
 }
 
 static int reply_open(struct engine_conn *c, XDR *x, uint32_t i)
@@ -495,11 +586,9 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 	case NK_ROOT:
 		if (rc == 0 && (rc = reply_root(c, x)) == 0) {
 			nat_step(c, NAT_STEP_MOUNT);
-			c->pending = c->next_file = 0;
-			if (c->nfiles == 0) {
-				nat_setup_done(c, true);
-				return true;
-			}
+			c->pending = c->next_file = c->next_held = 0;
+			if (c->nfiles == 0)
+				return open_held(c);
 			return open_files(c);
 		}
 		if (rc > 0)
@@ -508,19 +597,29 @@ static bool v4_step(struct engine_conn *c, struct nat_call *call, XDR *x, int rc
 	case NK_OPEN:
 		if (rc == 0 && (rc = reply_open(c, x, arg)) == 0) {
 			nat_step(c, NAT_STEP_OPEN);
-			if (--c->pending == 0 && c->next_file == c->nfiles) {
-				nat_setup_done(c, true);
-				return true;
-			}
+			if (--c->pending == 0 && c->next_file == c->nfiles && c->ngrace == 0)
+				return open_held(c);
 			return open_files(c);
 		}
+		if (rc == NFS4ERR_GRACE && grace_later(c, arg))
+			return true;
+		if (rc > 0)
+			rc = nfs4_errno((uint32_t)rc);
+		break;
+	case NK_HOPEN:
+		if (rc == 0 && (rc = nat_held_dec_setup(c, x, arg)) == 0) {
+			c->pending--;
+			return open_held(c);
+		}
+		if (rc == NFS4ERR_GRACE && grace_later(c, 1u << 31 | arg))
+			return true;
 		if (rc > 0)
 			rc = nfs4_errno((uint32_t)rc);
 		break;
 	case NK_CLOSE:
 		/* A CLOSE that fails still ends the file's use: go on. */
 		if (nat_sess_member(c->sess, arg >> 24))
-			nat_sess_member(c->sess, arg >> 24)->files[arg & 0xffffff].open = false;
+			close_file(nat_sess_member(c->sess, arg >> 24), arg & 0xffffff)->open = false;
 		c->pending--;
 		return nat_v4_close_files(c);
 	case NK_DESTROY_SESSION:
@@ -551,8 +650,10 @@ static void v4_reply(struct engine_conn *c, struct nat_call *call, XDR *x, int r
 
 void nat_v4_tick(struct engine_conn *c, uint64_t now)
 {
-	if (now - c->last_send_ns > LEASE_PING_NS && slot4_free(&c->sess->slots))
+	if (now - c->last_send_ns > (c->lease_ping_ns ? c->lease_ping_ns : LEASE_PING_NS) &&
+	    slot4_free(&c->sess->slots))
 		send_seq_op(c, NK_SEQUENCE, 0);
+	nat_held_tick(c);
 	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nown)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }
