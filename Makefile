@@ -134,6 +134,7 @@ SUITES := tests/integration.sh tests/analysis.sh tests/latency.sh tests/faults.s
 	tests/native.sh tests/native_faults.sh tests/wire.sh tests/trunk.sh tests/wiretime.sh tests/merge.sh tests/mpi.sh \
 	tests/local.sh tests/servers.sh tests/krb5.sh tests/trace.sh tests/curve.sh tests/replay.sh tests/oplog.sh
 SUITES += tests/judges.sh tests/versions.sh tests/v42.sh
+SUITES += tests/locks.sh
 # The sanitizer builds leave out the presets (jobs.sh's code paths at a larger scale)
 # so that CI runs both sanitizer passes within its time budget, and the MPI suite (the
 # MPI build is not a sanitizer build; its code is the same as the one tested under them).

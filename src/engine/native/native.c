@@ -312,6 +312,10 @@ static void state(struct engine_inst *inst, struct engine_state_counts *out)
 		.state_lost = __atomic_load_n(&e->state_lost, __ATOMIC_RELAXED),
 		.opens_remade = __atomic_load_n(&e->opens_remade, __ATOMIC_RELAXED),
 	};
+	/* the locks' (v4/native_lock4.c) */
+	out->locks_remade = __atomic_load_n(&e->locks_remade, __ATOMIC_RELAXED);
+	out->state_lost += __atomic_load_n(&e->lock_state_lost, __ATOMIC_RELAXED);
+	out->grace_waits += __atomic_load_n(&e->lock_grace_waits, __ATOMIC_RELAXED);
 }
 
 static bool held_open(struct engine_conn *c, unsigned i)

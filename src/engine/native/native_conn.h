@@ -140,6 +140,11 @@ struct nat_file {
 	struct nfs_fh fh;
 	struct nfs4_stateid sid;	/* v4.1: from OPEN */
 	bool open;
+	/* v4.1 locks (v4/native_lock4.c): the connection's lock-owner's stateid on it while
+	 * lock_ok, the clientid it was made under, and a first LOCK in flight */
+	bool lock_ok, lock_first;
+	struct nfs4_stateid lock_sid;
+	uint64_t lock_client;
 };
 
 /* What the engine keeps beside a held file's open (native_held4.c). */
@@ -178,6 +183,10 @@ struct nat_engine {
 	 * NFS4ERR_GRACE, held opens lost (BAD_STATEID ...), held opens re-made */
 	uint64_t held_opens, delegations_returned, grace_waits, state_lost, opens_remade;
 	unsigned slots_min, slots_max, sessions_made;
+	/* v4.1 locks (v4/native_lock4.c): LOCKed again under a new client, lost (BAD_STATEID,
+	 * EXPIRED, ADMIN_REVOKED, STALE_STATEID, or denied when LOCKed again), sent again
+	 * after NFS4ERR_GRACE */
+	unsigned long locks_remade, lock_state_lost, lock_grace_waits;
 
 	/* Kerberos (native_gss.c): the credential and each server's name; sec SYS: none. */
 	enum engine_sec sec;
@@ -305,6 +314,7 @@ struct engine_conn {
 
 	/* NFSv4.1 */
 	struct nat_session *sess;
+	struct nat_locks *locks;	/* byte-range locks (v4/native_lock4.c), made on first use */
 	bool sess_wait;			/* set-up waits for another connection to make the session */
 	uint64_t last_send_ns;		/* the lease: SEQUENCE when idle */
 	uint64_t lease_ping_ns;		/* ... this long: a third of the server's lease_time */

@@ -16,6 +16,7 @@
 #include "native_life.h"
 #include "native_meta.h"
 #include "native_ops.h"
+#include "v4/native_lock4.h"
 #include "v4/native_sess.h"
 #include "native_gss.h"
 #include "native_tap.h"
@@ -110,11 +111,19 @@ static void up_send_held(struct engine_conn *c)
 	}
 }
 
+/* Set-up ended: NFSv3's learning; NFSv4's locks held, LOCKed again under a new client. */
+static void up_setup_end(struct engine_conn *c, bool ok)
+{
+	nat_known_done(c, ok);
+	if (ok && c->sess)
+		nat_lock4_setup(c);
+}
+
 static const struct nat_up life_up = {
 	.connected = up_connected,
 	.secured = up_secured,
 	.down = up_down,
-	.setup_end = nat_known_done,
+	.setup_end = up_setup_end,
 	.bind = nat_v4_bind,
 	.send_waiting = up_send_waiting,
 	.send_held = up_send_held,
@@ -212,6 +221,7 @@ void nat_drop(struct engine_conn *c)
 	for (uint32_t i = 0; i < c->nfiles; i++)
 		c->files[i].open = false;
 	nat_held_drop(c);
+	nat_lock4_drop(c);
 	if (c->sess)
 		nat_sess_conn_down(c);
 	c->root.len = 0;
@@ -388,6 +398,7 @@ void nat_conn_free(struct engine_conn *c)
 	nat_sess_leave(c);
 	nat_meta_free(c);
 	nat_held_free(c);
+	nat_lock4_free(c);
 	rpc_gss_reset(&c->gss);
 	free(c->files);
 	free(c->file_ids);

@@ -13,6 +13,7 @@
 #include "../native_ops.h"
 #include "../native_v42.h"
 #include "native_held4.h"
+#include "native_lock4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
@@ -50,6 +51,8 @@ int nat_io_send_v4(struct engine_conn *c, struct engine_req *req)
 
 	if (nat_held_req(req))
 		return nat_held_send(c, req);
+	if (nat_lock4_is(req))
+		return nat_lock4_send(c, req);	/* LOCK, LOCKU, LOCKT: native_lock4.c */
 	/* Checked by nat_io4_queue already; again for a waiting request, whose session
 	 * may have been made again since (with another minor version). */
 	if (req->op != OP_READ && req->op != OP_WRITE && req->op != OP_COMMIT &&
@@ -96,7 +99,8 @@ int nat_io4_queue(struct engine_conn *c, struct engine_req *req)
 	int rc;
 
 	/* Refused here, not after a wait for a slot: then it would fail the connection. */
-	if (!nat_held_req(req) && req->op != OP_READ && req->op != OP_WRITE && req->op != OP_COMMIT &&
+	if (!nat_held_req(req) && !nat_lock4_is(req) && req->op != OP_READ &&
+	    req->op != OP_WRITE && req->op != OP_COMMIT &&
 	    (rc = file_op_refused(c, req)) < 0)
 		return rc;
 	/* Behind those already waiting for a slot, to keep the order. */

@@ -26,6 +26,7 @@
 #include "../native_call.h"
 #include "native_held4.h"
 #include "native_meta4.h"
+#include "native_lock4.h"
 #include "native_sess.h"
 #include "native_v4.h"
 
@@ -317,7 +318,9 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 	case NK_CLOSE: {
 		struct nat_file *f = close_file(nat_sess_member(c->sess, arg >> 24), arg & 0xffffff);
 
-		ok = nfs4_enc_putfh(&e, &f->fh) && nfs4_enc_close(&e, 0, &f->sid);
+		/* Its locks released first: a CLOSE with locks held fails (LOCKS_HELD). */
+		ok = nfs4_enc_putfh(&e, &f->fh) && nat_lock4_enc_release(c, &e, f) &&
+		     nfs4_enc_close(&e, 0, &f->sid);
 		break;
 	}
 	case NK_DESTROY_SESSION:
@@ -654,6 +657,7 @@ void nat_v4_tick(struct engine_conn *c, uint64_t now)
 	    slot4_free(&c->sess->slots))
 		send_seq_op(c, NK_SEQUENCE, 0);
 	nat_held_tick(c);
+	nat_lock4_tick(c, now);
 	if (c->sess->slots_lost && c->sess->slots_lost >= c->sess->slots.nown)
 		nat_sess_fail_all(c->sess, "every session slot lost to requests without a reply");
 }
