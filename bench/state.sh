@@ -17,15 +17,17 @@
 # shares the two cores, so ops/s says little of the client.
 #
 # Part 2, memory: the resident set (VmRSS, the highest of samples every 0.5 s during the
-# measured phase) of one process with 1,000 connections:
+# run) of one process with 1,000 connections, the median of 3 runs of each, in turns:
 #   base     --mix getattr=1 on a one-file tree
 #   opens    the same with --open-files 10: 10,000 held opens
 #   lockt    --mix lockt=1 on one 64 KiB data file per connection (no lock held)
-#   locks    --mix lock=1 on the same files: each connection fills its lock table (64
-#            locks), then unlocks one for each lock; held at the end: lock - unlock ops
+#   locks    --mix lock=1 on the same files: each connection takes locks until its lock
+#            table is full (64), then unlocks one for each lock; held at the end: lock -
+#            unlock ops (all granted: no range is another connection's)
 # per held open: (opens - base) / 10,000; per held lock: (locks - lockt) / locks held.
 #
-# Environment: STATE_ROUNDS=5, STATE_SECONDS=5, STATE_CONNS=1000 (part 2),
+# Environment: STATE_ROUNDS=5, STATE_SECONDS=5 (part 1), STATE_CONNS=1000,
+# STATE_MEM_ROUNDS=3, STATE_MEM_SECONDS=10 (part 2),
 # STATE_OUT=DIR (default build/bench/state-DATE), STATE_ENGINE=native (null: no server, to
 # try the script; its figures are nfsload's bookkeeping alone).
 # Needs root (the server), nfs-ganesha, rpcbind, jq, python3.
@@ -36,6 +38,8 @@ BIN=$(realpath "${1:-$ROOT/build/nfsload}")
 ROUNDS=${STATE_ROUNDS:-5}
 SECS=${STATE_SECONDS:-5}
 CONNS=${STATE_CONNS:-1000}
+MROUNDS=${STATE_MEM_ROUNDS:-3}
+MSECS=${STATE_MEM_SECONDS:-10}
 ENGINE=${STATE_ENGINE:-native}
 OUT=${STATE_OUT:-$ROOT/build/bench/state-$(date +%Y%m%d-%H%M%S)}
 
@@ -73,7 +77,7 @@ say "# nfsload: what NFS state costs the client, $(date -u '+%F %T UTC')"
 say "machine: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), kernel $(uname -r)"
 say "binary: $BIN ($("$BIN" --version | head -1)), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)"
 say "engine: $ENGINE${URL:+, $URL (nfs-ganesha $(ganesha.nfsd -v 2>/dev/null | sed -n 's/.*Release = V\{0,1\}\([^ ]*\).*/\1/p' | head -1))}"
-say "part 1: $ROUNDS rounds x ${SECS} s per tool, order rotating; part 2: $CONNS connections, ${SECS} s"
+say "part 1: $ROUNDS rounds x ${SECS} s per tool, order rotating; part 2: $MROUNDS rounds of $CONNS connections x ${MSECS} s"
 say ""
 
 # nl ARGS...: one nfsload run on the bench's engine and URL (quiet, JSON to stdout).
@@ -108,7 +112,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	done
 done
 
-say "part 1: client CPU per request, 4 connections, iodepth 4, ${URL:+NFSv4.1}${URL:-no server}"
+WHAT=NFSv4.1
+[[ -n $URL ]] || WHAT="no server"
+say "part 1: client CPU per request, 4 connections, iodepth 4, $WHAT"
 python3 - "$OUT/cpu.tsv" "$SECS" <<'PY' | tee -a "$REPORT"
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
@@ -149,37 +155,43 @@ rss() {
 	echo "$max"
 }
 
-MEM=(-c "$CONNS" -q 1 --runtime "${SECS}s")
-say "part 2: resident set of one process, $CONNS connections, ${URL:+NFSv4.1}${URL:-no server}"
-base=$(rss base "${MEM[@]}" --dir state-mem --dirs 1 --files-per-dir 1 --mix getattr=1)
-opens=$(rss opens "${MEM[@]}" --dir state-mem --dirs 1 --files-per-dir 1 --mix getattr=1 \
-	--open-files 10)
-lockt=$(rss lockt "${MEM[@]}" --dir state-lock --size 64k --nrfiles "$CONNS" --mix lockt=1)
-locks=$(rss locks "${MEM[@]}" --dir state-lock --size 64k --nrfiles "$CONNS" --mix lock=1)
-held_opens=$(jq -r '.state.held_opens // "?"' "$OUT/rss-opens.json" 2>/dev/null)
-held_locks=$(jq -r '(.ops.lock.ops // 0) - (.ops.unlock.ops // 0)' "$OUT/rss-locks.json" 2>/dev/null)
-python3 - "$base" "$opens" "$lockt" "$locks" "$CONNS" "$held_opens" "$held_locks" <<'PY' | tee -a "$REPORT"
-import sys
-base, opens, lockt, locks, conns = (int(x or 0) for x in sys.argv[1:6])
-held_opens, held_locks = sys.argv[6], sys.argv[7]
-n_opens = conns * 10
-print(f"base   (--mix getattr=1)                {base / 1024:9.1f} MiB")
-print(f"opens  (the same, --open-files 10)      {opens / 1024:9.1f} MiB   "
-      f"{n_opens} held opens asked, the report's held_opens {held_opens}")
-print(f"       per held open: {(opens - base) * 1024 / n_opens:.0f} bytes")
-print(f"lockt  (--mix lockt=1, no lock held)    {lockt / 1024:9.1f} MiB")
-try:
-    n_locks = int(held_locks)
-except ValueError:
-    n_locks = 0
-print(f"locks  (--mix lock=1)                   {locks / 1024:9.1f} MiB   "
-      f"{n_locks} locks held at the end (lock - unlock ops)")
-if n_locks > 0:
-    print(f"       per held lock: {(locks - lockt) * 1024 / n_locks:.0f} bytes")
+MEM=(-c "$CONNS" -q 1 --runtime "${MSECS}s")
+: >"$OUT/rss.tsv"
+for ((round = 1; round <= MROUNDS; round++)); do
+	base=$(rss base-$round "${MEM[@]}" --dir state-mem --dirs 1 --files-per-dir 1 --mix getattr=1)
+	opens=$(rss opens-$round "${MEM[@]}" --dir state-mem --dirs 1 --files-per-dir 1 \
+		--mix getattr=1 --open-files 10)
+	lockt=$(rss lockt-$round "${MEM[@]}" --dir state-lock --size 64k --nrfiles "$CONNS" \
+		--mix lockt=1)
+	locks=$(rss locks-$round "${MEM[@]}" --dir state-lock --size 64k --nrfiles "$CONNS" \
+		--mix lock=1)
+	held_opens=$(jq -r '.state.held_opens // 0' "$OUT/rss-opens-$round.json" 2>/dev/null)
+	held_locks=$(jq -r '(.ops.lock.ops // 0) - (.ops.unlock.ops // 0)' \
+		"$OUT/rss-locks-$round.json" 2>/dev/null)
+	echo -e "$base\t$opens\t$lockt\t$locks\t${held_opens:-0}\t${held_locks:-0}" >>"$OUT/rss.tsv"
+done
+say "part 2: resident set of one process, $CONNS connections, $WHAT, median of $MROUNDS"
+python3 - "$OUT/rss.tsv" "$CONNS" <<'PY' | tee -a "$REPORT"
+import statistics, sys
+rows = [[int(x or 0) for x in l.split("\t")] for l in open(sys.argv[1]) if l.strip()]
+conns = int(sys.argv[2])
+med = lambda i: statistics.median(r[i] for r in rows)
+rng = lambda i: f"{min(r[i] for r in rows) / 1024:.1f}..{max(r[i] for r in rows) / 1024:.1f}"
+base, opens, lockt, locks, hopens, hlocks = (med(i) for i in range(6))
+print(f"base   --mix getattr=1                  {base / 1024:8.1f} MiB ({rng(0)})")
+print(f"opens  the same, --open-files 10        {opens / 1024:8.1f} MiB ({rng(1)}), "
+      f"{conns * 10} held opens asked, the report's held_opens {hopens:.0f}")
+if hopens > 0:
+    print(f"       per held open: {(opens - base) * 1024 / hopens:.0f} bytes")
+print(f"lockt  --mix lockt=1 (no lock held)     {lockt / 1024:8.1f} MiB ({rng(2)})")
+print(f"locks  --mix lock=1                     {locks / 1024:8.1f} MiB ({rng(3)}), "
+      f"{hlocks:.0f} locks held at the end")
+if hlocks > 0:
+    print(f"       per held lock: {(locks - lockt) * 1024 / hlocks:.0f} bytes")
 PY
-for f in base opens lockt locks; do
-	jq -e '.total.ops > 0' "$OUT/rss-$f.json" >/dev/null 2>&1 ||
-		say "warning: run $f did nothing (see $OUT/rss-$f.err)"
+for f in "$OUT"/rss-*.json; do
+	jq -e '.total.ops > 0' "$f" >/dev/null 2>&1 ||
+		say "warning: $(basename "$f" .json) did nothing (see ${f%.json}.err)"
 done
 say ""
 say "raw JSON, cpu.tsv and stderr in $OUT"
