@@ -15,19 +15,31 @@ CAP_SNAPLEN=128
 # phases_without_io: the phases (by name) that did not do the I/O their settings ask
 # for: reads when rw reads (rwmixread > 0 in a mix), writes when it writes, none of a
 # kind they do not ask for, every byte in a full --bs operation; a small-file phase,
-# files in every pass. Without it a preset whose phases did nothing passed: exit 0, no
-# errors, the right rows, "reads only at 100" with no reads at all.
+# files in every pass; a --mix phase, every operation of its mix, and no other, each
+# write of a whole --file-size file, reads of at most that (a file the mix created
+# is empty until a write) and not all of nothing. Without it a preset whose phases
+# did nothing passed: exit 0, no errors, the right rows, "reads only at 100" with no
+# reads at all.
 phases_without_io() {
 	jqv '[[.summary, .runs] | transpose[] | .[0].name as $name | .[1].report as $r
 		| $r.settings as $s
 		| (if ($s.rw | test("^(rand)?read$")) then 100
 		   elif ($s.rw | test("^(rand)?write$")) then 0 else $s.rwmixread end) as $pr
-		| select(if (($r.small_files.passes // []) | length > 0)
+		| if (($s.mix // "") != "") then
+			($s.mix | split(",") | map(split("=")[0]) | sort) as $want
+			| ([$r.ops | to_entries[] | select(.value.count > 0) | .key] | sort) as $got
+			| select($want != $got or $r.ops.read.bytes > $r.ops.read.count * $s.file_size
+				 or ($r.ops.read.count > 0 and $r.ops.read.bytes == 0)
+				 or $r.ops.write.bytes != $r.ops.write.count * $s.file_size)
+			| "\($name) (--mix \($s.mix)): ops done \($got | join(",")), \($r.ops.read.bytes) bytes read in \($r.ops.read.count), \($r.ops.write.bytes) written in \($r.ops.write.count)"
+		  else
+			select(if (($r.small_files.passes // []) | length > 0)
 			 then ([$r.small_files.passes[].files > 0] | all | not)
 			 else (($pr > 0) != ($r.ops.read.count > 0)) or (($pr < 100) != ($r.ops.write.count > 0))
 			   or $r.ops.read.bytes != $r.ops.read.count * $s.bs
 			   or $r.ops.write.bytes != $r.ops.write.count * $s.bs end)
-		| "\($name) (\($s.rw), \($pr)% reads): \($r.ops.read.count) reads, \($r.ops.write.count) writes"]
+			| "\($name) (\($s.rw), \($pr)% reads): \($r.ops.read.count) reads, \($r.ops.write.count) writes"
+		  end]
 		| join("; ")'
 }
 
@@ -67,12 +79,13 @@ wire_short() {
 					name[i], up[i], wr[i], down[i], rd[i] }' "$TMP/phases" "$TMP/wire-bytes"
 }
 
+# preset JOB ARGS...: the job at a tiny scale against $PRESET_URL (default the NFSv3 URL).
 preset() {
 	local job=$1 short
 	shift
 	capture_start "tcp port $NFS_PORT" || return 1
 	nl --job "$JOBS/$job" --size 2m --runtime 1s --dir "preset-${job%.job}" "$@" \
-		--output-format json "$URL3"
+		--output-format json "${PRESET_URL:-$URL3}"
 	capture_stop
 	check_eq "$job: exit 0" 0 "$RC"
 	check_eq "$job: no errors" 0 "$(jqv '[.summary[].errors] | add')"
@@ -121,5 +134,25 @@ check_eq "appliance: big file, then the small-file test" "big-write big-read sma
 check_eq "appliance: 8192 files of 1 KiB in each pass" "8192 8192 8192 8192" \
 	"$(jqv '[.runs[2].report.small_files.passes[].files | tostring] | join(" ")')"
 check "appliance: nothing left behind" test ! -e "$EXPORT_DIR/preset-appliance"
+
+# The state presets: over NFSv4.1 (their held opens), a small tree (--dirs,
+# --files-per-dir win over the files' SPEC sizes) and small back-end files.
+PRESET_URL=${URL4/version=4/version=4.1}
+preset swbuild.job --dirs 2 --files-per-dir 10
+check_eq "swbuild: one phase, the SWBUILD mix" \
+	"build getattr=70,access=6,setattr=5,read=6,write=7,mkdir=1,remove=2,create=1,readdir=2" \
+	"$(jqv '"\(.summary[0].name) \(.runs[0].report.settings.mix)"')"
+check_eq "swbuild: 5 connections, each holding its 64 opens at the end" "5 320" \
+	"$(jqv '.runs[0].report | "\(.settings.connections) \(.state.held_opens)"')"
+check "swbuild: nothing left behind (trees and held files)" test ! -e "$EXPORT_DIR/preset-swbuild"
+
+preset eda.job --dirs 2 --files-per-dir 10 --size 256k
+check_eq "eda: the front end's mix, then the back end's 50/50 stream" \
+	"frontend getattr=39,access=15,write=25,read=15,create=2,remove=2,mkdir=1,setattr=1; backend readwrite 50" \
+	"$(jqv '[.summary, .runs] | transpose | map(.[1].report.settings as $s | "\(.[0].name) \(if ($s.mix // "") != "" then $s.mix else "\($s.rw) \($s.rwmixread)" end)") | join("; ")')"
+check_eq "eda: the front end's 3 connections hold their 64 opens each" 192 \
+	"$(jqv '.runs[0].report.state.held_opens')"
+check "eda: nothing left behind" test ! -e "$EXPORT_DIR/preset-eda"
+unset PRESET_URL
 
 t_summary

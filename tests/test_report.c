@@ -24,6 +24,7 @@
 #include "engine.h"
 #include "report.h"
 #include "stats.h"
+#include "units.h"
 #include "version.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -573,6 +574,162 @@ static void test_text(void **state)
 	}
 	if (bad)
 		print_error("the text report:\n%s", text);
+	free(text);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * State: answers that deny (a lock held by another owner, a share reservation)
+ * apart from ops and errors, with their own latency (JSON ops.X.denied and
+ * denied_lat_ns, a text line per op); the "state" object and its text line.
+ */
+static void state_fixture(struct fixture *f)
+{
+	fixture_init(f);
+	for (int i = 0; i < 10; i++)
+		op_stats_record(&f->r.ops[OP_LOCK], 0, 100000, 0);
+	for (int i = 0; i < 4; i++)
+		op_stats_record(&f->r.ops[OP_LOCK], -ENGINE_DENIED, 2000000 + (uint64_t)i * 1000000, 0);
+	for (int i = 0; i < 5; i++)
+		op_stats_record(&f->r.ops[OP_UNLOCK], 0, 50000, 0);
+	/* An op with nothing but denials: still its row and object. */
+	for (int i = 0; i < 2; i++)
+		op_stats_record(&f->r.ops[OP_OPEN], -ENGINE_DENIED, 7000000, 0);
+	f->r.has_state = true;
+	f->r.state = (struct engine_state_counts){ .clients = 3, .held_opens = 40,
+		.delegations_returned = 1, .grace_waits = 2, .state_lost = 5, .opens_remade = 6,
+		.locks_remade = 7 };
+}
+
+static void test_json_state(void **state)
+{
+	static const struct jq_case cases[] = {
+		{ ".ops | keys | join(\",\")", "commit,lock,open,read,unlock,write" },
+		{ ".ops.lock.ops", "10" },
+		{ ".ops.lock.errors", "0" },
+		{ ".ops.lock.denied", "4" },
+		{ ".ops.lock.denied_lat_ns.min", "2000000" },
+		{ ".ops.lock.denied_lat_ns.max", "5000000" },
+		{ ".ops.lock.denied_lat_ns.mean", "3500000" },
+		{ ".ops.lock.lat_ns.max", "100000" },
+		{ ".ops.lock.procedure", "LOCK" },
+		{ ".ops.open.ops", "0" },
+		{ ".ops.open.denied", "2" },
+		{ ".ops.open.denied_lat_ns.p50 >= 7000000 and .ops.open.denied_lat_ns.max == 7000000",
+		  "true" },
+		/* LOCKU never denies: no key. READ neither. */
+		{ ".ops.unlock | has(\"denied\")", "false" },
+		{ ".ops.read | has(\"denied\") or has(\"denied_lat_ns\")", "false" },
+		{ ".total.ops", "1515" },
+		{ ".total.errors", "3" },
+		{ ".state | to_entries | map(\"\\(.key)=\\(.value)\") | join(\",\")",
+		  "clients=3,held_opens=40,delegations_returned=1,grace_waits=2,state_lost=5,"
+		  "opens_remade=6,locks_remade=7" },
+	};
+	struct fixture f;
+	struct json_doc d;
+	char out[256], *json;
+	int bad = 0;
+
+	(void)state;
+	skip_without_jq(__func__, "the JSON checks");
+	state_fixture(&f);
+	json = render(report_json, &f.r);
+	json_open(&d, json);
+	if (jq(&d, ".", out, sizeof(out)) != 0) {
+		print_error("not JSON (%s):\n%s\n", out, json);
+		fail();
+	}
+	bad += jq_check(&d, cases, N(cases));
+	json_close(&d);
+	free(json);
+
+	/* A LOCK with no denial still says so (0, an empty summary); no engine state: no key. */
+	fixture_destroy(&f);
+	fixture_init(&f);
+	op_stats_record(&f.r.ops[OP_LOCK], 0, 100000, 0);
+	json = render(report_json, &f.r);
+	json_open(&d, json);
+	{
+		static const struct jq_case none[] = {
+			{ ".ops.lock.denied", "0" },
+			{ ".ops.lock.denied_lat_ns.max", "0" },
+			{ "has(\"state\")", "false" },
+		};
+
+		bad += jq_check(&d, none, N(none));
+	}
+	json_close(&d);
+	free(json);
+	fixture_destroy(&f);
+	assert_int_equal(bad, 0);
+}
+
+static void test_text_state(void **state)
+{
+	static const char *const present[] = {
+		"state: 3 NFSv4 clients, 40 held opens, 1 delegations returned, 2 grace-period "
+		"waits, 5 stateids lost, 6 opens and 7 locks made again\n",
+		"; not among its ops or errors\n",
+	};
+	struct fixture f;
+	char line[512], want[160], a[32], b[32], name[16], *text;
+	uint64_t ops = 1, errors = 1;
+	double iops, mib;
+	int bad = 0;
+
+	(void)state;
+	state_fixture(&f);
+	text = render(report_text, &f.r);
+	for (size_t i = 0; i < N(present); i++)
+		if (!strstr(text, present[i])) {
+			print_error("text lacks \"%s\"\n", present[i]);
+			bad++;
+		}
+	/* The denied line: its count and the denied answers' own percentiles. */
+	snprintf(want, sizeof(want), "lock: 4 denied (a conflict), p50 %s, p99 %s;",
+		 units_format_duration(hist_percentile(&f.r.ops[OP_LOCK].lat_denied, 50), a, sizeof(a)),
+		 units_format_duration(hist_percentile(&f.r.ops[OP_LOCK].lat_denied, 99), b, sizeof(b)));
+	if (!find_line(text, "lock: ", line, sizeof(line)) || strncmp(line, want, strlen(want))) {
+		print_error("denied line \"%s\", want \"%s...\"\n",
+			    find_line(text, "lock: ", line, sizeof(line)) ? line : "(missing)", want);
+		bad++;
+	}
+	if (!find_line(text, "open: 2 denied (a conflict), p50 ", line, sizeof(line))) {
+		print_error("no denied line for open\n");
+		bad++;
+	}
+	if (find_line(text, "unlock: ", line, sizeof(line))) {
+		print_error("a denied line for unlock, which had none: \"%s\"\n", line);
+		bad++;
+	}
+	/* open's row in the table: 0 ops, 0 errors (its denials are neither). */
+	if (!find_line(text, "open ", line, sizeof(line)) ||
+	    sscanf(line, "%15s %" SCNu64 " %lf %lf %" SCNu64, name, &ops, &iops, &mib, &errors) != 5 ||
+	    ops != 0 || errors != 0) {
+		print_error("open's row: \"%s\", want 0 ops and 0 errors\n",
+			    find_line(text, "open ", line, sizeof(line)) ? line : "(missing)");
+		bad++;
+	}
+	if (!find_line(text, "lock ", line, sizeof(line)) ||
+	    sscanf(line, "%15s %" SCNu64 " %lf %lf %" SCNu64, name, &ops, &iops, &mib, &errors) != 5 ||
+	    ops != 10 || errors != 0) {
+		print_error("lock's row: \"%s\", want 10 ops and 0 errors\n",
+			    find_line(text, "lock ", line, sizeof(line)) ? line : "(missing)");
+		bad++;
+	}
+	if (bad)
+		print_error("the text report:\n%s", text);
+	free(text);
+
+	/* Engine state with nothing held or lost (clients alone): no state line. */
+	f.r.state = (struct engine_state_counts){ .clients = 3 };
+	text = render(report_text, &f.r);
+	if (strstr(text, "\nstate: ")) {
+		print_error("a state line with nothing held:\n%s", text);
+		bad++;
+	}
 	free(text);
 	fixture_destroy(&f);
 	assert_int_equal(bad, 0);
@@ -1206,6 +1363,8 @@ int main(void)
 		cmocka_unit_test(test_json_ops_alias),
 		cmocka_unit_test(test_job_summary),
 		cmocka_unit_test(test_json_curve),
+		cmocka_unit_test(test_json_state),
+		cmocka_unit_test(test_text_state),
 	};
 
 	have_jq = system("jq --version >/dev/null 2>&1") == 0;

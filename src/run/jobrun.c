@@ -20,6 +20,9 @@ struct job_dir {
 	bool keep;
 	bool trees;		/* a --mix or small-file run made trees: tree_cfg's */
 	struct config tree_cfg;
+	bool held;		/* a run held files (--open-files): held_cfg's connections and
+				 * open_files are the most any run had */
+	struct config held_cfg;
 };
 
 /* "r.html" -> "r-2.html", "ops.csv.zst" -> "ops-2.csv.zst": each run of a job its own
@@ -85,6 +88,16 @@ static void dir_cleanup(struct job_dir *d)
 		/* The trees of --mix and small-file runs: their own config says how many. */
 		if (rc == 0 && d->trees && (rc = workdir_open(&c[1], &tw, err, sizeof(err))) == 0)
 			rc = workdir_trees_remove(tw, err, sizeof(err));
+		/* The held files of --open-files runs (their names: connection and index). */
+		if (rc == 0 && d->held) {
+			workdir_free(tw);
+			tw = NULL;
+			ns_cfg(&d->held_cfg, k, &c[1]);
+			/* Every connection's names, on each server (as run.c's cleanup does). */
+			c[1].connections = d->held_cfg.connections;
+			if ((rc = workdir_open(&c[1], &tw, err, sizeof(err))) == 0)
+				rc = workdir_held_remove(tw, err, sizeof(err));
+		}
 		if (rc == 0)
 			rc = workdir_cleanup(wd, &d->fs[k], err, sizeof(err));
 		if (rc)
@@ -152,6 +165,17 @@ static int run_all(struct job *job, struct config *cfgs, FILE *out)
 		if (cfgs[i].meta || cfgs[i].small_files) {
 			d->trees = true;
 			d->tree_cfg = cfgs[i];
+		}
+		if (cfgs[i].open_files) {
+			unsigned conns = d->held ? d->held_cfg.connections : 0;
+			unsigned files = d->held ? d->held_cfg.open_files : 0;
+
+			d->held_cfg = cfgs[i];
+			if (conns > d->held_cfg.connections)
+				d->held_cfg.connections = conns;
+			if (files > d->held_cfg.open_files)
+				d->held_cfg.open_files = files;
+			d->held = true;
 		}
 		cfgs[i].keep = true;
 		report_job_run_begin(out, cfgs[i].format, job->path, row, i, job->nruns);

@@ -144,11 +144,14 @@ bool meta_mix_has_file_ops(const struct meta_mix *mix)
 
 bool meta_mix_has_name_ops(const struct meta_mix *mix, bool held)
 {
-	for (int op = 0; op < OP_NTYPES; op++)
-		if (mix->weight[op] && (op_info((enum op_type)op)->cls == OPC_NAME ||
-					op_info((enum op_type)op)->cls == OPC_IO) &&
+	for (int op = 0; op < OP_NTYPES; op++) {
+		enum op_class cls = op_info((enum op_type)op)->cls;
+
+		/* read and write of a mix work on a whole file of the tree, as the names do */
+		if (mix->weight[op] && (cls == OPC_NAME || cls == OPC_IO) &&
 		    !(held && op == OP_OPEN))
 			return true;
+	}
 	return false;
 }
 
