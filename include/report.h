@@ -261,7 +261,9 @@ void report_job_summary(FILE *out, enum cfg_format fmt, const struct job_row *ro
 /* A run's figures for the summary (name, sweep and status are the job's). */
 void report_job_row(const struct report *r, struct job_row *row);
 
-/* Total operations (completed without error) over every op type. */
+/* Total operations answered over every op type: completed without error, or denied for
+ * a conflict (a lock or share reservation the server refused: an answer, and the client's
+ * work all the same; the exit status and CPU per operation count them). */
 uint64_t report_total_ops(const struct report *r);
 /* True when some worker thread was busy >= 90% of the time. */
 bool report_client_bound(const struct report *r);

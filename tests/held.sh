@@ -95,6 +95,7 @@ if capture_start "tcp port $NFS_PORT"; then
 	running "$TMP/first.err"
 	nl --dir sd -c 2 --open-files 3 --mix open=1,close=1 --runtime 1s --output-format json \
 		"$URL4"
+	second_rc=$RC
 	cp "$OUT" "$TMP/second.json"
 	wait "$first"
 	first_rc=$?
@@ -107,6 +108,7 @@ if capture_start "tcp port $NFS_PORT"; then
 	check_eq "share: the first run holds its 6 files" 6 "$(jq -r .state.held_opens "$TMP/first.json")"
 	check_eq "share: the second run: set-up's held OPENs all denied (state.held_opens)" 0 \
 		"$(jqv .state.held_opens)"
+	check_eq "share: the second run: exit 0 (a denial is the server's answer)" 0 "$second_rc"
 	check_ge "share: the second run's opens are denied" 1 "$(jqv .ops.open.denied)"
 	check_eq "share: ... not counted as errors" 0 "$(jqv .ops.open.errors)"
 	check_eq "share: ... nor as opens done" 0 "$(jqv .ops.open.ops)"

@@ -49,7 +49,7 @@ uint64_t report_total_ops(const struct report *r)
 	uint64_t n = 0;
 
 	for (int t = 0; t < OP_NTYPES; t++)
-		n += r->ops[t].ops;
+		n += r->ops[t].ops + r->ops[t].denied;
 	return n;
 }
 
