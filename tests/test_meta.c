@@ -385,9 +385,9 @@ static void test_locks(void **state)
 
 	/* Fill the table with granted locks: the next lock is an unlock of one of them. */
 	while (t.nlocks < META_LOCKS_MAX) {
-		assert_true(meta_next(&t, &lock, &tg));
-		/* a range this connection holds already: unlocked instead */
-		assert_true(tg.op == OP_LOCK || tg.op == OP_UNLOCK);
+		if (!meta_next(&t, &lock, &tg))
+			continue;	/* a range this connection holds already: gives way */
+		assert_int_equal(tg.op, OP_LOCK);
 		meta_done(&t, &tg, true);
 	}
 	assert_int_equal(locks_used(&t, &dup), META_LOCKS_MAX);
@@ -400,31 +400,6 @@ static void test_locks(void **state)
 	}
 	meta_done(&t, &tg, true);
 	assert_int_equal(t.nlocks, META_LOCKS_MAX - 1);
-	meta_tree_destroy(&t);
-
-	/*
-	 * Locks on the shared ranges alone (--lock-contention 100), a mix of lock only: once
-	 * this connection holds all of them, a lock drawn unlocks its own instead of giving
-	 * way for ever (the connection would idle).
-	 */
-	assert_int_equal(meta_tree_init(&t, 1, 2, 5), 0);
-	meta_tree_files(&t, 1, 10, 4);
-	assert_int_equal(meta_tree_state(&t, 0, 4096, 100, 0, 1), 0);
-	for (int i = 0; i < 200 && t.nlocks < META_LOCK_HOT; i++)
-		if (meta_next(&t, &lock, &tg))
-			meta_done(&t, &tg, true);
-	assert_int_equal(t.nlocks, META_LOCK_HOT);
-	for (int i = 0; i < 20; i++) {
-		unsigned before = t.nlocks;
-
-		assert_true(meta_next(&t, &lock, &tg));
-		/* all held: an unlock of one; else a lock of a free one, or an unlock */
-		if (before == META_LOCK_HOT)
-			assert_int_equal(tg.op, OP_UNLOCK);
-		assert_int_equal(t.nlocks, before + (tg.op == OP_LOCK));
-		assert_true(tg.block < META_LOCK_HOT);
-		meta_done(&t, &tg, true);
-	}
 	meta_tree_destroy(&t);
 
 	/*

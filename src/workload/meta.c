@@ -243,18 +243,15 @@ static uint64_t lock_range(struct meta_tree *t)
 }
 
 /* A lock table entry for file and range, not in use by this connection yet; -1 if none. */
-static int new_lock(struct meta_tree *t, uint32_t file, uint64_t range, int *mine)
+static int new_lock(struct meta_tree *t, uint32_t file, uint64_t range)
 {
 	int free = -1;
 
-	*mine = -1;
 	for (unsigned i = 0; i < META_LOCKS_MAX; i++) {
 		const struct meta_lock *l = &t->locks[i];
 
-		if (l->used && l->file == file && l->range == range) {
-			*mine = (int)i;	/* this connection holds it, or asks for it, already */
-			return -1;
-		}
+		if (l->used && l->file == file && l->range == range)
+			return -1;	/* this connection holds it, or asks for it, already */
 		if (!l->used && free < 0)
 			free = (int)i;
 	}
@@ -275,9 +272,11 @@ static int held_lock(struct meta_tree *t)
 	return -1;
 }
 
-/* lock (a new range; a range this connection holds already: unlocked instead, so that
- * a mix of locks on the shared ranges alone goes on), unlock (a held lock; a lock when
- * none is, an unlock when the table is full) or lockt (any range). */
+/* lock (a new range), unlock (a held lock; a lock when none is, an unlock when the
+ * table is full) or lockt (any range). A lock of a range this connection holds gives
+ * way: a mix of locks alone on the shared ranges (--lock-contention 100) takes them
+ * and then holds them, issuing nothing more (the way a test holds ranges for another
+ * client to meet, tests/locks.sh). */
 static bool choose_lock(struct meta_tree *t, enum op_type op, struct meta_target *tg)
 {
 	int i = -1;
@@ -301,18 +300,10 @@ static bool choose_lock(struct meta_tree *t, enum op_type op, struct meta_target
 		tg->block = lock_range(t);
 	}
 	if (op == OP_LOCK) {
-		int mine;
-
-		if ((i = new_lock(t, tg->file, tg->block, &mine)) < 0) {
-			if (mine < 0 || t->locks[mine].busy)
-				return false;
-			tg->op = OP_UNLOCK;
-			i = mine;
-		} else {
-			t->locks[i] = (struct meta_lock){ .file = tg->file, .range = tg->block,
-							  .used = true };
-			t->nlocks++;
-		}
+		if ((i = new_lock(t, tg->file, tg->block)) < 0)
+			return false;
+		t->locks[i] = (struct meta_lock){ .file = tg->file, .range = tg->block, .used = true };
+		t->nlocks++;
 	}
 	if (i >= 0) {
 		t->locks[i].busy = true;
