@@ -14,7 +14,7 @@
 #include "../native_ops.h"
 #include "native_held4.h"
 #include "native_sess.h"
-#include "native_v4.h"
+#include "native_comp4.h"
 
 #define OPEN_MODE 0644
 #define ACCESS_BOTH 3u

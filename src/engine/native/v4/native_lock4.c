@@ -17,7 +17,7 @@
 #include "../native_ops.h"
 #include "native_lock4.h"
 #include "native_sess.h"
-#include "native_v4.h"
+#include "native_comp4.h"
 
 /* A lock the connection holds (granted), to LOCK again under a new client. */
 struct nat_held_lock {

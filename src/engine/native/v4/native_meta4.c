@@ -23,7 +23,7 @@
 #include "native_meta4.h"
 #include "../native_ops.h"
 #include "native_sess.h"
-#include "native_v4.h"
+#include "native_comp4.h"
 
 enum s4_stage { S4_FIRST, S4_WRITE, S4_CLOSE, S4_READDIR };
 

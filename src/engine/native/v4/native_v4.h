@@ -8,25 +8,12 @@
 #define NFSLOAD_NATIVE_V4_H
 
 #include "../native_conn.h"
+#include "native_comp4.h"
 
 /* From a connected socket: the session's set-up, or joining it. 0 or -errno. */
 int nat_v4_start(struct engine_conn *c);
 /* A waiting connection's set-up goes on (the session is up). */
 bool nat_v4_bind(struct engine_conn *c);
-/* Begins a COMPOUND on a free slot, its reply to h: SEQUENCE encoded; NULL when
- * no slot (or call) is free. */
-struct nat_call *nat_v4_begin(struct engine_conn *c, XDR *x, struct nfs4_enc *e,
-			      enum nat_kind kind, const struct nat_handler *h);
-/* Reads the COMPOUND's header and SEQUENCE, and frees or keeps the slot:
- * 0 and the COMPOUND status in *status, or -errno (a session or wire failure). */
-int nat_v4_sequence(struct engine_conn *c, struct nat_call *call, XDR *x, uint32_t *status);
-/* A call's slot after no reply came (timeout, unreadable reply): never used again
- * in this session, since the server may or may not have taken its sequence id. */
-void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call);
-/* Every call in flight on c is lost (c dropped): their slots with them. */
-void nat_v4_calls_lost(struct engine_conn *c);
-/* A call's slot, the call never sent or refused before SEQUENCE: free again, same sequence id. */
-void nat_v4_slot_unsent(struct engine_conn *c, struct nat_call *call);
 /* About once a second on a ready connection: the lease, a session out of slots. */
 void nat_v4_tick(struct engine_conn *c, uint64_t now);
 /* Teardown (state NS_CLOSING, pending, next_file, close_m zero): CLOSEs the files
