@@ -11,9 +11,12 @@
  * differs by version: c->proto), native_tap (wire time from a packet tap),
  * native_call (calls in flight, the socket); each version's in a folder of
  * its own, v3/ (native_v3: set-up and its table; native_io3: READ, WRITE,
- * COMMIT; native_meta3: names; native_nlm: locks through NLM) and v4/ (native_sess: sessions;
- * native_v4: set-up, teardown and its table; native_io4: requests on data,
- * with native_v42's NFSv4.2 operations; native_meta4: names); then
+ * COMMIT; native_meta3: names; native_nlm: locks through NLM v4 on a
+ * connection of their own) and v4/ (native_sess: sessions; native_comp4: a
+ * COMPOUND on a session slot; native_io4: requests on data, with native_v42's
+ * NFSv4.2 operations; native_meta4: names; native_held4: the held files;
+ * native_lock4: byte-range locks; native_v4: set-up, teardown and its table,
+ * above them all); then
  * native_known (NFSv3 set-ups from what the thread learned), native_ops
  * (requests on data, any version), native_names and native_meta (operations
  * on names, any version), native_life (a connection's life), native_pmap
