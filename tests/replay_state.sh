@@ -118,6 +118,10 @@ replay_state() {
 	check_eq "$name: no new errors" 0 "$(jqv .replay.new_errors)"
 	check_eq "$name: every operation issued" 0 "$(jqv .replay.not_issued)"
 	check_eq "$name: nothing failed" 0 "$(jqv .total.errors)"
+	[[ $(jqv .total.errors) == 0 ]] ||
+		echo "# $name: errors by op: $(jq -c '[.ops | to_entries[] | select(.value.errors > 0) |
+			{(.key): .value.errors}] | add' "$OUT") by kind: $(jq -c \
+			'[.connections[].errors_by_kind] | add' "$OUT")"
 	check "$name: the work directory removed" test ! -e "$EXPORT_DIR/$dir"
 	echo "# $name: capture $(tr '\n' ' ' <"$TMP/st.trace")| replay $(tr '\n' ' ' <"$TMP/st.replay")"
 	capture_explain

@@ -462,7 +462,8 @@ static void test_first_touch(void **state)
 	assert_int_equal(o[5].dep, 4);		/* in d: after the LOOKUP that named d */
 	assert_int_equal(o[6].type, OP_RMDIR);
 	assert_int_equal(o[6].path, 4);
-	assert_int_equal(o[6].dep, 4);		/* the LOOKUP of d */
+	assert_int_equal(o[6].dep, 5);		/* the last op on a name in d (the LOOKUP of
+						 * d/x), which came after the LOOKUP of d */
 	assert_int_equal(o[7].type, OP_CREATE);
 	assert_true(o[7].unchecked);
 	assert_int_equal(o[7].path, 6);

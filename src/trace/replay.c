@@ -257,6 +257,15 @@ static void cross(struct builder *b, struct replay_op *o, uint32_t ci,
 	}
 	if (changing)
 		consider(o, ci, nd->use_ci, nd->use_op, nd->use_at, latest);
+	/* An RMDIR waits for the last operation on a name inside the directory, of any
+	 * connection: removed there by a REMOVE still waiting for its own turn, a name
+	 * would leave the directory not empty (ENOTEMPTY, a new error). */
+	if (o->type == OP_RMDIR && nd->child_ci != NONE) {
+		if (nd->child_ci != ci)
+			consider(o, ci, nd->child_ci, nd->child_op, nd->child_at, latest);
+		else if (o->dep == REPLAY_NO_DEP || nd->child_op > o->dep)
+			o->dep = nd->child_op;
+	}
 }
 
 static void mark(struct builder *b, uint32_t node, uint32_t ci, uint32_t idx, uint64_t at,
@@ -267,6 +276,13 @@ static void mark(struct builder *b, uint32_t node, uint32_t ci, uint32_t idx, ui
 	nd->use_ci = ci;
 	nd->use_op = idx;
 	nd->use_at = at;
+	if (nd->parent != NONE) {
+		struct node *up = &b->nodes[nd->parent];
+
+		up->child_ci = ci;
+		up->child_op = idx;
+		up->child_at = at;
+	}
 	if (changing) {
 		nd->change_ci = ci;
 		nd->change_op = idx;

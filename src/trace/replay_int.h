@@ -24,6 +24,9 @@ struct node {
 	 * replay connection, op index, time (second pass) */
 	uint32_t change_ci, change_op, use_ci, use_op;
 	uint64_t change_at, use_at;
+	/* A directory: the last operation on a name inside it (an RMDIR waits for it) */
+	uint32_t child_ci, child_op;
+	uint64_t child_at;
 };
 
 #define ORPHAN 0x80000000u

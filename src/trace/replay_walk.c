@@ -86,7 +86,8 @@ static uint32_t child(struct builder *b, uint32_t parent, uint32_t name)
 		b->cap = cap;
 	}
 	b->nodes[b->n] = (struct node){ .parent = parent, .name = name, .file = NONE,
-					.producer_conn = NONE, .change_ci = NONE, .use_ci = NONE };
+					.producer_conn = NONE, .change_ci = NONE, .use_ci = NONE,
+					.child_ci = NONE };
 	b->nodes[parent].dir = true;
 	b->keys[j] = key;
 	b->vals[j] = b->n;
@@ -438,7 +439,8 @@ int replay_walk(struct builder *b)
 		return -ENOMEM;
 	memset(b->fhnode, 0xff, (t->fhs.n + 1) * sizeof(*b->fhnode));
 	b->nodes[0] = (struct node){ .parent = NONE, .dir = true, .file = NONE,
-				     .producer_conn = NONE, .change_ci = NONE, .use_ci = NONE };
+				     .producer_conn = NONE, .change_ci = NONE, .use_ci = NONE,
+					.child_ci = NONE };
 	b->n = 1;
 	for (size_t i = 0; i < t->nops;) {
 		const struct trace_op *op = &t->ops[i];

@@ -105,6 +105,10 @@ void slots_refill_replay(struct wconn *wc, uint64_t t)
 			break;	/* its completion refills */
 		if (o->sdep != REPLAY_NO_DEP && !done(&wc->rp_done[o->sdep]))
 			break;	/* the same: its open's previous state op */
+		/* An RMDIR after its connection's calls before it have ended: REMOVEs of the
+		 * names in the directory still in flight would leave it not empty. */
+		if (o->type == OP_RMDIR && wc->inflight)
+			break;	/* their completions refill */
 		if (w->open_loop) {
 			start = run->measure_start_ns +
 				(uint64_t)((double)o->at_ns / run->cfg->replay_speed);
