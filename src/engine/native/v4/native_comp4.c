@@ -105,3 +105,10 @@ int nat_v4_sequence(struct engine_conn *c, struct nat_call *call, XDR *x, uint32
 	slot4_update(&c->sess->slots, res.highest_slotid, res.target_highest_slotid);
 	return 0;
 }
+
+void nat_v4_unsent(struct engine_conn *c, struct nat_call *call, XDR *x)
+{
+	xdr_destroy(x);
+	nat_v4_slot_unsent(c, call);
+	nat_call_free(c, call);
+}

@@ -27,5 +27,8 @@ void nat_v4_slot_lost(struct engine_conn *c, struct nat_call *call);
 void nat_v4_calls_lost(struct engine_conn *c);
 /* A call's slot, the call never sent or refused before SEQUENCE: free again, same sequence id. */
 void nat_v4_slot_unsent(struct engine_conn *c, struct nat_call *call);
+/* A COMPOUND begun on a slot and not sent (it did not fit, or was refused before it
+ * went): its buffer, its slot (free again, same sequence id) and its call given back. */
+void nat_v4_unsent(struct engine_conn *c, struct nat_call *call, XDR *x);
 
 #endif

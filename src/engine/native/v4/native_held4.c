@@ -137,9 +137,7 @@ static bool send_delegreturn(struct engine_conn *c, uint32_t i)
 	call->arg = i;
 	if (!nfs4_enc_putfh(&e, &c->held[i].fh) || !nfs4_enc_delegreturn(&e, &c->hx[i].deleg_sid) ||
 	    !nfs4_enc_end(&e)) {
-		xdr_destroy(&x);
-		nat_v4_slot_unsent(c, call);
-		nat_call_free(c, call);
+		nat_v4_unsent(c, call, &x);
 		return false;
 	}
 	c->hx[i].deleg = false;
@@ -336,9 +334,7 @@ int nat_held_send(struct engine_conn *c, struct engine_req *req)
 		break;
 	}
 	if (!ok || !nfs4_enc_end(&e)) {
-		xdr_destroy(&x);
-		nat_v4_slot_unsent(c, call);
-		nat_call_free(c, call);
+		nat_v4_unsent(c, call, &x);
 		return -EMSGSIZE;
 	}
 	call->req = req;

@@ -84,9 +84,7 @@ int nat_io_send_v4(struct engine_conn *c, struct engine_req *req)
 		break;
 	}
 	if (!ok || !nfs4_enc_end(&e)) {
-		xdr_destroy(&x);
-		nat_v4_slot_unsent(c, call);
-		nat_call_free(c, call);
+		nat_v4_unsent(c, call, &x);
 		return -EMSGSIZE;
 	}
 	call->req = req;

@@ -267,9 +267,7 @@ int nat_lock4_send(struct engine_conn *c, struct engine_req *req)
 	if (!call)
 		return -EBUSY;
 	if (!nat_lock4_enc(c, &e, req, &first) || !nfs4_enc_end(&e)) {
-		xdr_destroy(&x);
-		nat_v4_slot_unsent(c, call);
-		nat_call_free(c, call);
+		nat_v4_unsent(c, call, &x);
 		return -EMSGSIZE;
 	}
 	call->req = req;
@@ -435,9 +433,7 @@ static void remake_next(struct engine_conn *c)
 		return;	/* no slot: the next tick goes on */
 	if (!enc_lock(c, &e, lk_file(c, h->file), h->type, h->offset, h->length,
 		      !lk_file(c, h->file)->lock_ok) || !nfs4_enc_end(&e)) {
-		xdr_destroy(&x);
-		nat_v4_slot_unsent(c, call);
-		nat_call_free(c, call);
+		nat_v4_unsent(c, call, &x);
 		h->remake = false;	/* cannot be sent: not held any more */
 		held_remove(l, i - 1);
 		__atomic_add_fetch(&c->eng->lock_state_lost, 1, __ATOMIC_RELAXED);

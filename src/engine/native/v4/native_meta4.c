@@ -204,9 +204,7 @@ int nat_meta4_send(struct engine_conn *c, struct nat_mstate *st)
 	}
 	/* A name too long, or too deep for the operations the session allows. */
 	if (!w.ok || (maxops && st->nops + 1 > maxops) || !nfs4_enc_end(&w.e)) {
-		xdr_destroy(&x);
-		nat_v4_slot_unsent(c, call);
-		nat_call_free(c, call);
+		nat_v4_unsent(c, call, &x);
 		return -ENAMETOOLONG;
 	}
 	call->req = st->req;

@@ -250,9 +250,7 @@ static bool send_seq_op(struct engine_conn *c, enum nat_kind kind, uint32_t arg)
 		break;
 	}
 	if (!ok || !nfs4_enc_end(&e)) {
-		xdr_destroy(&x);
-		nat_v4_slot_unsent(c, call);
-		nat_call_free(c, call);
+		nat_v4_unsent(c, call, &x);
 		return false;
 	}
 	return nat_call_send(c, call, &x, NULL, 0) == 0;
